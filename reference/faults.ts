@@ -1,0 +1,36 @@
+/**
+ * Planted faults: each breaks exactly one catalogue requirement, so the self-test can prove the check for that
+ * requirement fails. A fault is switched on per server instance (`startReference({ faults: [...] })`).
+ */
+export interface FaultDefinition {
+  /** kebab-case name, used on the command line (`--fault NAME`) */
+  name: string;
+  /** the catalogue requirement id this fault breaks */
+  requirement: string;
+  /** what the server does wrong when the fault is on */
+  description: string;
+}
+
+/** The registry of every planted fault. Each API module adds its own list here. */
+export const FAULTS: FaultDefinition[] = [];
+
+export function registerFaults(defs: FaultDefinition[]): void {
+  for (const d of defs) {
+    if (FAULTS.some((f) => f.name === d.name)) throw new Error(`duplicate fault name ${d.name}`);
+    FAULTS.push(d);
+  }
+}
+
+export class FaultSet {
+  private readonly on: ReadonlySet<string>;
+  constructor(names: Iterable<string> = []) {
+    this.on = new Set(names);
+  }
+  /** true when the named fault is switched on for this server */
+  has(name: string): boolean {
+    return this.on.has(name);
+  }
+  names(): string[] {
+    return [...this.on];
+  }
+}

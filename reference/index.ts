@@ -1,0 +1,111 @@
+/**
+ * The embedded reference server: all four interfaces in memory on one loopback port, each under its own base path.
+ * It is the suite's default target and, with planted faults switched on, the proof that every check can fail.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { FAULTS, FaultSet } from './faults.js';
+import { createWorld, type World } from './world.js';
+import { ledgerRoutes } from './ledger/routes.js';
+import { scanRoutes } from './scan/routes.js';
+import { validatorRoutes } from './validator/routes.js';
+import { registryRoutes } from './registry/routes.js';
+
+export interface ReferenceOptions {
+  /** loopback address to listen on; default 127.0.0.1 */
+  host?: string;
+  /** 0 picks a free port (default) */
+  port?: number;
+  /** names of planted faults to switch on (see reference/faults.ts) */
+  faults?: string[];
+  /** ledger API version the server claims: '3.4' or '3.5' (default '3.5') */
+  ledgerVersion?: '3.4' | '3.5';
+  /** traffic enforcement on the participant (POST /v2/traffic/accounts exists only with it and 3.5); default true */
+  trafficEnforcement?: boolean;
+  /** scan and validator version (default '0.8.0'); before '0.6.8' POST /v0/activities still answers */
+  scanVersion?: string;
+  /** seeded data set size */
+  size?: { ansEntries?: number; validatorLicenses?: number };
+  /** transfer legs the allocation factory supports (default 25) */
+  transferLegs?: number;
+  /** HS256 secret the ledger and validator accept tokens signed with */
+  jwtSecret?: string;
+}
+
+export interface ResolvedReferenceOptions {
+  host: string;
+  port: number;
+  faults: string[];
+  ledgerVersion: '3.4' | '3.5';
+  trafficEnforcement: boolean;
+  scanVersion: string;
+  size: { ansEntries: number; validatorLicenses: number };
+  transferLegs: number;
+  jwtSecret: string;
+}
+
+/** What every route module receives. */
+export interface ReferenceContext {
+  options: ResolvedReferenceOptions;
+  faults: FaultSet;
+  world: World;
+}
+
+export interface ReferenceServer {
+  urls: { ledger: string; scan: string; validator: string; registry: string };
+  /** how to authenticate against it */
+  auth: { hs256Secret: string; adminUser: string; validatorUser: string };
+  options: ResolvedReferenceOptions;
+  close(): Promise<void>;
+}
+
+export const REFERENCE_ADMIN_USER = 'participant_admin';
+export const REFERENCE_VALIDATOR_USER = 'validator_user';
+export const DEFAULT_REFERENCE_SECRET = 'reference-server-hs256-secret';
+
+export function resolveReferenceOptions(o: ReferenceOptions = {}): ResolvedReferenceOptions {
+  const faults = o.faults ?? [];
+  const unknown = faults.filter((f) => !FAULTS.some((d) => d.name === f));
+  if (unknown.length > 0) throw new Error(`unknown fault(s): ${unknown.join(', ')}`);
+  return {
+    host: o.host ?? '127.0.0.1',
+    port: o.port ?? 0,
+    faults,
+    ledgerVersion: o.ledgerVersion ?? '3.5',
+    trafficEnforcement: o.trafficEnforcement ?? true,
+    scanVersion: o.scanVersion ?? '0.8.0',
+    size: { ansEntries: o.size?.ansEntries ?? 200, validatorLicenses: o.size?.validatorLicenses ?? 120 },
+    transferLegs: o.transferLegs ?? 25,
+    jwtSecret: o.jwtSecret ?? DEFAULT_REFERENCE_SECRET,
+  };
+}
+
+export async function buildReferenceApp(options: ResolvedReferenceOptions): Promise<FastifyInstance> {
+  const ctx: ReferenceContext = { options, faults: new FaultSet(options.faults), world: createWorld() };
+  const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024, forceCloseConnections: true });
+  await app.register(async (scope) => ledgerRoutes(scope, ctx));
+  await app.register(async (scope) => scanRoutes(scope, ctx), { prefix: '/api/scan' });
+  await app.register(async (scope) => validatorRoutes(scope, ctx), { prefix: '/api/validator' });
+  await app.register(async (scope) => registryRoutes(scope, ctx), { prefix: '/api/registry' });
+  return app;
+}
+
+export async function startReference(o: ReferenceOptions = {}): Promise<ReferenceServer> {
+  const options = resolveReferenceOptions(o);
+  const app = await buildReferenceApp(options);
+  await app.listen({ host: options.host, port: options.port });
+  const addr = app.server.address();
+  if (addr === null || typeof addr === 'string') throw new Error('reference server has no TCP address');
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const base = `http://${host}:${addr.port}`;
+  return {
+    urls: {
+      ledger: base,
+      scan: `${base}/api/scan`,
+      validator: `${base}/api/validator`,
+      registry: `${base}/api/registry`,
+    },
+    auth: { hs256Secret: options.jwtSecret, adminUser: REFERENCE_ADMIN_USER, validatorUser: REFERENCE_VALIDATOR_USER },
+    options: { ...options, port: addr.port },
+    close: () => app.close(),
+  };
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+// The project's own tests (npm test). The conformance suites under suites/ run through the CLI, which builds its
+// own vitest configuration (harness/runner.ts).
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
