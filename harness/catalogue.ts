@@ -1,0 +1,52 @@
+/** The requirement catalogue, specs/requirements/<api>.yaml: every normative rule with a stable id. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { SPECS_DIR } from './paths.js';
+import { APIS, type Api, type Level } from './types.js';
+
+export interface Requirement {
+  id: string;
+  api: Api;
+  level: Level;
+  statement: string;
+  operations: string[];
+  source: string;
+  since?: string;
+  until?: string;
+  features?: string[];
+  observable: boolean;
+}
+
+export interface Catalogue {
+  requirements: Requirement[];
+  byId: Map<string, Requirement>;
+}
+
+let cached: Catalogue | undefined;
+
+export function loadCatalogue(dir = join(SPECS_DIR, 'requirements')): Catalogue {
+  if (cached !== undefined && dir === join(SPECS_DIR, 'requirements')) return cached;
+  const requirements: Requirement[] = [];
+  for (const api of APIS) {
+    const file = join(dir, `${api}.yaml`);
+    const doc = parseYaml(readFileSync(file, 'utf8')) as { api?: string; requirements?: Array<Partial<Requirement>> };
+    for (const r of doc.requirements ?? []) {
+      requirements.push({
+        id: String(r.id),
+        api,
+        level: (r.level ?? 'MUST') as Level,
+        statement: String(r.statement ?? ''),
+        operations: r.operations ?? [],
+        source: String(r.source ?? ''),
+        ...(r.since !== undefined ? { since: String(r.since) } : {}),
+        ...(r.until !== undefined ? { until: String(r.until) } : {}),
+        ...(r.features !== undefined ? { features: r.features } : {}),
+        observable: r.observable !== false,
+      });
+    }
+  }
+  const catalogue = { requirements, byId: new Map(requirements.map((r) => [r.id, r])) };
+  if (dir === join(SPECS_DIR, 'requirements')) cached = catalogue;
+  return catalogue;
+}

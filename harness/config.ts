@@ -1,0 +1,298 @@
+/**
+ * One typed configuration object, loaded once from a YAML or JSON file, environment variables and CLI flags (in that
+ * precedence), validated against config.schema.json. Suites receive it through vitest's provide/inject and never read
+ * process.env themselves.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { parse as parseYaml } from 'yaml';
+import { APIS, type Api } from './types.js';
+import { redactConfig } from './redact.js';
+
+const schema = JSON.parse(readFileSync(new URL('./config.schema.json', import.meta.url), 'utf8')) as object;
+
+export type AuthConfig =
+  | { kind: 'none' }
+  | { kind: 'static'; tokens: Record<string, string> }
+  | {
+      kind: 'hs256';
+      secret: string;
+      users: Record<string, string>;
+      audience?: string;
+      issuer?: string;
+      scope?: string;
+      expiresInSeconds?: number;
+    }
+  | {
+      kind: 'oauth2';
+      tokenUrl: string;
+      clients: Record<string, { clientId: string; clientSecret: string; scope?: string; audience?: string }>;
+    };
+
+export interface TargetConfig {
+  url: string;
+  version?: string;
+  auth: AuthConfig;
+  features: Record<string, boolean>;
+  fixtures: Record<string, unknown>;
+  disabledRequirements: string[];
+  headers: Record<string, string>;
+}
+
+export interface RunConfig {
+  seed: number;
+  runs: number;
+  timeoutMs: number;
+  checkTimeoutMs: number;
+  maxResponseBytes: number;
+  reportsDir: string;
+  only: Api[];
+  requirements: string[];
+  html: boolean;
+}
+
+export interface ReferenceSettings {
+  faults: string[];
+  ledgerVersion?: '3.4' | '3.5';
+  scanVersion?: string;
+  trafficEnforcement?: boolean;
+  transferLegs?: number;
+  ansEntries?: number;
+  validatorLicenses?: number;
+}
+
+export interface Config {
+  run: RunConfig;
+  targets: Partial<Record<Api, TargetConfig>>;
+  reference: ReferenceSettings;
+  /** true when no target URL was configured: the CLI starts the embedded reference server and fills targets */
+  useReference: boolean;
+  /** where the configuration came from, for the report */
+  sources: string[];
+}
+
+export const DEFAULT_RUN: RunConfig = {
+  seed: 42,
+  runs: 25,
+  timeoutMs: 5000,
+  checkTimeoutMs: 60_000,
+  maxResponseBytes: 16 * 1024 * 1024,
+  reportsDir: 'reports',
+  only: [...APIS],
+  requirements: [],
+  html: true,
+};
+
+/** A configuration problem: the CLI prints the message and exits 2. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Overrides from the command line; undefined means "not given". */
+export interface ConfigFlags {
+  config?: string;
+  ledgerUrl?: string;
+  scanUrl?: string;
+  validatorUrl?: string;
+  registryUrl?: string;
+  only?: string;
+  requirement?: string[];
+  seed?: string;
+  runs?: string;
+  timeoutMs?: string;
+  reportsDir?: string;
+  html?: boolean;
+  fault?: string[];
+}
+
+/** The environment variables read, each the same as the flag in its comment. */
+export const ENV_VARS = {
+  CONFORMANCE_CONFIG: '--config',
+  CONFORMANCE_LEDGER_URL: '--ledger-url',
+  CONFORMANCE_SCAN_URL: '--scan-url',
+  CONFORMANCE_VALIDATOR_URL: '--validator-url',
+  CONFORMANCE_REGISTRY_URL: '--registry-url',
+  CONFORMANCE_ONLY: '--only',
+  CONFORMANCE_SEED: '--seed',
+  CONFORMANCE_RUNS: '--runs',
+  CONFORMANCE_TIMEOUT_MS: '--timeout-ms',
+  CONFORMANCE_REPORTS_DIR: '--reports-dir',
+} as const;
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** `${NAME}` in any string of the file is replaced by the environment variable NAME, so secrets stay out of files. */
+function interpolate(v: unknown, env: NodeJS.ProcessEnv, path: string): unknown {
+  if (typeof v === 'string') {
+    return v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+      const value = env[name];
+      if (value === undefined) throw new ConfigError(`${path}: environment variable ${name} is not set`);
+      return value;
+    });
+  }
+  if (Array.isArray(v)) return v.map((x, i) => interpolate(x, env, `${path}[${i}]`));
+  if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, interpolate(x, env, path ? `${path}.${k}` : k)]));
+  return v;
+}
+
+export function readConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Json {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`cannot read config file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  let data: unknown;
+  try {
+    data = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text, { prettyErrors: true });
+  } catch (e) {
+    const msg = (e as Error).message.split('\n')[0];
+    throw new ConfigError(`config file ${file} does not parse: ${msg}`);
+  }
+  if (data === null || data === undefined) return {};
+  if (!isObject(data)) throw new ConfigError(`config file ${file}: the top level must be a mapping`);
+  return interpolate(data, env, '') as Json;
+}
+
+function parseInteger(value: string, what: string): number {
+  if (!/^-?\d+$/.test(value.trim())) throw new ConfigError(`${what}: "${value}" is not an integer`);
+  return Number(value.trim());
+}
+
+function parseApis(value: string, what: string): Api[] {
+  const list = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const bad = list.filter((s) => !(APIS as readonly string[]).includes(s));
+  if (bad.length > 0) throw new ConfigError(`${what}: unknown interface ${bad.join(', ')} (expected ${APIS.join(', ')})`);
+  if (list.length === 0) throw new ConfigError(`${what}: names no interface (expected ${APIS.join(', ')})`);
+  return [...new Set(list)] as Api[];
+}
+
+function setTargetUrl(raw: Json, api: Api, url: string): void {
+  const targets = (isObject(raw.targets) ? raw.targets : (raw.targets = {})) as Json;
+  const t = (isObject(targets[api]) ? targets[api] : (targets[api] = {})) as Json;
+  t.url = url;
+}
+
+function ensureRun(raw: Json): Json {
+  if (!isObject(raw.run)) raw.run = {};
+  return raw.run as Json;
+}
+
+type SettingKey = keyof typeof ENV_VARS;
+
+function flagValues(flags: ConfigFlags): Partial<Record<SettingKey, string>> {
+  return {
+    CONFORMANCE_LEDGER_URL: flags.ledgerUrl,
+    CONFORMANCE_SCAN_URL: flags.scanUrl,
+    CONFORMANCE_VALIDATOR_URL: flags.validatorUrl,
+    CONFORMANCE_REGISTRY_URL: flags.registryUrl,
+    CONFORMANCE_ONLY: flags.only,
+    CONFORMANCE_SEED: flags.seed,
+    CONFORMANCE_RUNS: flags.runs,
+    CONFORMANCE_TIMEOUT_MS: flags.timeoutMs,
+    CONFORMANCE_REPORTS_DIR: flags.reportsDir,
+  };
+}
+
+/** Applies environment variables, then flags, on top of the file's content (the file is the lowest precedence). */
+function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): void {
+  const envValues = Object.fromEntries(Object.keys(ENV_VARS).map((k) => [k, env[k] || undefined]));
+  const layers = [
+    { values: envValues as Partial<Record<SettingKey, string>>, label: (k: SettingKey) => `environment variable ${k}` },
+    { values: flagValues(flags), label: (k: SettingKey) => `flag ${ENV_VARS[k]}` },
+  ];
+  for (const { values, label } of layers) {
+    for (const api of APIS) {
+      const v = values[`CONFORMANCE_${api.toUpperCase()}_URL` as SettingKey];
+      if (v !== undefined) setTargetUrl(raw, api, v);
+    }
+    const { CONFORMANCE_ONLY: only, CONFORMANCE_SEED: seed, CONFORMANCE_RUNS: runs } = values;
+    const { CONFORMANCE_TIMEOUT_MS: timeout, CONFORMANCE_REPORTS_DIR: reportsDir } = values;
+    if (only !== undefined) ensureRun(raw).only = parseApis(only, label('CONFORMANCE_ONLY'));
+    if (seed !== undefined) {
+      ensureRun(raw).seed = seed === 'random' ? Math.floor(Math.random() * 2 ** 31) : parseInteger(seed, label('CONFORMANCE_SEED'));
+    }
+    if (runs !== undefined) ensureRun(raw).runs = parseInteger(runs, label('CONFORMANCE_RUNS'));
+    if (timeout !== undefined) ensureRun(raw).timeoutMs = parseInteger(timeout, label('CONFORMANCE_TIMEOUT_MS'));
+    if (reportsDir !== undefined) ensureRun(raw).reportsDir = reportsDir;
+  }
+  if (flags.requirement !== undefined && flags.requirement.length > 0) ensureRun(raw).requirements = flags.requirement;
+  if (flags.html !== undefined) ensureRun(raw).html = flags.html;
+  if (flags.fault !== undefined && flags.fault.length > 0) {
+    if (!isObject(raw.reference)) raw.reference = {};
+    (raw.reference as Json).faults = flags.fault;
+  }
+}
+
+const ajv = new Ajv2020({ allErrors: false, strict: false, discriminator: true, verbose: true });
+const validateSchema = ajv.compile(schema);
+
+function describeError(e: ErrorObject): string {
+  const at = e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(top level)';
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return `${at ? `${at}: ` : ''}unknown setting "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+    case 'required':
+      return `${at}: missing required setting "${(e.params as { missingProperty: string }).missingProperty}"`;
+    case 'pattern':
+      return `${at}: ${JSON.stringify(e.data)} is not valid here (${at.endsWith('url') || at.endsWith('Url') ? 'expected an http:// or https:// URL' : `expected to match ${(e.params as { pattern: string }).pattern}`})`;
+    case 'enum':
+      return `${at}: ${JSON.stringify(e.data)} is not one of ${((e.params as { allowedValues: unknown[] }).allowedValues).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'discriminator':
+      return `${at}: auth.kind must be one of "none", "static", "hs256", "oauth2"`;
+    default:
+      return `${at}: ${e.message ?? 'is invalid'}`;
+  }
+}
+
+export interface LoadOptions {
+  env?: NodeJS.ProcessEnv;
+  flags?: ConfigFlags;
+}
+
+/** Loads, merges and validates the configuration; throws ConfigError naming the bad field. */
+export function loadConfig(opts: LoadOptions = {}): Config {
+  const env = opts.env ?? process.env;
+  const flags = opts.flags ?? {};
+  const sources: string[] = [];
+  const file = flags.config ?? (env.CONFORMANCE_CONFIG || undefined);
+  const raw: Json = file !== undefined ? readConfigFile(file, env) : {};
+  if (file !== undefined) sources.push(`file ${file}`);
+  applyOverrides(raw, env, flags);
+  if (Object.keys(env).some((k) => k in ENV_VARS && k !== 'CONFORMANCE_CONFIG' && env[k])) sources.push('environment');
+  if (Object.entries(flags).some(([name, v]) => name !== 'config' && v !== undefined && (!Array.isArray(v) || v.length > 0))) {
+    sources.push('flags');
+  }
+
+  if (!validateSchema(raw)) {
+    const errs = (validateSchema.errors ?? []).map(describeError);
+    throw new ConfigError(`invalid configuration: ${errs.join('; ')}`);
+  }
+  const run = { ...DEFAULT_RUN, ...(raw.run as Partial<RunConfig> | undefined) };
+  const targets: Partial<Record<Api, TargetConfig>> = {};
+  const rawTargets = (raw.targets ?? {}) as Partial<Record<Api, Partial<TargetConfig> & { url: string }>>;
+  for (const api of APIS) {
+    const t = rawTargets[api];
+    if (t === undefined) continue;
+    targets[api] = {
+      url: t.url.replace(/\/+$/, ''),
+      version: t.version,
+      auth: t.auth ?? { kind: 'none' },
+      features: t.features ?? {},
+      fixtures: t.fixtures ?? {},
+      disabledRequirements: t.disabledRequirements ?? [],
+      headers: t.headers ?? {},
+    };
+  }
+  const reference = { faults: [], ...(raw.reference as Partial<ReferenceSettings> | undefined) };
+  return { run, targets, reference, useReference: Object.keys(targets).length === 0, sources };
+}
+
+/** The configuration as it may appear in a report or a log: every secret replaced. */
+export function printableConfig(config: Config): unknown {
+  return redactConfig(config);
+}

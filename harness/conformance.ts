@@ -1,0 +1,399 @@
+/**
+ * `conformance()`: the one wrapper that declares every check. It carries literal metadata (id, api, operations,
+ * requirement ids, features), applies the Allure labels, gates on the target's version, features and the selection,
+ * and turns what happened into one of five verdicts that the reporter reads from the vitest task meta.
+ */
+import { inject, test } from 'vitest';
+import * as allure from 'allure-js-commons';
+import fc from 'fast-check';
+import { loadCatalogue, type Requirement } from './catalogue.js';
+import { genericFailures } from './checks.js';
+import type { Config, TargetConfig } from './config.js';
+import { HttpClient, TransportError, type Exchange, type HttpRequest } from './http.js';
+import { AuthUnavailable, TokenProvider } from './auth.js';
+import { redactText } from './redact.js';
+import { schemaRegistry, type SchemaRegistry } from './schemas.js';
+import type { Api, CheckDeclaration, CheckResultMeta, ExchangeRecord, FailureRecord, PropertyRecord, Verdict } from './types.js';
+import { outOfRange } from './versions.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    conformanceConfig: Config;
+  }
+}
+
+/** A rule the target broke; thrown to stop a check, or collected softly. */
+export class ConformanceFailure extends Error {
+  override name = 'ConformanceFailure';
+  constructor(readonly failures: FailureRecord[]) {
+    super(failures.map((f) => `[${f.requirement}] ${f.message}`).join('\n'));
+  }
+}
+
+/** A check decided not to run (skipped) or found an optional behaviour absent (unsupported). */
+export class NotRun extends Error {
+  override name = 'NotRun';
+  constructor(
+    readonly verdict: 'skipped' | 'unsupported',
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/** How a call authenticates: a configured role, a user (minted token), an explicit token, or no token at all. */
+export type CallAuth = { role: string } | { user: string } | { token: string } | 'none';
+
+export interface CallOptions {
+  params?: Record<string, string | number>;
+  query?: HttpRequest['query'];
+  json?: unknown;
+  body?: string | Uint8Array;
+  headers?: Record<string, string>;
+  auth?: CallAuth;
+  /** run the generic checks on the response (default true) */
+  conform?: boolean;
+}
+
+/** Default role per interface when a call names none. */
+const DEFAULT_ROLE: Record<Api, string | undefined> = { ledger: 'admin', scan: undefined, validator: undefined, registry: undefined };
+
+/** Calls the operations of one interface by operationId, with paths built from the OpenAPI document. */
+export class ApiClient {
+  constructor(
+    readonly api: Api,
+    readonly target: TargetConfig,
+    readonly http: HttpClient,
+    readonly tokens: TokenProvider,
+    private readonly schemas: SchemaRegistry,
+    private readonly onExchange: (x: Exchange) => void,
+  ) {}
+
+  async token(auth: CallAuth | undefined): Promise<string | undefined> {
+    const a = auth ?? (DEFAULT_ROLE[this.api] !== undefined && this.tokens.kind !== 'none' ? { role: DEFAULT_ROLE[this.api]! } : 'none');
+    if (a === 'none') return undefined;
+    if ('token' in a) return a.token;
+    if ('user' in a) return this.tokens.tokenForUser(a.user);
+    return this.tokens.tokenFor(a.role);
+  }
+
+  async call(operationId: string, o: CallOptions = {}): Promise<Exchange> {
+    const op = this.schemas.operation(this.api, operationId);
+    const token = await this.token(o.auth);
+    const x = await this.http.send({
+      method: op.method,
+      path: this.schemas.pathFor(this.api, operationId, o.params),
+      operationId,
+      ...(o.query !== undefined ? { query: o.query } : {}),
+      ...(o.json !== undefined ? { json: o.json } : {}),
+      ...(o.body !== undefined ? { body: o.body } : {}),
+      ...(o.headers !== undefined ? { headers: o.headers } : {}),
+      ...(token !== undefined ? { token } : {}),
+    });
+    if (o.conform !== false) this.onExchange(x);
+    return x;
+  }
+
+  /** A raw request to a path that may not be in the spec (robustness probes); generic checks are not applied. */
+  async raw(req: HttpRequest): Promise<Exchange> {
+    return this.http.send(req);
+  }
+}
+
+export interface PropertyOptions {
+  /** requirement a failure is attributed to when the predicate fails without naming one */
+  requirement?: string;
+  /** runs; default run.runs from the config */
+  runs?: number;
+}
+
+/** What a check body receives. */
+export interface CheckContext {
+  readonly id: string;
+  readonly api: Api;
+  readonly target: TargetConfig;
+  readonly config: Config;
+  /** the client of the check's interface */
+  readonly client: ApiClient;
+  /** the seed of this check's properties: derived from the run seed and the check id */
+  readonly seed: number;
+  readonly schemas: SchemaRegistry;
+  clientFor(api: Api): ApiClient;
+  call(operationId: string, o?: CallOptions): Promise<Exchange>;
+  /** runs the generic checks (status, content type, schema, no 5xx) on an exchange; failures are collected */
+  expectConformant(x: Exchange): void;
+  /** stops the check with a failure on a requirement (default: the check's first requirement) */
+  fail(message: string, o?: { requirement?: string; exchange?: Exchange }): never;
+  expect(condition: unknown, message: string, o?: { requirement?: string; exchange?: Exchange }): asserts condition;
+  expectStatus(x: Exchange, status: number | number[], o?: { requirement?: string; what?: string }): void;
+  /** a fast-check property over generated inputs, seeded, bounded, shrunk; its failure carries seed and path */
+  property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o?: PropertyOptions): Promise<void>;
+  skip(reason: string): never;
+  unsupported(reason: string): never;
+  /** a value from the target's fixtures section, or undefined */
+  fixture<T>(name: string): T | undefined;
+}
+
+function hash32(s: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+const KEEP_EXCHANGES = 12;
+
+class Check implements CheckContext {
+  readonly failures: FailureRecord[] = [];
+  readonly properties: PropertyRecord[] = [];
+  readonly exchanges: ExchangeRecord[] = [];
+  requests = 0;
+  /** failures collected inside one property run, which turn that run into a failing one */
+  private propertyFailures: FailureRecord[] | undefined;
+  private readonly clients = new Map<Api, ApiClient>();
+  readonly seed: number;
+  readonly schemas = schemaRegistry();
+
+  constructor(
+    readonly decl: CheckDeclaration,
+    readonly config: Config,
+  ) {
+    this.seed = (config.run.seed + hash32(decl.id)) % 2 ** 31;
+  }
+
+  get id(): string {
+    return this.decl.id;
+  }
+  get api(): Api {
+    return this.decl.api;
+  }
+  get target(): TargetConfig {
+    return this.config.targets[this.decl.api]!;
+  }
+  get client(): ApiClient {
+    return this.clientFor(this.decl.api);
+  }
+
+  clientFor(api: Api): ApiClient {
+    let c = this.clients.get(api);
+    if (c !== undefined) return c;
+    const target = this.config.targets[api];
+    if (target === undefined) throw new NotRun('skipped', `no ${api} target configured`);
+    const http = new HttpClient({
+      api,
+      baseUrl: target.url,
+      timeoutMs: this.config.run.timeoutMs,
+      maxResponseBytes: this.config.run.maxResponseBytes,
+      headers: target.headers,
+      onExchange: (x) => {
+        this.requests++;
+        this.exchanges.push(x);
+        if (this.exchanges.length > KEEP_EXCHANGES) this.exchanges.shift();
+      },
+    });
+    c = new ApiClient(api, target, http, tokenProvider(api, target, this.config), this.schemas, (x) => this.expectConformant(x));
+    this.clients.set(api, c);
+    return c;
+  }
+
+  call(operationId: string, o?: CallOptions): Promise<Exchange> {
+    return this.client.call(operationId, o);
+  }
+
+  private collect(fs: FailureRecord[]): void {
+    (this.propertyFailures ?? this.failures).push(...fs);
+  }
+
+  expectConformant(x: Exchange): void {
+    const opId = x.operationId;
+    if (opId === undefined) return;
+    const operation = this.schemas.operation(x.api, opId);
+    this.collect(genericFailures({ exchange: x, operation, schemas: this.schemas }));
+  }
+
+  fail(message: string, o: { requirement?: string; exchange?: Exchange } = {}): never {
+    throw new ConformanceFailure([
+      {
+        requirement: o.requirement ?? this.decl.requirements[0]!,
+        message: redactText(message),
+        ...(o.exchange !== undefined ? { exchange: o.exchange.record } : {}),
+      },
+    ]);
+  }
+
+  expect(condition: unknown, message: string, o?: { requirement?: string; exchange?: Exchange }): asserts condition {
+    if (!condition) this.fail(message, o);
+  }
+
+  expectStatus(x: Exchange, status: number | number[], o: { requirement?: string; what?: string } = {}): void {
+    const wanted = Array.isArray(status) ? status : [status];
+    if (wanted.includes(x.status)) return;
+    const excerpt = x.text.length > 300 ? `${x.text.slice(0, 300)}...` : x.text;
+    this.fail(
+      `${o.what ?? `${x.record.request.method} ${x.operationId ?? x.record.request.url}`}: expected status ${wanted.join(' or ')}, got ${x.status}${excerpt ? `: ${excerpt}` : ''}`,
+      { exchange: x, ...(o.requirement !== undefined ? { requirement: o.requirement } : {}) },
+    );
+  }
+
+  async property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o: PropertyOptions = {}): Promise<void> {
+    const numRuns = o.runs ?? this.config.run.runs;
+    const budget = Math.max(1000, Math.floor(this.config.run.checkTimeoutMs * 0.8));
+    const details = await fc.check(
+      fc.asyncProperty(arb, async (value) => {
+        this.propertyFailures = [];
+        try {
+          await predicate(value);
+        } finally {
+          const collected = this.propertyFailures;
+          this.propertyFailures = undefined;
+          // generic-check failures make the run fail, so fast-check shrinks towards a minimal offending input
+          if (collected.length > 0) throw new ConformanceFailure(collected);
+        }
+      }),
+      { seed: this.seed, numRuns, interruptAfterTimeLimit: budget, markInterruptAsFailure: false },
+    );
+    const record: PropertyRecord = { seed: details.seed, numRuns: details.numRuns };
+    if (details.failed) {
+      record.path = details.counterexamplePath ?? undefined;
+      record.counterexample = redactText(fc.stringify(details.counterexample)).slice(0, 2000);
+      this.properties.push(record);
+      const err = details.errorInstance;
+      if (err instanceof ConformanceFailure) {
+        const where = `(fast-check seed ${details.seed}, path "${record.path}", counterexample ${record.counterexample})`;
+        throw new ConformanceFailure(err.failures.map((f) => ({ ...f, message: `${f.message} ${where}` })));
+      }
+      if (err instanceof NotRun) throw err;
+      if (err instanceof TransportError || err instanceof AuthUnavailable) throw err;
+      if (o.requirement !== undefined) {
+        throw new ConformanceFailure([{ requirement: o.requirement, message: `property failed: ${String(err)} (seed ${details.seed}, path "${record.path}")` }]);
+      }
+      throw err instanceof Error ? err : new Error(String(err));
+    }
+    this.properties.push(record);
+  }
+
+  skip(reason: string): never {
+    throw new NotRun('skipped', reason);
+  }
+
+  unsupported(reason: string): never {
+    throw new NotRun('unsupported', reason);
+  }
+
+  fixture<T>(name: string): T | undefined {
+    return this.target.fixtures[name] as T | undefined;
+  }
+}
+
+const providers = new Map<string, TokenProvider>();
+function tokenProvider(api: Api, target: TargetConfig, config: Config): TokenProvider {
+  const key = `${api}:${target.url}`;
+  let p = providers.get(key);
+  if (p === undefined) {
+    p = new TokenProvider(target.auth, config.run.timeoutMs);
+    providers.set(key, p);
+  }
+  return p;
+}
+
+/** Why a declared check does not run against this target, or undefined when it runs. */
+export function gate(decl: CheckDeclaration, config: Config, requirements: Requirement[]): string | undefined {
+  const target = config.targets[decl.api];
+  if (target === undefined) return `no ${decl.api} target configured`;
+  for (const f of decl.features ?? []) {
+    if (target.features[f] === false) return `feature ${f} is switched off for this target`;
+  }
+  const active = requirements.filter((r) => !target.disabledRequirements.includes(r.id));
+  if (active.length === 0) return `requirement ${decl.requirements.join(', ')} disabled by the target's configuration`;
+  const reasons = active.map((r) => outOfRange(target.version, r.since, r.until));
+  if (reasons.every((r) => r !== undefined)) return `version: ${reasons[0]}`;
+  for (const r of active) {
+    for (const f of r.features ?? []) if (target.features[f] === false) return `feature ${f} is switched off for this target`;
+  }
+  return undefined;
+}
+
+function verdictOf(check: Check, thrown: unknown): { verdict: Verdict; reason?: string; error?: string } {
+  if (thrown instanceof NotRun) return check.failures.length > 0 ? { verdict: 'fail' } : { verdict: thrown.verdict, reason: thrown.reason };
+  if (thrown instanceof AuthUnavailable) return check.failures.length > 0 ? { verdict: 'fail' } : { verdict: 'skipped', reason: thrown.message };
+  if (thrown instanceof ConformanceFailure) {
+    check.failures.push(...thrown.failures);
+    return { verdict: 'fail' };
+  }
+  if (thrown !== undefined) {
+    const error = redactText(thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown));
+    // a failure seen before the harness broke still stands
+    return check.failures.length > 0 ? { verdict: 'fail', error } : { verdict: 'error', error };
+  }
+  return check.failures.length > 0 ? { verdict: 'fail' } : { verdict: 'pass' };
+}
+
+async function label(decl: CheckDeclaration, requirements: Requirement[]): Promise<void> {
+  await allure.epic(decl.api);
+  for (const op of decl.operations) await allure.feature(op);
+  for (const r of requirements) {
+    await allure.story(r.id);
+    await allure.label('requirement', r.id);
+    await allure.tag(r.level);
+  }
+  const strongest = requirements.some((r) => r.level === 'MUST') ? 'critical' : requirements.some((r) => r.level === 'SHOULD') ? 'normal' : 'minor';
+  await allure.severity(strongest);
+  await allure.description(requirements.map((r) => `**${r.id}** (${r.level}): ${r.statement}`).join('\n\n'));
+}
+
+/**
+ * Declares a conformance check. Not declared at all when a requirement selection (--requirement) excludes it.
+ */
+export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => Promise<void>): void {
+  const config = inject('conformanceConfig');
+  const selection = config.run.requirements;
+  if (selection.length > 0 && !decl.requirements.some((r) => selection.includes(r))) return;
+  const meta: CheckResultMeta = { ...decl };
+  test(decl.title, { meta: { conformance: meta }, timeout: config.run.checkTimeoutMs + 5000 }, async (ctx) => {
+    const started = performance.now();
+    const m = ctx.task.meta.conformance!;
+    const catalogue = loadCatalogue();
+    const requirements = decl.requirements.map((id) => {
+      const r = catalogue.byId.get(id);
+      if (r === undefined) throw new Error(`check ${decl.id} cites ${id}, which is not in specs/requirements/${decl.api}.yaml`);
+      return r;
+    });
+    await label(decl, requirements);
+    const skipReason = gate(decl, config, requirements);
+    if (skipReason !== undefined) {
+      Object.assign(m, { verdict: 'skipped', reason: skipReason, durationMs: 0 });
+      ctx.skip(skipReason);
+      return;
+    }
+    const check = new Check(decl, config);
+    await allure.parameter('seed', String(check.seed));
+    let thrown: unknown;
+    try {
+      await body(check);
+    } catch (e) {
+      thrown = e;
+    }
+    const outcome = verdictOf(check, thrown);
+    const failed = new Set(check.failures.map((f) => f.requirement));
+    Object.assign(m, {
+      verdict: outcome.verdict,
+      ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
+      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+      ...(check.failures.length > 0 ? { failures: check.failures } : {}),
+      ...(outcome.verdict === 'fail' ? { blocked: decl.requirements.filter((r) => !failed.has(r)) } : {}),
+      ...(check.properties.length > 0 ? { properties: check.properties } : {}),
+      ...(outcome.verdict === 'fail' || outcome.verdict === 'error' ? { exchanges: check.exchanges } : {}),
+      requests: check.requests,
+      durationMs: Math.round(performance.now() - started),
+    });
+    if (outcome.verdict === 'fail' || outcome.verdict === 'error') {
+      for (const f of check.failures) if (f.exchange !== undefined) await allure.attachment(`${f.requirement} exchange`, JSON.stringify(f.exchange, null, 2), 'application/json');
+      if (outcome.verdict === 'error') await allure.attachment('recent exchanges', JSON.stringify(check.exchanges, null, 2), 'application/json');
+      const text = check.failures.map((f) => `[${f.requirement}] ${f.message}`).join('\n') || outcome.error || 'failed';
+      const err = new Error(text);
+      err.name = outcome.verdict === 'fail' ? 'ConformanceFailure' : 'HarnessError';
+      err.stack = `${err.name}: ${text}`;
+      throw err;
+    }
+    if (outcome.verdict === 'skipped' || outcome.verdict === 'unsupported') ctx.skip(`${outcome.verdict}: ${outcome.reason ?? ''}`);
+  });
+}

@@ -1,0 +1,214 @@
+/**
+ * The HTTP client every check uses: undici with a per-request timeout and a response-size cap; every exchange is
+ * recorded (method, URL, headers, body, status, timing) with secrets redacted before the record exists.
+ */
+import { Agent, request, type Dispatcher } from 'undici';
+import type { Api, ExchangeRecord } from './types.js';
+import { redactHeaders, redactText } from './redact.js';
+
+/** The harness or the network broke (refused, timed out, too large): the check's verdict is error, not fail. */
+export class TransportError extends Error {
+  override name = 'TransportError';
+}
+
+export interface HttpRequest {
+  method: string;
+  /** path relative to the target's base URL, with the query already applied or given in `query` */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined | Array<string | number | boolean>>;
+  headers?: Record<string, string>;
+  /** sent as JSON with content-type application/json */
+  json?: unknown;
+  /** sent as is; set the content type in headers */
+  body?: string | Uint8Array;
+  /** bearer token; sent as `Authorization: Bearer ...` and never recorded */
+  token?: string;
+  operationId?: string;
+}
+
+/** A response as checks see it: status, headers, text and the JSON value when the body is JSON. */
+export interface Exchange {
+  api: Api;
+  operationId?: string;
+  status: number;
+  headers: Record<string, string>;
+  /** lower-case media type without parameters, e.g. application/json; undefined when absent */
+  mediaType?: string;
+  text: string;
+  /** parsed body when it is JSON (by content type or by shape) */
+  json?: unknown;
+  /** why the body did not parse as JSON although the content type says JSON */
+  jsonError?: string;
+  record: ExchangeRecord;
+}
+
+/** What the recorder keeps of a body in a report. */
+const RECORD_BODY_LIMIT = 8 * 1024;
+
+export interface ClientOptions {
+  api: Api;
+  baseUrl: string;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  headers?: Record<string, string>;
+  onExchange?: (x: ExchangeRecord) => void;
+}
+
+let sharedAgent: Agent | undefined;
+function agent(): Dispatcher {
+  sharedAgent ??= new Agent({ keepAliveTimeout: 10_000, connections: 32, connect: { timeout: 5_000 } });
+  return sharedAgent;
+}
+
+export function buildUrl(baseUrl: string, path: string, query?: HttpRequest['query']): string {
+  const url = new URL(baseUrl.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`));
+  for (const [k, v] of Object.entries(query ?? {})) {
+    if (v === undefined) continue;
+    for (const item of Array.isArray(v) ? v : [v]) url.searchParams.append(k, String(item));
+  }
+  return url.toString();
+}
+
+function cut(text: string): { body: string; truncated: boolean } {
+  if (text.length <= RECORD_BODY_LIMIT) return { body: text, truncated: false };
+  return { body: `${text.slice(0, RECORD_BODY_LIMIT)}...`, truncated: true };
+}
+
+function describeBody(body: string | Uint8Array | undefined): string | undefined {
+  if (body === undefined) return undefined;
+  if (typeof body === 'string') return redactText(cut(body).body);
+  return `<${body.byteLength} bytes of binary data>`;
+}
+
+export class HttpClient {
+  constructor(readonly options: ClientOptions) {}
+
+  get baseUrl(): string {
+    return this.options.baseUrl;
+  }
+
+  async send(req: HttpRequest): Promise<Exchange> {
+    const url = buildUrl(this.options.baseUrl, req.path, req.query);
+    const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5', ...this.options.headers, ...req.headers };
+    let body: string | Uint8Array | undefined = req.body;
+    if (req.json !== undefined) {
+      body = JSON.stringify(req.json);
+      headers['content-type'] ??= 'application/json';
+    }
+    if (req.token !== undefined) headers.authorization = `Bearer ${req.token}`;
+    const startedAt = new Date();
+    const t0 = performance.now();
+    const record: ExchangeRecord = {
+      api: this.options.api,
+      ...(req.operationId !== undefined ? { operationId: req.operationId } : {}),
+      request: { method: req.method, url: redactText(url), headers: redactHeaders(headers), ...(body !== undefined ? { body: describeBody(body) } : {}) },
+      startedAt: startedAt.toISOString(),
+      durationMs: 0,
+    };
+    try {
+      const { status, resHeaders, text } = await this.transmit(url, req.method, headers, body);
+      record.durationMs = Math.round((performance.now() - t0) * 10) / 10;
+      const recorded = cut(text);
+      record.response = {
+        status,
+        headers: redactHeaders(resHeaders),
+        body: redactText(recorded.body),
+        ...(recorded.truncated ? { bodyTruncated: true } : {}),
+      };
+      this.options.onExchange?.(record);
+      return toExchange(this.options.api, req.operationId, status, resHeaders, text, record);
+    } catch (e) {
+      record.durationMs = Math.round((performance.now() - t0) * 10) / 10;
+      const err = e instanceof TransportError ? e : new TransportError(describeTransportError(e, url, this.options.timeoutMs));
+      record.transportError = redactText(err.message);
+      this.options.onExchange?.(record);
+      throw err;
+    }
+  }
+
+  private async transmit(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: string | Uint8Array | undefined,
+  ): Promise<{ status: number; resHeaders: Record<string, string>; text: string }> {
+    const { timeoutMs, maxResponseBytes } = this.options;
+    const res = await request(url, {
+      method: method as Dispatcher.HttpMethod,
+      headers,
+      body,
+      dispatcher: agent(),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxResponseBytes) {
+        res.body.destroy();
+        throw new TransportError(`response from ${redactText(url)} exceeds the ${maxResponseBytes}-byte cap (run.maxResponseBytes)`);
+      }
+      chunks.push(chunk);
+    }
+    const resHeaders: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+    return { status: res.statusCode, resHeaders, text: Buffer.concat(chunks).toString('utf8') };
+  }
+}
+
+function describeTransportError(e: unknown, url: string, timeoutMs: number): string {
+  const err = e as Error & { code?: string; cause?: { code?: string; message?: string } };
+  const code = err.code ?? err.cause?.code;
+  const where = redactText(url);
+  if (err.name === 'TimeoutError' || err.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return `no response from ${where} within ${timeoutMs} ms (run.timeoutMs)`;
+  }
+  if (code === 'ECONNREFUSED') return `connection refused by ${where}: is the target running?`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `cannot resolve the host of ${where}`;
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return `connecting to ${where} timed out`;
+  return `request to ${where} failed: ${code ?? ''} ${err.message}`.replace(/\s+/g, ' ');
+}
+
+function toExchange(
+  api: Api,
+  operationId: string | undefined,
+  status: number,
+  headers: Record<string, string>,
+  text: string,
+  record: ExchangeRecord,
+): Exchange {
+  const ct = headers['content-type'];
+  const mediaType = ct?.split(';')[0]?.trim().toLowerCase() || undefined;
+  const x: Exchange = { api, status, headers, text, record, ...(operationId !== undefined ? { operationId } : {}) };
+  if (mediaType !== undefined) x.mediaType = mediaType;
+  const looksJson = mediaType === 'application/json' || (mediaType?.endsWith('+json') ?? false);
+  if (looksJson && text.length > 0) {
+    try {
+      x.json = JSON.parse(text);
+    } catch (e) {
+      x.jsonError = (e as Error).message;
+    }
+  }
+  return x;
+}
+
+/** A curl line that reproduces a recorded request; the token appears as a shell variable, never its value. */
+export function curlFor(x: ExchangeRecord): string {
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const parts = ['curl', '-sS', '-X', x.request.method, q(x.request.url)];
+  for (const [k, v] of Object.entries(x.request.headers)) {
+    if (k === 'accept' || k === 'content-length' || k === 'host') continue;
+    if (k === 'authorization') parts.push('-H', `"Authorization: Bearer \${${x.api.toUpperCase()}_TOKEN}"`);
+    else parts.push('-H', q(`${k}: ${v}`));
+  }
+  if (x.request.body !== undefined) parts.push('--data-raw', q(x.request.body));
+  return parts.join(' ');
+}
+
+export async function closeHttp(): Promise<void> {
+  const a = sharedAgent;
+  sharedAgent = undefined;
+  await a?.close();
+}

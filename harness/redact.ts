@@ -1,0 +1,67 @@
+/**
+ * Secrets are redacted at the source: the HTTP recorder, the config printer and the error formatter all pass through
+ * here, so no token or secret reaches a report, a log or an attachment.
+ */
+export const REDACTED = '<redacted>';
+
+const secrets = new Set<string>();
+
+/** Registers a value that must never be printed (configured tokens and secrets, minted and fetched tokens). */
+export function registerSecret(value: string | undefined): void {
+  // very short values would redact innocent text everywhere; config validation requires them non-empty anyway
+  if (value !== undefined && value.length >= 4) secrets.add(value);
+}
+
+/** JWTs are redacted by shape too, so a token the harness never saw (e.g. echoed by a server) is still hidden. */
+const JWT = /eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g;
+
+export function redactText(text: string): string {
+  let out = text.replace(JWT, REDACTED);
+  for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
+  return out;
+}
+
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'sec-websocket-protocol', 'x-api-key']);
+
+export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(headers)) {
+    if (raw === undefined) continue;
+    const value = Array.isArray(raw) ? raw.join(', ') : raw;
+    const lower = name.toLowerCase();
+    if (SECRET_HEADERS.has(lower)) {
+      const scheme = /^(Bearer|Basic)\s/i.exec(value)?.[1];
+      out[lower] = scheme !== undefined ? `${scheme} ${REDACTED}` : REDACTED;
+    } else {
+      out[lower] = redactText(value);
+    }
+  }
+  return out;
+}
+
+/** Field names whose values are secrets wherever they appear (page tokens are not secrets and stay readable). */
+const SECRET_KEYS = /^(access_?token|id_?token|refresh_?token|token|tokens|secret|client_?secret|password|jwt|authorization|api_?key)$/i;
+
+export function redactValue(value: unknown): unknown {
+  if (typeof value === 'string') return redactText(value);
+  if (Array.isArray(value)) return value.map(redactValue);
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, SECRET_KEYS.test(k) ? redactSecretField(v) : redactValue(v)]),
+    );
+  }
+  return value;
+}
+
+function redactSecretField(v: unknown): unknown {
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+    // a map of role -> token: keep the roles, hide the tokens
+    return Object.fromEntries(Object.keys(v).map((k) => [k, REDACTED]));
+  }
+  return REDACTED;
+}
+
+/** The configuration with every secret replaced; `clientSecret` and `secret` fields included. */
+export function redactConfig<T>(config: T): unknown {
+  return redactValue(config);
+}

@@ -1,0 +1,101 @@
+/** Shapes shared by the harness, the suites and the reports. */
+
+export const APIS = ['ledger', 'scan', 'validator', 'registry'] as const;
+export type Api = (typeof APIS)[number];
+
+export type Level = 'MUST' | 'SHOULD' | 'MAY';
+
+/**
+ * The five verdicts, never blurred:
+ * - pass: the target kept the rule;
+ * - fail: the target broke the rule;
+ * - error: the harness or the network broke, so nothing is known about the rule;
+ * - skipped: not run, with a reason (feature off, version out of range, fixture missing, not selected);
+ * - unsupported: an optional behaviour the target does not offer.
+ */
+export type Verdict = 'pass' | 'fail' | 'error' | 'skipped' | 'unsupported';
+
+/** A requirement's verdict in a report: a check verdict, or untested when no check covers it. */
+export type RequirementVerdict = Verdict | 'untested';
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** body as text (JSON re-serialised, binary summarised); secrets redacted */
+  body?: string;
+}
+
+export interface RecordedResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** body text, cut at the recording limit; secrets redacted */
+  body: string;
+  /** true when `body` was cut for the record */
+  bodyTruncated?: boolean;
+}
+
+/** One request and its response (or the transport error instead), recorded and redacted at the source. */
+export interface ExchangeRecord {
+  api: Api;
+  operationId?: string;
+  request: RecordedRequest;
+  response?: RecordedResponse;
+  /** transport error: refused, timed out, response too large */
+  transportError?: string;
+  startedAt: string;
+  durationMs: number;
+}
+
+/** A rule the target broke, attributed to one requirement. */
+export interface FailureRecord {
+  requirement: string;
+  message: string;
+  /** name of the generic check that found it, when one did */
+  check?: string;
+  exchange?: ExchangeRecord;
+}
+
+/** fast-check details of a failed property, enough to reproduce it. */
+export interface PropertyRecord {
+  seed: number;
+  path?: string;
+  numRuns: number;
+  counterexample?: string;
+}
+
+/** Static metadata of a check, literal in its declaration. */
+export interface CheckDeclaration {
+  /** stable check id, unique across the suites */
+  id: string;
+  /** a statement of fact: "rejects an empty update mask with 400" */
+  title: string;
+  api: Api;
+  operations: string[];
+  /** requirement ids from specs/requirements/<api>.yaml that this check gives evidence on */
+  requirements: string[];
+  /** target feature toggles the check needs (skipped when one is off) */
+  features?: string[];
+}
+
+/** What a check carries back to the reporter (vitest task meta). */
+export interface CheckResultMeta extends CheckDeclaration {
+  file?: string;
+  verdict?: Verdict;
+  reason?: string;
+  failures?: FailureRecord[];
+  error?: string;
+  /** requirement ids the check did not reach because it stopped at a failure */
+  blocked?: string[];
+  properties?: PropertyRecord[];
+  /** the last exchanges of the check, for context on a failure or error */
+  exchanges?: ExchangeRecord[];
+  requests?: number;
+  durationMs?: number;
+}
+
+declare module '@vitest/runner' {
+  interface TaskMeta {
+    conformance?: CheckResultMeta;
+  }
+}
