@@ -147,6 +147,7 @@ class Check implements CheckContext {
   readonly properties: PropertyRecord[] = [];
   readonly exchanges: ExchangeRecord[] = [];
   requests = 0;
+  firstRequestAt: string | undefined;
   /** failures collected inside one property run, which turn that run into a failing one */
   private propertyFailures: FailureRecord[] | undefined;
   private readonly clients = new Map<Api, ApiClient>();
@@ -185,6 +186,7 @@ class Check implements CheckContext {
       maxResponseBytes: this.config.run.maxResponseBytes,
       headers: target.headers,
       onExchange: (x) => {
+        this.firstRequestAt ??= x.startedAt;
         this.requests++;
         this.exchanges.push(x);
         if (this.exchanges.length > KEEP_EXCHANGES) this.exchanges.shift();
@@ -383,6 +385,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       ...(check.properties.length > 0 ? { properties: check.properties } : {}),
       ...(outcome.verdict === 'fail' || outcome.verdict === 'error' ? { exchanges: check.exchanges } : {}),
       requests: check.requests,
+      ...(check.firstRequestAt !== undefined ? { firstRequestAt: check.firstRequestAt } : {}),
       durationMs: Math.round(performance.now() - started),
     });
     if (outcome.verdict === 'fail' || outcome.verdict === 'error') {

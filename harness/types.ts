@@ -92,6 +92,8 @@ export interface CheckResultMeta extends CheckDeclaration {
   exchanges?: ExchangeRecord[];
   requests?: number;
   durationMs?: number;
+  /** when the check sent its first request (ISO time), for the start-up figure of the benchmark */
+  firstRequestAt?: string;
 }
 
 declare module '@vitest/runner' {

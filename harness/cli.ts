@@ -1,0 +1,209 @@
+/**
+ * canton-conformance: run the suite (against the embedded reference server when no target is configured), list the
+ * requirement catalogue with the checks that cover it, or serve the reference server alone.
+ * Exit codes: 0 no MUST requirement failed; 1 a MUST requirement failed; 2 bad usage or configuration;
+ * 3 no MUST failure, but errors (harness, network) left requirements undecided.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { relative } from 'node:path';
+import { ConfigError, loadConfig, type ConfigFlags } from './config.js';
+import { APIS, type Api } from './types.js';
+
+export const EXIT = { ok: 0, mustFailed: 1, usage: 2, incomplete: 3 } as const;
+
+class UsageError extends Error {}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+}
+
+const EXIT_HELP = `
+Exit codes:
+  0  no MUST requirement failed
+  1  a MUST requirement failed
+  2  bad usage or configuration
+  3  no MUST requirement failed, but errors (harness or network) left some undecided`;
+
+type Done = <A extends unknown[]>(action: (...args: A) => Promise<number>) => (...args: A) => Promise<void>;
+
+function runCommand(program: Command, done: Done, out: (s: string) => void, err: (s: string) => void): Command {
+  return program
+    .command('run')
+    .description('run the conformance suites; with no target configured, against the embedded reference server')
+    .option('-c, --config <file>', 'configuration file (YAML or JSON); see conformance.config.example.yaml')
+    .option('--ledger-url <url>', 'base URL of the JSON Ledger API v2 (e.g. http://localhost:7575)')
+    .option('--scan-url <url>', 'base URL of the Scan API (e.g. http://localhost:5012/api/scan)')
+    .option('--validator-url <url>', 'base URL of the Validator API (e.g. http://localhost:5003/api/validator)')
+    .option('--registry-url <url>', 'base URL of the token registry API')
+    .option('--only <apis>', `run only these interfaces, comma-separated (${APIS.join(', ')})`)
+    .option('--requirement <id>', 'run only the checks of this requirement id (repeatable, or comma-separated)', collect)
+    .option('--seed <n>', 'fast-check seed (an integer, or "random"); the same seed gives the same inputs')
+    .option('--runs <n>', 'fast-check runs per property')
+    .option('--timeout-ms <n>', 'per-request timeout in milliseconds')
+    .option('--reports-dir <dir>', 'where reports/<run-id>/ and reports/latest are written (default: reports)')
+    .option('--no-html', 'skip rendering the single-file Allure HTML report')
+    .option('--fault <name>', 'embedded reference only: switch on a planted fault (repeatable)', collect)
+    .addHelpText('after', EXIT_HELP)
+    .action(done(async (opts: ConfigFlags & { html: boolean }) => {
+      const config = loadConfig({ flags: { ...opts, html: opts.html === false ? false : undefined } as ConfigFlags });
+      if (!config.useReference && config.reference.faults.length > 0) {
+        throw new UsageError('--fault applies only to the embedded reference server, but a target URL is configured');
+      }
+      const { runConformance } = await import('./runner.js');
+      const interactive = process.stderr.isTTY === true;
+      const where = config.useReference ? 'the embedded reference server' : Object.entries(config.targets).map(([a, t]) => `${a} ${t.url}`).join(', ');
+      err(`canton-conformance: running ${config.run.only.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)\n`);
+      let cancel: (() => Promise<void>) | undefined;
+      const onSigint = () => {
+        err('\ninterrupted: finishing the reports of what ran so far\n');
+        void cancel?.();
+      };
+      process.once('SIGINT', onSigint);
+      try {
+        const result = await runConformance(config, { write: err, interactive, onCancel: (c) => (cancel = c) });
+        const r = result.report;
+        out(`${r.outcome}\n`);
+        for (const [api, perLevel] of Object.entries(r.counts)) {
+          const c = perLevel.ALL;
+          const must = perLevel.MUST;
+          out(`  ${api.padEnd(9)} ${c.pass} pass, ${c.fail} fail (${must.fail} MUST), ${c.error} error, ${c.skipped} skipped, ${c.unsupported} unsupported, ${c.untested} untested\n`);
+        }
+        for (const n of r.notes) out(`note: ${n}\n`);
+        out(`reports: ${relative(process.cwd(), result.dir) || '.'}/ (summary.md, conformance.json, junit.xml${config.run.html ? ', allure-report/index.html' : ''})\n`);
+        return r.exitCode;
+      } finally {
+        process.off('SIGINT', onSigint);
+      }
+    }));
+}
+
+function listCommand(program: Command, done: Done, out: (s: string) => void): Command {
+  return program
+    .command('list')
+    .description('list every catalogue requirement with the checks that cover it')
+    .option('--only <apis>', 'only these interfaces, comma-separated')
+    .option('--json', 'print JSON instead of text')
+    .option('--untested', 'only requirements no check covers')
+    .action(done(async (opts: { only?: string; json?: boolean; untested?: boolean }) => {
+      const only = opts.only === undefined ? [...APIS] : (loadConfig({ flags: { only: opts.only }, env: {} }).run.only as Api[]);
+      const { collectChecks } = await import('./discover.js');
+      const { loadCatalogue } = await import('./catalogue.js');
+      const checks = await collectChecks(only);
+      const rows = loadCatalogue()
+        .requirements.filter((r) => only.includes(r.api))
+        .map((r) => ({ ...r, checks: checks.filter((c) => c.requirements.includes(r.id)).map((c) => ({ id: c.id, title: c.title, file: c.file })) }))
+        .filter((r) => !opts.untested || r.checks.length === 0);
+      if (opts.json) {
+        out(`${JSON.stringify({ requirements: rows, checks }, null, 2)}\n`);
+        return EXIT.ok;
+      }
+      for (const api of only) {
+        const mine = rows.filter((r) => r.api === api);
+        const covered = mine.filter((r) => r.checks.length > 0).length;
+        out(`\n${api}: ${mine.length} requirements, ${covered} covered by a check\n`);
+        for (const r of mine) {
+          out(`  ${r.id} [${r.level}]${r.observable ? '' : ' (not observable)'}\n      ${r.statement}\n`);
+          if (r.checks.length === 0) out('      checks: none (untested)\n');
+          for (const c of r.checks) out(`      check: ${c.id} - ${c.title} (${c.file})\n`);
+        }
+      }
+      const orphans = checks.flatMap((c) => c.requirements.filter((id) => !rows.some((r) => r.id === id) && only.includes(c.api)).map((id) => `${c.id} cites unknown requirement ${id}`));
+      for (const o of orphans) out(`warning: ${o}\n`);
+      return EXIT.ok;
+    }));
+}
+
+function serveCommand(program: Command, done: Done, out: (s: string) => void): Command {
+  return program
+    .command('serve')
+    .description('start the embedded reference server alone on loopback and print its URLs and tokens')
+    .option('--port <n>', 'port to listen on (0 picks a free one)', '7575')
+    .addOption(new Option('--host <address>', 'loopback address to listen on').default('127.0.0.1'))
+    .option('--fault <name>', 'switch on a planted fault (repeatable)', collect)
+    .addOption(new Option('--ledger-version <v>', 'ledger API version to claim').choices(['3.4', '3.5']).default('3.5'))
+    .option('--scan-version <v>', 'scan and validator version to claim (before 0.6.8 the activities endpoint answers)', '0.8.0')
+    .option('--no-traffic-enforcement', 'run the participant without traffic enforcement (no traffic accounts endpoint)')
+    .option('--transfer-legs <n>', 'transfer legs the allocation factory supports', '25')
+    .option('--ans-entries <n>', 'number of seeded ANS entries')
+    .option('--validator-licenses <n>', 'number of seeded validator licenses')
+    .action(done(async (o: { port: string; host: string; fault?: string[]; ledgerVersion: '3.4' | '3.5'; scanVersion: string; trafficEnforcement: boolean; transferLegs: string; ansEntries?: string; validatorLicenses?: string }) => {
+      const int = (v: string, name: string) => {
+        if (!/^\d+$/.test(v)) throw new UsageError(`${name}: "${v}" is not a non-negative integer`);
+        return Number(v);
+      };
+      if (!/^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/.test(o.host)) throw new UsageError(`--host: ${o.host} is not a loopback address; the reference server only listens on loopback`);
+      if (!/^\d+(\.\d+){0,2}$/.test(o.scanVersion)) throw new UsageError(`--scan-version: "${o.scanVersion}" is not a version like 0.8.0`);
+      const { startReference } = await import('../reference/index.js');
+      const { TokenProvider } = await import('./auth.js');
+      let server;
+      try {
+        server = await startReference({
+          host: o.host.replace(/^\[|\]$/g, ''),
+          port: int(o.port, '--port'),
+          faults: o.fault ?? [],
+          ledgerVersion: o.ledgerVersion,
+          scanVersion: o.scanVersion,
+          trafficEnforcement: o.trafficEnforcement,
+          transferLegs: int(o.transferLegs, '--transfer-legs'),
+          size: {
+            ...(o.ansEntries !== undefined ? { ansEntries: int(o.ansEntries, '--ans-entries') } : {}),
+            ...(o.validatorLicenses !== undefined ? { validatorLicenses: int(o.validatorLicenses, '--validator-licenses') } : {}),
+          },
+        });
+      } catch (e) {
+        throw new UsageError(`cannot start the reference server: ${(e as Error).message}`);
+      }
+      const tokens = new TokenProvider({ kind: 'hs256', secret: server.auth.hs256Secret, users: { admin: server.auth.adminUser, user: server.auth.validatorUser }, expiresInSeconds: 86400 });
+      out('canton-conformance reference server (in memory; Ctrl-C stops it)\n');
+      for (const [api, url] of Object.entries(server.urls)) out(`  ${api.padEnd(9)} ${url}\n`);
+      out(`  HS256 secret: ${server.auth.hs256Secret} (test-only, for minting tokens with sub = a ledger user id)\n`);
+      out(`  admin token (sub ${server.auth.adminUser}):\n    ${await tokens.tokenFor('admin')}\n`);
+      out(`  validator user token (sub ${server.auth.validatorUser}):\n    ${await tokens.tokenFor('user')}\n`);
+      if (server.options.faults.length > 0) out(`  planted faults on: ${server.options.faults.join(', ')}\n`);
+      out(`try: curl -s -H "Authorization: Bearer $TOKEN" ${server.urls.ledger}/v2/version\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => resolve();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await server.close();
+      return EXIT.ok;
+    }));
+}
+
+export async function main(argv: string[], io = { out: (s: string) => void process.stdout.write(s), err: (s: string) => void process.stderr.write(s) }): Promise<number> {
+  const program = new Command('canton-conformance')
+    .description('Conformance suite for the Canton JSON Ledger API v2, Splice Scan and Validator APIs and the token registry API')
+    .version(`${(await import('../package.json', { with: { type: 'json' } })).default.version}`)
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', `\nWith no target configured, "run" starts the embedded reference server and checks it.\n${EXIT_HELP}`);
+  let code: number = EXIT.ok;
+  const done: Done = (action) => async (...args) => {
+    code = await action(...args);
+  };
+  runCommand(program, done, io.out, io.err);
+  listCommand(program, done, io.out);
+  serveCommand(program, done, io.out);
+  for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
+  if (argv.length === 0) {
+    program.outputHelp();
+    return EXIT.usage;
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.ok;
+      return EXIT.usage;
+    }
+    if (e instanceof ConfigError || e instanceof UsageError) {
+      io.err(`canton-conformance: ${e.message}\n`);
+      return EXIT.usage;
+    }
+    io.err(`canton-conformance: internal error: ${(e as Error).message}\n`);
+    return EXIT.incomplete;
+  }
+}

@@ -1,0 +1,117 @@
+/** From check results to requirement verdicts, counts and the exit code. */
+import type { Catalogue, Requirement } from '../catalogue.js';
+import type { Api, CheckResultMeta, FailureRecord, Level, PropertyRecord, RequirementVerdict, Verdict } from '../types.js';
+
+export interface CheckRef {
+  id: string;
+  title: string;
+  file?: string;
+  verdict: Verdict;
+  reason?: string;
+  /** the check stopped at a failure of another requirement before it could decide this one */
+  blocked?: boolean;
+}
+
+export interface RequirementResult {
+  id: string;
+  api: Api;
+  level: Level;
+  statement: string;
+  source: string;
+  operations: string[];
+  verdict: RequirementVerdict;
+  reason?: string;
+  checks: CheckRef[];
+  failures: Array<FailureRecord & { checkId: string; checkTitle: string; file?: string; properties?: PropertyRecord[] }>;
+}
+
+export type VerdictCounts = Record<RequirementVerdict, number>;
+
+export interface Aggregate {
+  requirements: RequirementResult[];
+  /** per interface, per level, verdict counts of requirements */
+  counts: Record<string, Record<Level | 'ALL', VerdictCounts>>;
+  checkCounts: Record<Verdict, number>;
+  exitCode: 0 | 1 | 3;
+  outcome: string;
+}
+
+const emptyCounts = (): VerdictCounts => ({ pass: 0, fail: 0, error: 0, skipped: 0, unsupported: 0, untested: 0 });
+
+/** Stronger evidence wins: a failure anywhere fails the requirement; then error; then pass; then the not-run kinds. */
+const RANK: Verdict[] = ['fail', 'error', 'pass', 'unsupported', 'skipped'];
+
+export function aggregate(catalogue: Catalogue, checks: CheckResultMeta[], apis: Api[], selection: string[], runErrors: string[]): Aggregate {
+  const selected = catalogue.requirements.filter((r) => apis.includes(r.api) && (selection.length === 0 || selection.includes(r.id)));
+  const requirements = selected.map((r) => judge(r, checks));
+  const counts: Aggregate['counts'] = {};
+  for (const r of requirements) {
+    const perApi = (counts[r.api] ??= { MUST: emptyCounts(), SHOULD: emptyCounts(), MAY: emptyCounts(), ALL: emptyCounts() });
+    perApi[r.level][r.verdict]++;
+    perApi.ALL[r.verdict]++;
+  }
+  const checkCounts: Record<Verdict, number> = { pass: 0, fail: 0, error: 0, skipped: 0, unsupported: 0 };
+  for (const c of checks) checkCounts[c.verdict ?? 'error']++;
+
+  const mustFailed = requirements.filter((r) => r.level === 'MUST' && r.verdict === 'fail');
+  const errored = requirements.filter((r) => r.verdict === 'error');
+  let exitCode: Aggregate['exitCode'] = 0;
+  let outcome = 'PASSED: no MUST requirement failed';
+  if (mustFailed.length > 0) {
+    exitCode = 1;
+    outcome = `FAILED: ${mustFailed.length} MUST requirement${mustFailed.length === 1 ? '' : 's'} failed`;
+  } else if (errored.length > 0 || runErrors.length > 0 || checkCounts.error > 0) {
+    exitCode = 3;
+    outcome = `INCOMPLETE: no MUST requirement failed, but ${errored.length} requirement${errored.length === 1 ? '' : 's'} could not be decided because of errors${runErrors.length > 0 ? ` and ${runErrors.length} run error(s)` : ''}`;
+  }
+  return { requirements, counts, checkCounts, exitCode, outcome };
+}
+
+function judge(r: Requirement, checks: CheckResultMeta[]): RequirementResult {
+  const refs: CheckRef[] = [];
+  const failures: RequirementResult['failures'] = [];
+  const evidence: Verdict[] = [];
+  const reasons: string[] = [];
+  for (const c of checks) {
+    const own = (c.failures ?? []).filter((f) => f.requirement === r.id);
+    const declares = c.requirements.includes(r.id);
+    if (!declares && own.length === 0) continue;
+    const verdict = c.verdict ?? 'error';
+    const blocked = own.length === 0 && verdict === 'fail';
+    refs.push({ id: c.id, title: c.title, verdict, ...(c.file !== undefined ? { file: c.file } : {}), ...(c.reason !== undefined ? { reason: c.reason } : {}), ...(blocked ? { blocked } : {}) });
+    for (const f of own) failures.push({ ...f, checkId: c.id, checkTitle: c.title, ...(c.file !== undefined ? { file: c.file } : {}), ...(c.properties !== undefined ? { properties: c.properties } : {}) });
+    if (own.length > 0) evidence.push('fail');
+    else if (blocked) reasons.push(`check ${c.id} stopped at a failure of another requirement`);
+    else {
+      evidence.push(verdict);
+      if (c.reason !== undefined) reasons.push(c.reason);
+      if (verdict === 'error' && c.error !== undefined) reasons.push(c.error);
+    }
+  }
+  let verdict: RequirementVerdict = 'untested';
+  let reason: string | undefined;
+  for (const v of RANK) {
+    if (evidence.includes(v)) {
+      verdict = v;
+      break;
+    }
+  }
+  if (verdict === 'untested') {
+    if (refs.length > 0) {
+      verdict = 'skipped';
+      reason = reasons[0];
+    } else reason = r.observable ? 'no check covers this requirement yet' : 'not observable by a black-box HTTP client';
+  } else if (verdict !== 'pass' && verdict !== 'fail') reason = reasons[0];
+  return {
+    id: r.id,
+    api: r.api,
+    level: r.level,
+    statement: r.statement,
+    source: r.source,
+    operations: r.operations,
+    verdict,
+    ...(reason !== undefined ? { reason } : {}),
+    checks: refs,
+    failures,
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * The vitest reporter of a conformance run: it prints a progress line and collects every check's metadata and
+ * verdict (from the task meta the conformance() wrapper writes), plus errors that stopped a whole suite file.
+ */
+import type { Reporter, TestCase, TestModule, TestSpecification } from 'vitest/node';
+import type { SerializedError } from '@vitest/utils';
+import type { CheckResultMeta } from '../types.js';
+import { redactText } from '../redact.js';
+
+export interface CollectedRun {
+  checks: CheckResultMeta[];
+  /** problems outside any check: a suite file that failed to load, an unhandled error */
+  runErrors: string[];
+  interrupted: boolean;
+}
+
+export class ConformanceCollector implements Reporter {
+  readonly run: CollectedRun = { checks: [], runErrors: [], interrupted: false };
+  private files = 0;
+  private filesDone = 0;
+  private readonly counts = { pass: 0, fail: 0, error: 0, skipped: 0, unsupported: 0 };
+  private lastPrint = 0;
+
+  constructor(
+    private readonly root: string,
+    private readonly write: (line: string) => void,
+    private readonly interactive: boolean,
+  ) {}
+
+  onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
+    this.files = specifications.length;
+  }
+
+  onTestCaseResult(testCase: TestCase): void {
+    const meta = testCase.meta().conformance;
+    if (meta === undefined) return;
+    const result = testCase.result();
+    // the wrapper sets a verdict on every path; a test that vitest itself failed (timeout) never reached it
+    if (meta.verdict === undefined) {
+      meta.verdict = result.state === 'skipped' ? 'skipped' : 'error';
+      const firstError = result.state === 'failed' ? result.errors?.[0]?.message : undefined;
+      if (firstError !== undefined) meta.error = redactText(firstError);
+      if (result.state === 'skipped') meta.reason = result.note ?? 'skipped';
+    }
+    meta.file = testCase.module.moduleId.replace(`${this.root}/`, '');
+    this.run.checks.push(meta);
+    this.counts[meta.verdict]++;
+    this.progress(false);
+  }
+
+  onTestModuleEnd(module: TestModule): void {
+    this.filesDone++;
+    for (const e of module.errors()) {
+      this.run.runErrors.push(`${module.moduleId.replace(`${this.root}/`, '')}: ${redactText(e.message)}`);
+    }
+    this.progress(true);
+  }
+
+  onTestRunEnd(_modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>, reason: string): void {
+    for (const e of unhandledErrors) this.run.runErrors.push(`unhandled error: ${redactText(e.message ?? String(e))}`);
+    if (reason === 'interrupted') this.run.interrupted = true;
+    if (this.interactive) this.write('\n');
+  }
+
+  private progress(force: boolean): void {
+    const now = Date.now();
+    if (!force && now - this.lastPrint < (this.interactive ? 100 : 2000)) return;
+    this.lastPrint = now;
+    const c = this.counts;
+    const line = `checks: ${c.pass} pass, ${c.fail} fail, ${c.error} error, ${c.skipped} skipped, ${c.unsupported} unsupported | files ${this.filesDone}/${this.files}`;
+    this.write(this.interactive ? `\r${line}` : `${line}\n`);
+  }
+}

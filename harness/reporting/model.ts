@@ -1,0 +1,28 @@
+/** The content of every report of a run, built once and rendered by each writer. */
+import type { Aggregate } from './aggregate.js';
+import type { Api, CheckResultMeta } from '../types.js';
+
+export interface RunReport {
+  schemaVersion: 1;
+  suite: { name: string; version: string };
+  runId: string;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  seed: number;
+  runs: number;
+  targets: Partial<Record<Api, { url: string; version?: string; reference: boolean }>>;
+  /** the effective configuration with every secret redacted */
+  config: unknown;
+  reference?: { faults: string[]; ledgerVersion: string; scanVersion: string };
+  selection: { apis: Api[]; requirements: string[] };
+  outcome: string;
+  exitCode: number;
+  counts: Aggregate['counts'];
+  checkCounts: Aggregate['checkCounts'];
+  requirements: Aggregate['requirements'];
+  checks: CheckResultMeta[];
+  runErrors: string[];
+  /** notes about the reports themselves (e.g. the HTML renderer failed) */
+  notes: string[];
+}

@@ -1,0 +1,99 @@
+/** summary.md: the readable report. Per interface counts, then every failure with what reproduces it. */
+import { curlFor } from '../http.js';
+import type { ExchangeRecord } from '../types.js';
+import type { RunReport } from './model.js';
+
+const EXCERPT = 1200;
+const excerpt = (s: string | undefined) => (s === undefined ? '' : s.length > EXCERPT ? `${s.slice(0, EXCERPT)}\n... (${s.length - EXCERPT} more characters)` : s);
+const fence = (s: string, lang = '') => `\`\`\`${lang}\n${s.replace(/```/g, '`\u200b``')}\n\`\`\``;
+
+function exchangeBlock(x: ExchangeRecord): string[] {
+  const lines: string[] = [];
+  lines.push(`- request: \`${x.request.method} ${x.request.url}\``);
+  if (x.request.body !== undefined) lines.push('', fence(excerpt(x.request.body), 'json'), '');
+  if (x.response !== undefined) {
+    lines.push(`- response: \`${x.response.status}\` ${x.response.headers['content-type'] ?? '(no content type)'} in ${x.durationMs} ms`);
+    if (x.response.body.length > 0) lines.push('', fence(excerpt(x.response.body)), '');
+  } else if (x.transportError !== undefined) {
+    lines.push(`- no response: ${x.transportError}`);
+  }
+  lines.push('- reproduce:', '', fence(curlFor(x), 'sh'), '');
+  return lines;
+}
+
+export function renderSummary(r: RunReport): string {
+  const out: string[] = [];
+  out.push('# Conformance report', '');
+  out.push(`**${r.outcome}** (exit code ${r.exitCode})`, '');
+  out.push(`- run: \`${r.runId}\`, ${r.startedAt}, ${(r.durationMs / 1000).toFixed(1)} s, ${r.suite.name} ${r.suite.version}`);
+  out.push(`- generation: seed ${r.seed}, ${r.runs} runs per property (rerun with \`--seed ${r.seed}\` for the same inputs)`);
+  for (const [api, t] of Object.entries(r.targets)) {
+    out.push(`- ${api}: ${t.url}${t.version ? ` (version ${t.version})` : ''}${t.reference ? ' (embedded reference server)' : ''}`);
+  }
+  if (r.reference !== undefined && r.reference.faults.length > 0) out.push(`- planted faults switched on: ${r.reference.faults.join(', ')}`);
+  if (r.selection.requirements.length > 0) out.push(`- selected requirements: ${r.selection.requirements.join(', ')}`);
+  out.push('', '## Requirements per interface', '');
+  out.push('| interface | level | requirements | pass | fail | error | skipped | unsupported | untested |');
+  out.push('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const [api, perLevel] of Object.entries(r.counts)) {
+    for (const level of ['MUST', 'SHOULD', 'MAY', 'ALL'] as const) {
+      const c = perLevel[level];
+      const n = c.pass + c.fail + c.error + c.skipped + c.unsupported + c.untested;
+      if (n === 0) continue;
+      const lv = level === 'ALL' ? '**all**' : level;
+      out.push(`| ${api} | ${lv} | ${n} | ${c.pass} | ${c.fail} | ${c.error} | ${c.skipped} | ${c.unsupported} | ${c.untested} |`);
+    }
+  }
+  const cc = r.checkCounts;
+  out.push('', `Checks: ${cc.pass} pass, ${cc.fail} fail, ${cc.error} error, ${cc.skipped} skipped, ${cc.unsupported} unsupported.`, '');
+
+  const failed = r.requirements.filter((q) => q.verdict === 'fail');
+  out.push(`## Failures (${failed.length})`, '');
+  if (failed.length === 0) out.push('None.', '');
+  for (const q of failed) {
+    out.push(`### ${q.id} (${q.level})`, '', `> ${q.statement}`, '', `Source: ${q.source}.`, '');
+    for (const f of q.failures) {
+      out.push(`- check: \`${f.checkId}\`: ${f.checkTitle}${f.file ? ` (${f.file})` : ''}${f.check ? `; found by the generic check \`${f.check}\`` : ''}`);
+      out.push(`- what: ${f.message}`);
+      for (const p of f.properties ?? []) {
+        if (p.path !== undefined) out.push(`- fast-check: seed ${p.seed}, path \`${p.path}\`, counterexample \`${excerpt(p.counterexample)}\``);
+      }
+      if (f.exchange !== undefined) out.push(...exchangeBlock(f.exchange));
+      out.push('');
+    }
+  }
+
+  const errored = r.checks.filter((c) => c.verdict === 'error');
+  if (errored.length > 0 || r.runErrors.length > 0) {
+    out.push(`## Errors (${errored.length + r.runErrors.length})`, '', 'The harness or the network broke; these say nothing about the target\'s conformance.', '');
+    for (const e of r.runErrors) out.push(`- run: ${e}`);
+    for (const c of errored) {
+      out.push(`- \`${c.id}\` (${c.requirements.join(', ')}): ${c.error ?? 'unknown error'}`);
+    }
+    const first = errored.find((c) => (c.exchanges ?? []).length > 0)?.exchanges?.at(-1);
+    if (first !== undefined) out.push('', 'Last exchange of the first errored check:', '', ...exchangeBlock(first));
+    out.push('');
+  }
+
+  const notRun = r.requirements.filter((q) => q.verdict === 'skipped' || q.verdict === 'unsupported');
+  if (notRun.length > 0) {
+    out.push(`## Skipped and unsupported (${notRun.length})`, '');
+    const byReason = new Map<string, string[]>();
+    for (const q of notRun) {
+      const key = `${q.verdict}: ${q.reason ?? 'no reason given'}`;
+      byReason.set(key, [...(byReason.get(key) ?? []), q.id]);
+    }
+    for (const [reason, ids] of byReason) out.push(`- ${reason}: ${ids.map((i) => `\`${i}\``).join(', ')}`);
+    out.push('');
+  }
+
+  const untested = r.requirements.filter((q) => q.verdict === 'untested');
+  out.push(`## Untested requirements (${untested.length})`, '');
+  if (untested.length === 0) out.push('None.');
+  else {
+    out.push('No check covers these yet, so this run says nothing about them:', '');
+    for (const q of untested) out.push(`- \`${q.id}\` (${q.level}): ${q.statement}${q.reason && q.reason !== 'no check covers this requirement yet' ? ` (${q.reason})` : ''}`);
+  }
+  if (r.notes.length > 0) out.push('', '## Notes', '', ...r.notes.map((n) => `- ${n}`));
+  return `${out.join('\n')}\n`;
+}

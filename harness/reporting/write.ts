@@ -1,0 +1,100 @@
+/** Writes a run's reports into reports/<run-id>/ and points reports/latest at it. */
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RunReport } from './model.js';
+import { renderJunit } from './junit.js';
+import { renderSummary } from './summary.js';
+
+export function newRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z').replace('T', '-');
+  return `${stamp}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+export function createRunDir(reportsDir: string, runId: string): string {
+  const dir = resolve(reportsDir, runId);
+  try {
+    mkdirSync(join(dir, 'allure-results'), { recursive: true });
+  } catch (e) {
+    throw new Error(`cannot create the report directory ${dir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  return dir;
+}
+
+/** Writes each file atomically (temp file, then rename), so a report already written is never left half-replaced. */
+function writeAtomic(file: string, content: string): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, content);
+  renameSync(tmp, file);
+}
+
+export function writeReports(dir: string, report: RunReport): string[] {
+  const files = {
+    'conformance.json': `${JSON.stringify(report, null, 2)}\n`,
+    'junit.xml': renderJunit(report),
+    'summary.md': renderSummary(report),
+  };
+  for (const [name, content] of Object.entries(files)) writeAtomic(join(dir, name), content);
+  pointLatest(dir);
+  return Object.keys(files).map((f) => join(dir, f));
+}
+
+/** reports/latest -> the newest run, replaced atomically (a symlink renamed over the old one). */
+function pointLatest(dir: string): void {
+  const parent = dirname(dir);
+  const link = join(parent, 'latest');
+  const tmp = join(parent, `.latest-${process.pid}`);
+  try {
+    rmSync(tmp, { force: true });
+    symlinkSync(dir.slice(parent.length + 1), tmp, 'dir');
+    if (existsSync(link) && !lstatSync(link).isSymbolicLink()) rmSync(link, { recursive: true, force: true });
+    renameSync(tmp, link);
+  } catch {
+    writeFileSync(join(parent, 'LATEST'), `${dir}\n`);
+  }
+}
+
+const require = createRequire(import.meta.url);
+
+/**
+ * Renders allure-results into a single-file HTML report with the `allure` package, in a child process bounded in
+ * time. Returns a note when rendering failed; the other reports stand either way.
+ */
+export async function renderAllureHtml(dir: string, timeoutMs = 60_000): Promise<string | undefined> {
+  const results = join(dir, 'allure-results');
+  if (!existsSync(results) || readdirSync(results).length === 0) return 'no Allure results were written, so no HTML report was rendered';
+  let cli: string;
+  try {
+    cli = join(dirname(require.resolve('allure/package.json')), 'cli.js');
+  } catch {
+    return 'the allure package is not installed, so no HTML report was rendered';
+  }
+  const config = fileURLToPath(new URL('./allurerc.mjs', import.meta.url));
+  const out = join(dir, 'allure-report');
+  return new Promise((resolveNote) => {
+    const child = spawn(process.execPath, [cli, 'generate', results, '--config', config, '--output', out], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-2000);
+    });
+    child.stdout.resume();
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      resolveNote(`the HTML report could not be rendered: ${e.message}`);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0 && existsSync(join(out, 'index.html'))) resolveNote(undefined);
+      else resolveNote(`the HTML report could not be rendered (${signal ?? `exit ${code}`}): ${stderr.trim().split('\n').slice(-3).join(' ')}`);
+    });
+  });
+}

@@ -1,0 +1,158 @@
+/**
+ * One conformance run: start the embedded reference server when no target is configured, run the suites through
+ * vitest with the configuration provided to them, then aggregate verdicts and write every report.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config, TargetConfig } from './config.js';
+import { printableConfig } from './config.js';
+import { loadCatalogue } from './catalogue.js';
+import { PACKAGE_ROOT } from './paths.js';
+import type { Api } from './types.js';
+import { ConformanceCollector, type CollectedRun } from './reporting/collector.js';
+import { aggregate } from './reporting/aggregate.js';
+import type { RunReport } from './reporting/model.js';
+import { createRunDir, newRunId, renderAllureHtml, writeReports } from './reporting/write.js';
+
+export interface RunOptions {
+  /** where progress lines go (stderr by default) */
+  write?: (s: string) => void;
+  interactive?: boolean;
+  /** called once the vitest run is under way, with a function that cancels it (Ctrl-C) */
+  onCancel?: (cancel: () => Promise<void>) => void;
+}
+
+export interface RunResult {
+  report: RunReport;
+  dir: string;
+  files: string[];
+  /** figures for the benchmark */
+  timings: { firstRequestMs?: number; requests: number; totalMs: number };
+}
+
+const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+
+interface ReferenceHandle {
+  close(): Promise<void>;
+  info: NonNullable<RunReport['reference']>;
+}
+
+/** Starts the reference server and points every target at it. */
+async function startEmbeddedReference(config: Config): Promise<ReferenceHandle> {
+  const { startReference } = await import('../reference/index.js');
+  const r = config.reference;
+  const server = await startReference({
+    faults: r.faults,
+    ...(r.ledgerVersion !== undefined ? { ledgerVersion: r.ledgerVersion } : {}),
+    ...(r.scanVersion !== undefined ? { scanVersion: r.scanVersion } : {}),
+    ...(r.trafficEnforcement !== undefined ? { trafficEnforcement: r.trafficEnforcement } : {}),
+    ...(r.transferLegs !== undefined ? { transferLegs: r.transferLegs } : {}),
+    size: { ...(r.ansEntries !== undefined ? { ansEntries: r.ansEntries } : {}), ...(r.validatorLicenses !== undefined ? { validatorLicenses: r.validatorLicenses } : {}) },
+  });
+  const o = server.options;
+  const base = (url: string, version: string): TargetConfig => ({ url, version, auth: { kind: 'none' }, features: {}, fixtures: {}, disabledRequirements: [], headers: {} });
+  config.targets = {
+    ledger: {
+      ...base(server.urls.ledger, o.ledgerVersion),
+      auth: { kind: 'hs256', secret: server.auth.hs256Secret, users: { admin: server.auth.adminUser } },
+      features: { trafficEnforcement: o.trafficEnforcement },
+    },
+    scan: base(server.urls.scan, o.scanVersion),
+    validator: { ...base(server.urls.validator, o.scanVersion), auth: { kind: 'hs256', secret: server.auth.hs256Secret, users: { user: server.auth.validatorUser } } },
+    registry: { ...base(server.urls.registry, '0.6.11'), fixtures: { transferLegs: o.transferLegs } },
+  };
+  return { close: () => server.close(), info: { faults: o.faults, ledgerVersion: o.ledgerVersion, scanVersion: o.scanVersion } };
+}
+
+async function runVitest(config: Config, resultsDir: string, options: RunOptions): Promise<CollectedRun> {
+  const { startVitest } = await import('vitest/node');
+  const write = options.write ?? ((s: string) => process.stderr.write(s));
+  const collector = new ConformanceCollector(PACKAGE_ROOT, write, options.interactive ?? false);
+  const include = config.run.only.map((api) => `suites/${api}/**/*.test.ts`);
+  const vitest = await startVitest(
+    'test',
+    [],
+    {
+      root: PACKAGE_ROOT,
+      config: false,
+      watch: false,
+      include,
+      reporters: [collector, ['allure-vitest/reporter', { resultsDir }]],
+      setupFiles: ['allure-vitest/setup'],
+      passWithNoTests: true,
+      pool: 'threads',
+      isolate: false,
+      maxWorkers: 2,
+      provide: { conformanceConfig: config },
+      testTimeout: config.run.checkTimeoutMs + 10_000,
+    } as Parameters<typeof startVitest>[2],
+    { logLevel: 'silent', server: { watch: null } },
+  );
+  options.onCancel?.(() => vitest.cancelCurrentRun('keyboard-input'));
+  await vitest.close();
+  return collector.run;
+}
+
+export async function runConformance(config: Config, options: RunOptions = {}): Promise<RunResult> {
+  const started = new Date();
+  const runId = newRunId(started);
+  const dir = createRunDir(config.run.reportsDir, runId);
+  const reference = config.useReference ? await startEmbeddedReference(config) : undefined;
+  let run: CollectedRun;
+  try {
+    run = await runVitest(config, join(dir, 'allure-results'), options);
+  } catch (e) {
+    run = { checks: [], runErrors: [`the test runner failed: ${(e as Error).message}`], interrupted: false };
+  } finally {
+    await reference?.close();
+  }
+  const finished = new Date();
+  const apis: Api[] = config.run.only.filter((a) => config.targets[a] !== undefined || !config.useReference);
+  const agg = aggregate(loadCatalogue(), run.checks, config.run.only, config.run.requirements, run.runErrors);
+  const targets: RunReport['targets'] = {};
+  for (const api of apis) {
+    const t = config.targets[api];
+    if (t !== undefined) targets[api] = { url: t.url, ...(t.version !== undefined ? { version: t.version } : {}), reference: config.useReference };
+  }
+  const report: RunReport = {
+    schemaVersion: 1,
+    suite: { name: pkg.name, version: pkg.version },
+    runId,
+    startedAt: started.toISOString(),
+    finishedAt: finished.toISOString(),
+    durationMs: finished.getTime() - started.getTime(),
+    seed: config.run.seed,
+    runs: config.run.runs,
+    targets,
+    config: printableConfig(config),
+    ...(reference !== undefined ? { reference: reference.info } : {}),
+    selection: { apis: config.run.only, requirements: config.run.requirements },
+    outcome: run.interrupted ? `INTERRUPTED: ${agg.outcome}` : agg.outcome,
+    exitCode: run.interrupted && agg.exitCode === 0 ? 3 : agg.exitCode,
+    counts: agg.counts,
+    checkCounts: agg.checkCounts,
+    requirements: agg.requirements,
+    checks: run.checks,
+    runErrors: run.runErrors,
+    notes: [],
+  };
+  let files = writeReports(dir, report);
+  if (config.run.html) {
+    const note = await renderAllureHtml(dir);
+    if (note !== undefined) {
+      report.notes.push(note);
+      files = writeReports(dir, report);
+    } else files.push(join(dir, 'allure-report', 'index.html'));
+  }
+  const firsts = run.checks.map((c) => c.firstRequestAt).filter((t): t is string => t !== undefined).map((t) => Date.parse(t));
+  return {
+    report,
+    dir,
+    files,
+    timings: {
+      ...(firsts.length > 0 ? { firstRequestMs: Math.min(...firsts) - (performance.timeOrigin | 0) } : {}),
+      requests: run.checks.reduce((a, c) => a + (c.requests ?? 0), 0),
+      totalMs: report.durationMs,
+    },
+  };
+}
