@@ -1,8 +1,92 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
+import { listAnsEntriesHandler } from '../data/ans-routes.js';
+import { HttpError, installJsonErrors, intParam, isPlainObject, objectBody, queryParam, sendError } from '../data/http.js';
+import { compareVersions, parseIsoMicros } from '../data/seed.js';
+import { sharedScanData } from '../data/shared.js';
+import { listActivities, seedActivities } from './activities.js';
+import { ScanHistory } from './history.js';
+import { DAML_VALUE_ENCODINGS, type DamlValueEncoding } from './values.js';
+
+const histories = new WeakMap<ReferenceContext['world'], ScanHistory>();
+
+/** the scan event history of a server (built once per world) */
+export function scanHistory(ctx: ReferenceContext): ScanHistory {
+  let h = histories.get(ctx.world);
+  if (h === undefined) {
+    h = new ScanHistory(ctx.world);
+    histories.set(ctx.world, h);
+  }
+  return h;
+}
+
+function encoding(raw: unknown): DamlValueEncoding {
+  if (raw === undefined) return 'compact_json';
+  if (typeof raw === 'string' && (DAML_VALUE_ENCODINGS as readonly string[]).includes(raw)) return raw as DamlValueEncoding;
+  throw new HttpError(400, `daml_value_encoding must be one of ${DAML_VALUE_ENCODINGS.join(', ')}`);
+}
 
 /** Scan API routes of the reference server (paths relative to its base address). */
 export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): Promise<void> {
-  void app;
-  void ctx;
+  installJsonErrors(app);
+  const data = sharedScanData(ctx);
+  const history = scanHistory(ctx);
+  const activitiesAvailable = compareVersions(ctx.options.scanVersion, '0.6.8') < 0;
+  const activities = activitiesAvailable ? seedActivities(ctx.world) : [];
+
+  app.get('/v0/events/:update_id', async (req, reply) => {
+    const enc = encoding(queryParam(req.query, 'daml_value_encoding'));
+    const id = (req.params as { update_id: string }).update_id;
+    const ev = history.get(id);
+    if (ev === undefined) return sendError(reply, 404, `update ${id} not found`);
+    return reply.send(history.render(ev, enc));
+  });
+
+  app.post('/v0/events', async (req, reply) => {
+    const body = objectBody(req.body, false);
+    const pageSize = body.page_size;
+    if (typeof pageSize !== 'number' || !Number.isInteger(pageSize)) throw new HttpError(400, 'page_size must be an integer');
+    if (pageSize < 1 || pageSize > 1000) throw new HttpError(400, 'page_size must be between 1 and 1000');
+    const enc = encoding(body.daml_value_encoding);
+    let after: { migrationId: number; recordMicros: number } | undefined;
+    if (body.after !== undefined && body.after !== null) {
+      if (!isPlainObject(body.after)) throw new HttpError(400, 'after must be an object');
+      const m = body.after.after_migration_id;
+      const t = body.after.after_record_time;
+      if (typeof m !== 'number' || !Number.isInteger(m)) throw new HttpError(400, 'after.after_migration_id must be an integer');
+      const micros = typeof t === 'string' ? parseIsoMicros(t) : undefined;
+      if (micros === undefined) throw new HttpError(400, 'after.after_record_time must be an ISO-8601 date-time');
+      after = { migrationId: m, recordMicros: micros };
+    }
+    return reply.send({ events: history.listAfter(after, pageSize).map((e) => history.render(e, enc)) });
+  });
+
+  app.get('/v0/ans-entries', listAnsEntriesHandler(data.ans));
+
+  app.get('/v0/admin/validator/licenses', async (req, reply) => {
+    const limit = intParam(req.query, 'limit', { min: 1, max: 1000, required: false, default: 1000 })!;
+    const afterRaw = queryParam(req.query, 'after');
+    let after: number | undefined;
+    if (afterRaw !== undefined) {
+      if (!/^-?\d{1,19}$/.test(afterRaw)) throw new HttpError(400, 'after must be an int64');
+      const big = BigInt(afterRaw);
+      if (big > 9223372036854775807n || big < -9223372036854775808n) throw new HttpError(400, 'after must be an int64');
+      after = big > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : big < 0n ? 0 : Number(big);
+    }
+    const page = data.licenses.page(after, limit);
+    const body: Record<string, unknown> = { validator_licenses: page.licenses };
+    if (page.next !== undefined) body.next_page_token = page.next;
+    return reply.send(body);
+  });
+
+  app.post('/v0/activities', async (req, reply) => {
+    if (!activitiesAvailable) return sendError(reply, 404, 'POST /v0/activities was removed in scan 0.6.8');
+    const body = objectBody(req.body, false);
+    const ps = body.page_size;
+    if (typeof ps !== 'number' || !Number.isInteger(ps)) throw new HttpError(400, 'page_size must be an integer');
+    if (ps < 1) throw new HttpError(400, 'page_size must be positive');
+    const begin = body.begin_after_id;
+    if (begin !== undefined && begin !== null && typeof begin !== 'string') throw new HttpError(400, 'begin_after_id must be a string');
+    return reply.send({ activities: listActivities(activities, typeof begin === 'string' ? begin : undefined, ps) });
+  });
 }

@@ -1,8 +1,44 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
+import { REFERENCE_VALIDATOR_USER } from '../index.js';
+import { bearerSubject } from '../auth.js';
+import { listAnsEntriesHandler } from '../data/ans-routes.js';
+import { installJsonErrors, sendError } from '../data/http.js';
+import { sharedScanData } from '../data/shared.js';
 
-/** Validator API routes of the reference server (paths relative to its base address). */
+/**
+ * Validator API routes of the reference server (paths relative to its base address).
+ *
+ * Users onboarded on the validator: the reference validator user, whose party is the validator operator party; it
+ * owns ANS entries 0..3 of the shared data (entry 2 expired).
+ */
 export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContext): Promise<void> {
-  void app;
-  void ctx;
+  installJsonErrors(app);
+  const data = sharedScanData(ctx);
+  const users = new Map<string, string>([[REFERENCE_VALIDATOR_USER, data.validatorParty]]);
+
+  app.get('/v0/entry/all', async (req, reply) => {
+    const sub = await bearerSubject(req, ctx.options.jwtSecret);
+    if (sub === undefined) return sendError(reply, 401, 'missing or invalid bearer token');
+    const owner = users.get(sub);
+    if (owner === undefined) return sendError(reply, 404, `user ${sub} is not onboarded on this validator`);
+    const now = Date.now();
+    const entries = data.ans
+      .ownedBy(owner)
+      .filter((i) => data.ans.isActive(i, now))
+      .map((i) => data.ans.entryResponse(i));
+    return reply.send({ entries });
+  });
+
+  app.get('/v0/scan-proxy/open-and-issuing-mining-rounds', async (_req, reply) =>
+    reply.send({ open_mining_rounds: structuredClone(data.rounds.open), issuing_mining_rounds: structuredClone(data.rounds.issuing) }),
+  );
+
+  app.get('/v0/scan-proxy/featured-apps/:provider_party_id', async (req, reply) => {
+    const provider = (req.params as { provider_party_id: string }).provider_party_id;
+    const right = data.featuredApps.get(provider);
+    return reply.send({ featured_app_right: right === undefined ? null : structuredClone(right) });
+  });
+
+  app.get('/v0/scan-proxy/ans-entries', listAnsEntriesHandler(data.ans));
 }

@@ -1,0 +1,155 @@
+/**
+ * Seeded scan-side contracts: validator licenses (rendered on demand from their sequence number, so 10 000 cost
+ * nothing until read), open and issuing mining rounds, and featured app rights.
+ */
+import type { World } from '../world.js';
+import { BASE_TIME_MS, contractId, createdEventBlob, decimal, isoMillis, party, partyIdFor } from './seed.js';
+import { TEMPLATES } from './templates.js';
+
+/** Contract as scan and the scan proxy show it */
+export interface ScanContract {
+  template_id: string;
+  contract_id: string;
+  payload: Record<string, unknown>;
+  created_event_blob: string;
+  created_at: string;
+}
+
+export interface ContractWithState {
+  contract: ScanContract;
+  domain_id?: string;
+}
+
+export function scanContract(seed: string, templateId: string, payload: Record<string, unknown>, createdAtMs: number): ScanContract {
+  return {
+    template_id: templateId,
+    contract_id: contractId(seed),
+    payload,
+    created_event_blob: createdEventBlob(seed, payload),
+    created_at: isoMillis(createdAtMs),
+  };
+}
+
+/**
+ * Validator licenses: sequence numbers 1..N in creation order (license k created 2026-01-01 plus k minutes).
+ * The listing is newest first; the page token is the sequence number of the last license returned, and the next
+ * page holds the licenses with a smaller one.
+ */
+export class LicenseStore {
+  constructor(
+    readonly size: number,
+    private readonly dso: string,
+    private readonly sponsors: string[],
+  ) {}
+
+  license(seq: number): ScanContract {
+    const validator = partyIdFor(`validator-${seq}`);
+    const createdMs = BASE_TIME_MS + seq * 60_000;
+    const payload = {
+      validator,
+      sponsor: this.sponsors[seq % this.sponsors.length]!,
+      dso: this.dso,
+      faucetState: { firstReceivedFor: { number: String(seq) }, lastReceivedFor: { number: String(seq + 10) }, numCouponsMissed: '0' },
+      metadata: { version: '0.8.0', contactPoint: `validator-${seq}@example.com`, lastUpdatedAt: isoMillis(createdMs) },
+      lastActiveAt: isoMillis(createdMs + 3_600_000),
+    };
+    return scanContract(`validator-license:${seq}`, TEMPLATES.validatorLicense, payload, createdMs);
+  }
+
+  /** one page, newest first: licenses with sequence number below `after` (all when undefined) */
+  page(after: number | undefined, limit: number): { licenses: ScanContract[]; next?: number } {
+    const start = after === undefined ? this.size : Math.min(this.size, after - 1);
+    const licenses: ScanContract[] = [];
+    let seq = start;
+    for (; seq >= 1 && licenses.length < limit; seq--) licenses.push(this.license(seq));
+    // seq is now the next candidate: more remain when it is still a valid sequence number
+    return seq >= 1 && licenses.length > 0 ? { licenses, next: seq + 1 } : { licenses };
+  }
+}
+
+export interface RoundsData {
+  open: ContractWithState[];
+  issuing: ContractWithState[];
+}
+
+export function miningRounds(world: World): RoundsData {
+  const dso = party(world, 'dso');
+  const domain = world.synchronizers[0]!;
+  const open: ContractWithState[] = [];
+  const issuing: ContractWithState[] = [];
+  // rounds 100..102 open (the oldest opened first), 98..99 issuing
+  for (let r = 100; r <= 102; r++) {
+    const opensMs = BASE_TIME_MS + (r - 100) * 600_000;
+    open.push({
+      contract: scanContract(
+        `open-mining-round:${r}`,
+        TEMPLATES.openMiningRound,
+        {
+          dso,
+          round: { number: String(r) },
+          amuletPrice: decimal(0.005),
+          opensAt: isoMillis(opensMs),
+          targetClosesAt: isoMillis(opensMs + 1_200_000),
+          issuingFor: { microseconds: String((r - 100) * 600_000_000) },
+          transferConfigUsd: {
+            createFee: { fee: decimal(0.03) },
+            holdingFee: { rate: decimal(0.0000190259) },
+            transferFee: { initialRate: decimal(0.01), steps: [] },
+            lockHolderFee: { fee: decimal(0.005) },
+            extraFeaturedAppRewardAmount: decimal(1),
+            maxNumInputs: '100',
+            maxNumOutputs: '100',
+            maxNumLockHolders: '50',
+          },
+          issuanceConfig: {
+            amuletToIssuePerYear: decimal(40e9),
+            validatorRewardPercentage: decimal(0.05),
+            appRewardPercentage: decimal(0.15),
+            validatorRewardCap: decimal(0.2),
+            featuredAppRewardCap: decimal(100),
+            unfeaturedAppRewardCap: decimal(0.6),
+          },
+          tickDuration: { microseconds: '600000000' },
+        },
+        opensMs - 600_000,
+      ),
+      domain_id: domain,
+    });
+  }
+  for (let r = 98; r <= 99; r++) {
+    const opensMs = BASE_TIME_MS + (r - 100) * 600_000;
+    issuing.push({
+      contract: scanContract(
+        `issuing-mining-round:${r}`,
+        TEMPLATES.issuingMiningRound,
+        {
+          dso,
+          round: { number: String(r) },
+          issuancePerValidatorRewardCoupon: decimal(0.2),
+          issuancePerFeaturedAppRewardCoupon: decimal(100),
+          issuancePerUnfeaturedAppRewardCoupon: decimal(0.6),
+          issuancePerSvRewardCoupon: decimal(570.776),
+          opensAt: isoMillis(opensMs),
+          targetClosesAt: isoMillis(opensMs + 1_200_000),
+          optIssuancePerValidatorFaucetCoupon: decimal(570.776),
+        },
+        opensMs - 600_000,
+      ),
+      domain_id: domain,
+    });
+  }
+  return { open, issuing };
+}
+
+/** world party names of the providers that hold a featured app right */
+export const FEATURED_PROVIDER_NAMES = ['featured-app-1', 'featured-app-2'] as const;
+
+export function featuredAppRights(world: World): Map<string, ScanContract> {
+  const dso = party(world, 'dso');
+  const out = new Map<string, ScanContract>();
+  FEATURED_PROVIDER_NAMES.forEach((name, k) => {
+    const provider = party(world, name);
+    out.set(provider, scanContract(`featured-app-right:${name}`, TEMPLATES.featuredAppRight, { dso, provider }, BASE_TIME_MS + k * 60_000));
+  });
+  return out;
+}

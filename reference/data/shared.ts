@@ -1,0 +1,39 @@
+/**
+ * The seeded data scan and the validator share, built once per server (keyed by its world) so that both interfaces
+ * answer from the same entries.
+ */
+import type { ReferenceContext } from '../index.js';
+import type { World } from '../world.js';
+import { AnsStore, VALIDATOR_PARTY_NAME } from './ans.js';
+import { featuredAppRights, LicenseStore, miningRounds, type RoundsData, type ScanContract } from './contracts.js';
+import { party } from './seed.js';
+
+export interface SharedScanData {
+  ans: AnsStore;
+  licenses: LicenseStore;
+  rounds: RoundsData;
+  featuredApps: Map<string, ScanContract>;
+  dso: string;
+  validatorParty: string;
+}
+
+const cache = new WeakMap<World, SharedScanData>();
+
+export function sharedScanData(ctx: ReferenceContext): SharedScanData {
+  let d = cache.get(ctx.world);
+  if (d === undefined) {
+    const world = ctx.world;
+    const dso = party(world, 'dso');
+    const sponsors = ['sv-1', 'sv-2', 'sv-3', 'sv-4'].map((n) => party(world, n));
+    d = {
+      ans: new AnsStore(world, ctx.options.size.ansEntries),
+      licenses: new LicenseStore(ctx.options.size.validatorLicenses, dso, sponsors),
+      rounds: miningRounds(world),
+      featuredApps: featuredAppRights(world),
+      dso,
+      validatorParty: party(world, VALIDATOR_PARTY_NAME),
+    };
+    cache.set(world, d);
+  }
+  return d;
+}

@@ -1,0 +1,122 @@
+/**
+ * The token registry's seeded contracts, kept in the world's contract store (the ledger owns their synchronizer
+ * assignment): the instrument's AmuletRules and current OpenMiningRound (disclosed in every choice context), the
+ * allocation factory (ExternalPartyAmuletRules), allocation instructions and transfer instructions.
+ * One instruction of each kind is seeded mid-reassignment (synchronizerId null), so its endpoints answer 409.
+ */
+import type { ContractRecord, World } from '../world.js';
+import { BASE_TIME_MS, contractId, createdEventBlob, decimal, isoMillis, party } from '../data/seed.js';
+import { PACKAGES, TEMPLATES } from '../data/templates.js';
+
+export const REGISTRY_INSTRUMENT_ID = 'Amulet';
+export const ALLOCATION_INSTRUCTION_COUNT = 3;
+export const TRANSFER_INSTRUCTION_COUNT = 3;
+
+export interface RegistryState {
+  admin: string;
+  instrumentId: { admin: string; id: string };
+  amuletRules: string;
+  openRound: string;
+  factory: string;
+  /** instructions assigned to a synchronizer */
+  allocationInstructions: string[];
+  transferInstructions: string[];
+  /** instructions seeded while being reassigned (synchronizerId null): their endpoints answer 409 */
+  reassigningAllocationInstruction: string;
+  reassigningTransferInstruction: string;
+}
+
+function put(world: World, seed: string, templateId: string, packageName: string, args: Record<string, unknown>, signatories: string[], observers: string[], k: number, synchronizerId: string | null): string {
+  const cid = contractId(seed);
+  const createdAt = isoMillis(BASE_TIME_MS + k * 60_000);
+  const rec: ContractRecord = {
+    contractId: cid,
+    templateId,
+    packageName,
+    createArgument: args,
+    signatories,
+    observers,
+    createdAt,
+    createdEventBlob: createdEventBlob(seed, args),
+    synchronizerId,
+    reassignmentCounter: synchronizerId === null ? 1 : 0,
+  };
+  if (!world.contracts.has(cid)) world.contracts.set(cid, rec);
+  return cid;
+}
+
+export function seedRegistry(world: World): RegistryState {
+  const admin = party(world, 'dso');
+  const alice = party(world, 'alice');
+  const bob = party(world, 'bob');
+  const venue = party(world, 'trading-venue');
+  const sync = world.synchronizers[0]!;
+  const amulet = PACKAGES.amulet.name;
+  const instrumentId = { admin, id: REGISTRY_INSTRUMENT_ID };
+  const amuletRules = put(world, 'registry:amulet-rules', TEMPLATES.amuletRules, amulet, { dso: admin, isDevNet: true, configSchedule: { initialValue: {}, futureValues: [] } }, [admin], [], 0, sync);
+  const openRound = put(world, 'registry:open-round:100', TEMPLATES.openMiningRound, amulet, { dso: admin, round: { number: '100' }, amuletPrice: decimal(0.005), opensAt: isoMillis(BASE_TIME_MS), targetClosesAt: isoMillis(BASE_TIME_MS + 1_200_000) }, [admin], [], 1, sync);
+  const factory = put(world, 'registry:allocation-factory', TEMPLATES.externalPartyAmuletRules, amulet, { dso: admin }, [admin], [], 2, sync);
+  const transferLeg = (k: number) => ({
+    sender: alice,
+    receiver: bob,
+    amount: decimal(10 + k),
+    instrumentId,
+    meta: { values: {} },
+  });
+  const allocationInstructions: string[] = [];
+  for (let k = 0; k <= ALLOCATION_INSTRUCTION_COUNT; k++) {
+    const reassigning = k === ALLOCATION_INSTRUCTION_COUNT;
+    allocationInstructions.push(
+      put(
+        world,
+        `registry:allocation-instruction:${k}`,
+        TEMPLATES.allocationInstruction,
+        PACKAGES.tokenStandard.name,
+        {
+          admin,
+          sender: alice,
+          allocation: {
+            settlement: { executor: venue, settlementRef: { id: `settlement-${k}`, cid: null }, requestedAt: isoMillis(BASE_TIME_MS), allocateBefore: '2100-01-01T00:00:00Z', settleBefore: '2100-01-02T00:00:00Z', meta: { values: {} } },
+            transferLegs: { [`leg-${k}`]: transferLeg(k) },
+          },
+          lockedAmulet: contractId(`registry:locked-amulet:alloc:${k}`),
+        },
+        [admin, alice],
+        [venue],
+        10 + k,
+        reassigning ? null : sync,
+      ),
+    );
+  }
+  const transferInstructions: string[] = [];
+  for (let k = 0; k <= TRANSFER_INSTRUCTION_COUNT; k++) {
+    const reassigning = k === TRANSFER_INSTRUCTION_COUNT;
+    transferInstructions.push(
+      put(
+        world,
+        `registry:transfer-instruction:${k}`,
+        TEMPLATES.transferInstruction,
+        amulet,
+        {
+          lockedAmulet: contractId(`registry:locked-amulet:transfer:${k}`),
+          transfer: { ...transferLeg(k), requestedAt: isoMillis(BASE_TIME_MS), executeBefore: '2100-01-01T00:00:00Z', inputHoldingCids: [] },
+        },
+        [admin, alice],
+        [bob],
+        20 + k,
+        reassigning ? null : sync,
+      ),
+    );
+  }
+  return {
+    admin,
+    instrumentId,
+    amuletRules,
+    openRound,
+    factory,
+    allocationInstructions: allocationInstructions.slice(0, ALLOCATION_INSTRUCTION_COUNT),
+    transferInstructions: transferInstructions.slice(0, TRANSFER_INSTRUCTION_COUNT),
+    reassigningAllocationInstruction: allocationInstructions[ALLOCATION_INSTRUCTION_COUNT]!,
+    reassigningTransferInstruction: transferInstructions[TRANSFER_INSTRUCTION_COUNT]!,
+  };
+}
