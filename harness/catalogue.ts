@@ -1,5 +1,5 @@
 /** The requirement catalogue, specs/requirements/<api>.yaml: every normative rule with a stable id. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { SPECS_DIR } from './paths.js';
@@ -23,13 +23,16 @@ export interface Catalogue {
   byId: Map<string, Requirement>;
 }
 
-let cached: Catalogue | undefined;
+const cache = new Map<string, Catalogue>();
 
+/** Loads the catalogue of a folder (the shipped one by default); an interface without a file has no requirements. */
 export function loadCatalogue(dir = join(SPECS_DIR, 'requirements')): Catalogue {
-  if (cached !== undefined && dir === join(SPECS_DIR, 'requirements')) return cached;
+  const hit = cache.get(dir);
+  if (hit !== undefined) return hit;
   const requirements: Requirement[] = [];
   for (const api of APIS) {
     const file = join(dir, `${api}.yaml`);
+    if (!existsSync(file)) continue;
     const doc = parseYaml(readFileSync(file, 'utf8')) as { api?: string; requirements?: Array<Partial<Requirement>> };
     for (const r of doc.requirements ?? []) {
       requirements.push({
@@ -47,6 +50,6 @@ export function loadCatalogue(dir = join(SPECS_DIR, 'requirements')): Catalogue 
     }
   }
   const catalogue = { requirements, byId: new Map(requirements.map((r) => [r.id, r])) };
-  if (dir === join(SPECS_DIR, 'requirements')) cached = catalogue;
+  cache.set(dir, catalogue);
   return catalogue;
 }

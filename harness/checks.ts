@@ -12,17 +12,25 @@ export interface CheckInput {
   schemas: SchemaRegistry;
 }
 
+/** What a generic check concluded on one exchange: the requirement it judged and, when broken, why. */
+export interface Judgement {
+  requirement: string;
+  /** set when the exchange breaks the requirement */
+  message?: string;
+}
+
 export interface GenericCheck {
   name: string;
   description: string;
-  run(input: CheckInput): Omit<FailureRecord, 'check' | 'exchange'> | undefined;
+  /** undefined when the check does not apply to this exchange */
+  run(input: CheckInput): Judgement | undefined;
 }
 
 export const statusDocumented: GenericCheck = {
   name: 'status_documented',
   description: 'the response status is one the operation documents',
   run({ exchange, operation, schemas }) {
-    if (schemas.response(operation, exchange.status) !== undefined) return undefined;
+    if (schemas.response(operation, exchange.status) !== undefined) return { requirement: `${operation.api}.http.documented-status` };
     return {
       requirement: `${operation.api}.http.documented-status`,
       message: `${operation.operationId} answered ${exchange.status}, which it does not document (documented: ${Object.keys(operation.responses).join(', ')})`,
@@ -38,6 +46,7 @@ export const contentTypeDocumented: GenericCheck = {
     if (response === undefined) return undefined;
     const documented = Object.keys(response.content);
     if (documented.length === 0) return undefined;
+    const requirement = `${operation.api}.http.documented-content-type`;
     if (exchange.mediaType === undefined) {
       if (exchange.text.length === 0) return undefined;
       return {
@@ -45,7 +54,7 @@ export const contentTypeDocumented: GenericCheck = {
         message: `${operation.operationId} ${exchange.status}: body without a Content-Type header (documented: ${documented.join(', ')})`,
       };
     }
-    if (documented.includes(exchange.mediaType) || documented.includes('*/*')) return undefined;
+    if (documented.includes(exchange.mediaType) || documented.includes('*/*')) return { requirement };
     return {
       requirement: `${operation.api}.http.documented-content-type`,
       message: `${operation.operationId} ${exchange.status}: Content-Type ${exchange.mediaType} is not documented (documented: ${documented.join(', ')})`,
@@ -70,7 +79,7 @@ export const bodyMatchesSchema: GenericCheck = {
     }
     const value = isJson ? exchange.json : exchange.text;
     const errors = schemas.validateBody(operation.api, media, value);
-    if (errors.length === 0) return undefined;
+    if (errors.length === 0) return { requirement };
     return { requirement, message: `${operation.operationId} ${exchange.status} body does not match the schema: ${errors.join('; ')}` };
   },
 };
@@ -79,7 +88,7 @@ export const noServerError: GenericCheck = {
   name: 'no_server_error',
   description: 'the target does not answer with a 5xx status',
   run({ exchange, operation }) {
-    if (exchange.status < 500) return undefined;
+    if (exchange.status < 500) return { requirement: `${operation.api}.http.no-server-error` };
     return {
       requirement: `${operation.api}.http.no-server-error`,
       message: `${operation.operationId} answered ${exchange.status} (server error)`,
@@ -90,12 +99,18 @@ export const noServerError: GenericCheck = {
 /** Every generic check, in the order they run. */
 export const GENERIC_CHECKS: readonly GenericCheck[] = [noServerError, statusDocumented, contentTypeDocumented, bodyMatchesSchema];
 
-/** Runs every generic check on one exchange; the failures carry the check's name and the exchange's record. */
-export function genericFailures(input: CheckInput, checks: readonly GenericCheck[] = GENERIC_CHECKS): FailureRecord[] {
-  const out: FailureRecord[] = [];
+/**
+ * Runs every generic check on one exchange. Returns the failures (with the check's name and the exchange's record)
+ * and every requirement the checks judged, so a requirement judged on many exchanges and never broken counts as kept.
+ */
+export function runGenericChecks(input: CheckInput, checks: readonly GenericCheck[] = GENERIC_CHECKS): { failures: FailureRecord[]; judged: string[] } {
+  const failures: FailureRecord[] = [];
+  const judged: string[] = [];
   for (const c of checks) {
-    const f = c.run(input);
-    if (f !== undefined) out.push({ ...f, check: c.name, exchange: input.exchange.record });
+    const j = c.run(input);
+    if (j === undefined) continue;
+    judged.push(j.requirement);
+    if (j.message !== undefined) failures.push({ requirement: j.requirement, message: j.message, check: c.name, exchange: input.exchange.record });
   }
-  return out;
+  return { failures, judged };
 }

@@ -69,6 +69,8 @@ export interface Config {
   useReference: boolean;
   /** where the configuration came from, for the report */
   sources: string[];
+  /** for the project's own tests: other specs, catalogue and suite files than the shipped ones */
+  internal?: { specsDir?: string; catalogueDir?: string; include?: string[] };
 }
 
 export const DEFAULT_RUN: RunConfig = {

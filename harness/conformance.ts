@@ -7,7 +7,7 @@ import { inject, test } from 'vitest';
 import * as allure from 'allure-js-commons';
 import fc from 'fast-check';
 import { loadCatalogue, type Requirement } from './catalogue.js';
-import { genericFailures } from './checks.js';
+import { runGenericChecks } from './checks.js';
 import type { Config, TargetConfig } from './config.js';
 import { HttpClient, TransportError, type Exchange, type HttpRequest } from './http.js';
 import { AuthUnavailable, TokenProvider } from './auth.js';
@@ -124,7 +124,7 @@ export interface CheckContext {
   expectConformant(x: Exchange): void;
   /** stops the check with a failure on a requirement (default: the check's first requirement) */
   fail(message: string, o?: { requirement?: string; exchange?: Exchange }): never;
-  expect(condition: unknown, message: string, o?: { requirement?: string; exchange?: Exchange }): asserts condition;
+  expect(condition: unknown, message: string, o?: { requirement?: string; exchange?: Exchange }): void;
   expectStatus(x: Exchange, status: number | number[], o?: { requirement?: string; what?: string }): void;
   /** a fast-check property over generated inputs, seeded, bounded, shrunk; its failure carries seed and path */
   property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o?: PropertyOptions): Promise<void>;
@@ -132,6 +132,10 @@ export interface CheckContext {
   unsupported(reason: string): never;
   /** a value from the target's fixtures section, or undefined */
   fixture<T>(name: string): T | undefined;
+  /** registers clean-up (e.g. delete a created user) that runs after the check, whatever its verdict */
+  defer(cleanup: () => Promise<unknown>): void;
+  /** a name no other check or run uses, for users, parties and other created resources */
+  uniqueName(prefix: string): string;
 }
 
 function hash32(s: string): number {
@@ -146,19 +150,22 @@ class Check implements CheckContext {
   readonly failures: FailureRecord[] = [];
   readonly properties: PropertyRecord[] = [];
   readonly exchanges: ExchangeRecord[] = [];
+  /** requirements the generic checks judged on this check's exchanges */
+  readonly judged = new Set<string>();
   requests = 0;
   firstRequestAt: string | undefined;
   /** failures collected inside one property run, which turn that run into a failing one */
   private propertyFailures: FailureRecord[] | undefined;
   private readonly clients = new Map<Api, ApiClient>();
   readonly seed: number;
-  readonly schemas = schemaRegistry();
+  readonly schemas: SchemaRegistry;
 
   constructor(
     readonly decl: CheckDeclaration,
     readonly config: Config,
   ) {
     this.seed = (config.run.seed + hash32(decl.id)) % 2 ** 31;
+    this.schemas = config.internal?.specsDir !== undefined ? schemaRegistry(config.internal.specsDir) : schemaRegistry();
   }
 
   get id(): string {
@@ -209,7 +216,9 @@ class Check implements CheckContext {
     const opId = x.operationId;
     if (opId === undefined) return;
     const operation = this.schemas.operation(x.api, opId);
-    this.collect(genericFailures({ exchange: x, operation, schemas: this.schemas }));
+    const { failures, judged } = runGenericChecks({ exchange: x, operation, schemas: this.schemas });
+    for (const r of judged) this.judged.add(r);
+    this.collect(failures);
   }
 
   fail(message: string, o: { requirement?: string; exchange?: Exchange } = {}): never {
@@ -222,7 +231,7 @@ class Check implements CheckContext {
     ]);
   }
 
-  expect(condition: unknown, message: string, o?: { requirement?: string; exchange?: Exchange }): asserts condition {
+  expect(condition: unknown, message: string, o?: { requirement?: string; exchange?: Exchange }): void {
     if (!condition) this.fail(message, o);
   }
 
@@ -284,7 +293,33 @@ class Check implements CheckContext {
   fixture<T>(name: string): T | undefined {
     return this.target.fixtures[name] as T | undefined;
   }
+
+  readonly cleanups: Array<() => Promise<unknown>> = [];
+  defer(cleanup: () => Promise<unknown>): void {
+    this.cleanups.push(cleanup);
+  }
+
+  private names = 0;
+  uniqueName(prefix: string): string {
+    return `${prefix}-${RUN_TAG}-${(hash32(this.decl.id) % 46656).toString(36)}-${(this.names++).toString(36)}`;
+  }
+
+  /** runs clean-ups in reverse order; their failures never change the verdict, but are reported */
+  async cleanUp(): Promise<string[]> {
+    const problems: string[] = [];
+    for (const c of this.cleanups.reverse()) {
+      try {
+        await c();
+      } catch (e) {
+        problems.push(redactText((e as Error).message));
+      }
+    }
+    return problems;
+  }
 }
+
+/** distinguishes this run's resources from those of earlier runs against the same target */
+const RUN_TAG = `${Date.now().toString(36).slice(-5)}${Math.floor(Math.random() * 1296).toString(36)}`;
 
 const providers = new Map<string, TokenProvider>();
 function tokenProvider(api: Api, target: TargetConfig, config: Config): TokenProvider {
@@ -353,7 +388,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
   test(decl.title, { meta: { conformance: meta }, timeout: config.run.checkTimeoutMs + 5000 }, async (ctx) => {
     const started = performance.now();
     const m = ctx.task.meta.conformance!;
-    const catalogue = loadCatalogue();
+    const catalogue = loadCatalogue(config.internal?.catalogueDir);
     const requirements = decl.requirements.map((id) => {
       const r = catalogue.byId.get(id);
       if (r === undefined) throw new Error(`check ${decl.id} cites ${id}, which is not in specs/requirements/${decl.api}.yaml`);
@@ -374,6 +409,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
     } catch (e) {
       thrown = e;
     }
+    const cleanupProblems = await check.cleanUp();
     const outcome = verdictOf(check, thrown);
     const failed = new Set(check.failures.map((f) => f.requirement));
     Object.assign(m, {
@@ -383,7 +419,9 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       ...(check.failures.length > 0 ? { failures: check.failures } : {}),
       ...(outcome.verdict === 'fail' ? { blocked: decl.requirements.filter((r) => !failed.has(r)) } : {}),
       ...(check.properties.length > 0 ? { properties: check.properties } : {}),
+      ...(check.judged.size > 0 ? { judged: [...check.judged] } : {}),
       ...(outcome.verdict === 'fail' || outcome.verdict === 'error' ? { exchanges: check.exchanges } : {}),
+      ...(cleanupProblems.length > 0 ? { reason: [outcome.reason, `clean-up failed: ${cleanupProblems.join('; ')}`].filter(Boolean).join('; ') } : {}),
       requests: check.requests,
       ...(check.firstRequestAt !== undefined ? { firstRequestAt: check.firstRequestAt } : {}),
       durationMs: Math.round(performance.now() - started),

@@ -68,7 +68,7 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
   const { startVitest } = await import('vitest/node');
   const write = options.write ?? ((s: string) => process.stderr.write(s));
   const collector = new ConformanceCollector(PACKAGE_ROOT, write, options.interactive ?? false);
-  const include = config.run.only.map((api) => `suites/${api}/**/*.test.ts`);
+  const include = config.internal?.include ?? config.run.only.map((api) => `suites/${api}/**/*.test.ts`);
   const vitest = await startVitest(
     'test',
     [],
@@ -108,7 +108,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   }
   const finished = new Date();
   const apis: Api[] = config.run.only.filter((a) => config.targets[a] !== undefined || !config.useReference);
-  const agg = aggregate(loadCatalogue(), run.checks, config.run.only, config.run.requirements, run.runErrors);
+  const agg = aggregate(loadCatalogue(config.internal?.catalogueDir), run.checks, config.run.only, config.run.requirements, run.runErrors);
   const targets: RunReport['targets'] = {};
   for (const api of apis) {
     const t = config.targets[api];

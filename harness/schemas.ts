@@ -73,13 +73,15 @@ export class SchemaRegistry {
   private readonly ops = new Map<string, OperationInfo>();
   private readonly validators = new Map<string, ValidateFunction>();
 
-  constructor(specsDir = SPECS_DIR, apis: readonly Api[] = APIS) {
-    for (const api of apis) {
-      const doc = parseYaml(readFileSync(join(specsDir, `${api}.yaml`), 'utf8')) as Json;
-      this.docs.set(api, doc);
-      this.ajv.addSchema(doc, api);
-      this.index(api, doc);
-    }
+  constructor(private readonly specsDir = SPECS_DIR) {}
+
+  /** Documents load on first use, so a run of one interface never parses the others. */
+  private load(api: Api): void {
+    if (this.docs.has(api)) return;
+    const doc = parseYaml(readFileSync(join(this.specsDir, `${api}.yaml`), 'utf8')) as Json;
+    this.docs.set(api, doc);
+    this.ajv.addSchema(doc, api);
+    this.index(api, doc);
   }
 
   private index(api: Api, doc: Json): void {
@@ -125,16 +127,19 @@ export class SchemaRegistry {
   }
 
   operations(api?: Api): OperationInfo[] {
+    for (const a of api === undefined ? APIS : [api]) this.load(a);
     return [...this.ops.values()].filter((o) => api === undefined || o.api === api);
   }
 
   operation(api: Api, operationId: string): OperationInfo {
+    this.load(api);
     const op = this.ops.get(`${api}:${operationId}`);
     if (op === undefined) throw new Error(`no operation ${operationId} in specs/${api}.yaml`);
     return op;
   }
 
   hasOperation(api: Api, operationId: string): boolean {
+    this.load(api);
     return this.ops.has(`${api}:${operationId}`);
   }
 
@@ -154,6 +159,7 @@ export class SchemaRegistry {
     const key = `${api}${pointer}`;
     let v = this.validators.get(key);
     if (v === undefined) {
+      this.load(api);
       v = this.ajv.getSchema(key);
       if (v === undefined) throw new Error(`no schema at ${key}`);
       this.validators.set(key, v);
@@ -196,10 +202,14 @@ export function formatErrors(errors: ErrorObject[] | null | undefined, limit = 8
   return unique.length > limit ? [...unique.slice(0, limit), `... and ${unique.length - limit} more`] : unique;
 }
 
-let shared: SchemaRegistry | undefined;
+const shared = new Map<string, SchemaRegistry>();
 
-/** One registry per process (worker), built on first use. */
-export function schemaRegistry(): SchemaRegistry {
-  shared ??= new SchemaRegistry();
-  return shared;
+/** One registry per specs folder and process (worker), built on first use. */
+export function schemaRegistry(specsDir = SPECS_DIR): SchemaRegistry {
+  let r = shared.get(specsDir);
+  if (r === undefined) {
+    r = new SchemaRegistry(specsDir);
+    shared.set(specsDir, r);
+  }
+  return r;
 }

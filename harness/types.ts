@@ -87,6 +87,8 @@ export interface CheckResultMeta extends CheckDeclaration {
   error?: string;
   /** requirement ids the check did not reach because it stopped at a failure */
   blocked?: string[];
+  /** requirement ids the generic checks judged on the check's exchanges (kept unless a failure names them) */
+  judged?: string[];
   properties?: PropertyRecord[];
   /** the last exchanges of the check, for context on a failure or error */
   exchanges?: ExchangeRecord[];

@@ -75,8 +75,10 @@ function judge(r: Requirement, checks: CheckResultMeta[]): RequirementResult {
   for (const c of checks) {
     const own = (c.failures ?? []).filter((f) => f.requirement === r.id);
     const declares = c.requirements.includes(r.id);
-    if (!declares && own.length === 0) continue;
-    const verdict = c.verdict ?? 'error';
+    const judged = c.judged?.includes(r.id) ?? false;
+    if (!declares && !judged && own.length === 0) continue;
+    // a generic check judged this requirement on the check's exchanges: that is evidence whatever else the check did
+    const verdict: Verdict = judged && own.length === 0 ? 'pass' : (c.verdict ?? 'error');
     const blocked = own.length === 0 && verdict === 'fail';
     refs.push({ id: c.id, title: c.title, verdict, ...(c.file !== undefined ? { file: c.file } : {}), ...(c.reason !== undefined ? { reason: c.reason } : {}), ...(blocked ? { blocked } : {}) });
     for (const f of own) failures.push({ ...f, checkId: c.id, checkTitle: c.title, ...(c.file !== undefined ? { file: c.file } : {}), ...(c.properties !== undefined ? { properties: c.properties } : {}) });

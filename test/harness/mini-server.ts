@@ -1,0 +1,43 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A tiny loopback target for the harness's own tests: its answer depends on the `mode` query parameter. */
+export async function startMiniServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const hanging = new Set<import('node:http').ServerResponse>();
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const mode = url.searchParams.get('mode');
+    const json = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (url.pathname !== '/v0/items') return json(404, { error: 'not found' });
+    switch (mode) {
+      case 'ok':
+        return json(200, { items: [{ id: 'a', round: 1, expires_at: null }], extra: 'allowed' });
+      case 'bad':
+        return json(200, { items: [{ id: 7 }] });
+      case 'teapot':
+        return json(418, { error: 'teapot' });
+      case 'big':
+        return json(200, { items: Array.from({ length: 5000 }, (_, i) => ({ id: `item-${i}`, round: i })) });
+      case 'echo-auth':
+        return json(200, { items: [], seen: req.headers.authorization ?? null });
+      case 'hang':
+        hanging.add(res);
+        return;
+      default:
+        return json(400, { error: 'unknown mode' });
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      for (const r of hanging) r.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

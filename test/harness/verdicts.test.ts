@@ -1,0 +1,97 @@
+import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RUN, type Config } from '../../harness/config.js';
+import { runConformance, type RunResult } from '../../harness/runner.js';
+import { startMiniServer } from './mini-server.js';
+
+const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
+
+describe('a run over one check of each verdict kind', () => {
+  let server: Awaited<ReturnType<typeof startMiniServer>>;
+  let result: RunResult;
+  let reports: string;
+
+  beforeAll(async () => {
+    server = await startMiniServer();
+    reports = mkdtempSync(join(tmpdir(), 'cc-verdicts-'));
+    const config: Config = {
+      run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: reports, html: false, timeoutMs: 400, runs: 50, seed: 7 },
+      targets: {
+        scan: { url: server.url, version: '1.0', auth: { kind: 'none' }, features: { items: false }, fixtures: {}, disabledRequirements: [], headers: {} },
+      },
+      reference: { faults: [] },
+      useReference: false,
+      sources: ['test'],
+      internal: { specsDir: fixtures, catalogueDir: join(fixtures, 'requirements'), include: ['test/fixtures/mini/suite/*.check.ts'] },
+    };
+    result = await runConformance(config, { write: () => undefined });
+  }, 60_000);
+
+  afterAll(async () => {
+    await server.close();
+    rmSync(reports, { recursive: true, force: true });
+  });
+
+  const verdictOf = (id: string) => result.report.checks.find((c) => c.id === id);
+
+  it('gives pass, fail, error, skipped and unsupported, each where it belongs', () => {
+    expect(verdictOf('v.pass')?.verdict).toBe('pass');
+    expect(verdictOf('v.fail-schema')?.verdict).toBe('fail');
+    expect(verdictOf('v.fail-status')?.verdict).toBe('fail');
+    expect(verdictOf('v.error')?.verdict).toBe('error');
+    expect(verdictOf('v.skipped')).toMatchObject({ verdict: 'skipped', reason: 'no fixture "itemId" configured' });
+    expect(verdictOf('v.unsupported')).toMatchObject({ verdict: 'unsupported', reason: 'the target does not offer item kinds' });
+    expect(verdictOf('v.feature-off')).toMatchObject({ verdict: 'skipped', reason: 'feature items is switched off for this target' });
+    expect(verdictOf('v.version')?.verdict).toBe('skipped');
+    expect(verdictOf('v.version')?.reason).toContain('applies from version 2.0');
+  });
+
+  it('attributes a schema failure to the response-schema requirement, naming the field', () => {
+    const f = verdictOf('v.fail-schema')?.failures?.[0];
+    expect(f?.requirement).toBe('scan.list-items.response-schema');
+    expect(f?.check).toBe('body_matches_schema');
+    expect(f?.message).toContain('body.items.0');
+    expect(f?.exchange?.response?.status).toBe(200);
+  });
+
+  it('attributes an undocumented status to the documented-status requirement', () => {
+    expect(verdictOf('v.fail-status')?.failures?.map((f) => f.requirement)).toContain('scan.http.documented-status');
+  });
+
+  it('reports a timeout as an error naming the time limit, with the exchange kept', () => {
+    const c = verdictOf('v.error');
+    expect(c?.error).toContain('400 ms');
+    expect(c?.exchanges?.at(-1)?.transportError).toBeDefined();
+  });
+
+  it('shrinks a failing property and records its seed, path and counterexample', () => {
+    const c = verdictOf('v.property');
+    expect(c?.verdict).toBe('fail');
+    expect(c?.properties?.[0]?.counterexample).toBe('[11]');
+    expect(c?.properties?.[0]?.path).toMatch(/^\d+(:\d+)*$/);
+    expect(c?.failures?.[0]?.message).toContain('seed');
+  });
+
+  it('aggregates requirements: fail wins, untested is listed, MUST failure sets exit code 1', () => {
+    const byId = new Map(result.report.requirements.map((r) => [r.id, r]));
+    expect(byId.get('scan.list-items.response-schema')?.verdict).toBe('fail');
+    expect(byId.get('scan.list-items.untested-rule')?.verdict).toBe('untested');
+    expect(byId.get('scan.list-items.new-thing')?.verdict).toBe('skipped');
+    expect(result.report.exitCode).toBe(1);
+  });
+
+  it('writes conformance.json, junit.xml and summary.md, and points latest at the run', () => {
+    for (const f of ['conformance.json', 'junit.xml', 'summary.md']) expect(existsSync(join(result.dir, f))).toBe(true);
+    expect(existsSync(join(reports, 'latest', 'summary.md'))).toBe(true);
+    const junit = readFileSync(join(result.dir, 'junit.xml'), 'utf8');
+    expect(junit).toContain('<failure');
+    expect(junit).toContain('<error');
+    expect(junit).toContain('<skipped');
+    const summary = readFileSync(join(result.dir, 'summary.md'), 'utf8');
+    expect(summary).toContain('### scan.list-items.response-schema (MUST)');
+    expect(summary).toContain('curl -sS -X GET');
+    expect(summary).toContain('## Untested requirements');
+  });
+});
