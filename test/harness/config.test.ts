@@ -1,0 +1,99 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_RUN, loadConfig, printableConfig } from '../../harness/config.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cc-config-'));
+function file(name: string, content: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, content);
+  return p;
+}
+const load = (flags = {}, env = {}) => loadConfig({ flags, env });
+const errorOf = (f: () => unknown): string => {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return (e as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('configuration', () => {
+  it('defaults to the embedded reference server with a fixed seed', () => {
+    const c = load();
+    expect(c.useReference).toBe(true);
+    expect(c.run).toEqual(DEFAULT_RUN);
+  });
+
+  it('reads a YAML file with per-interface settings', () => {
+    const p = file('ok.yaml', `
+run: { seed: 9, runs: 5 }
+targets:
+  ledger:
+    url: http://127.0.0.1:7575/
+    version: "3.4"
+    auth: { kind: hs256, secret: s3cret-value, users: { admin: participant_admin } }
+    features: { trafficEnforcement: false }
+    fixtures: { synchronizerId: "sync::1" }
+`);
+    const c = load({ config: p });
+    expect(c.useReference).toBe(false);
+    expect(c.run.seed).toBe(9);
+    expect(c.targets.ledger).toMatchObject({ url: 'http://127.0.0.1:7575', version: '3.4', features: { trafficEnforcement: false } });
+  });
+
+  it('applies file, then environment, then flags', () => {
+    const p = file('prec.yaml', 'run: { seed: 1, runs: 3 }\ntargets: { scan: { url: "http://127.0.0.1:1" } }\n');
+    const c = load({ config: p, seed: '3' }, { CONFORMANCE_SEED: '2', CONFORMANCE_RUNS: '8', CONFORMANCE_SCAN_URL: 'http://127.0.0.1:2' });
+    expect(c.run.seed).toBe(3);
+    expect(c.run.runs).toBe(8);
+    expect(c.targets.scan?.url).toBe('http://127.0.0.1:2');
+  });
+
+  it('expands ${VAR} from the environment so secrets stay out of files', () => {
+    const p = file('env.yaml', 'targets: { ledger: { url: "http://127.0.0.1:1", auth: { kind: static, tokens: { admin: "${LEDGER_TOKEN}" } } } }\n');
+    expect(load({ config: p }, { LEDGER_TOKEN: 'abcdefgh' }).targets.ledger?.auth).toEqual({ kind: 'static', tokens: { admin: 'abcdefgh' } });
+    expect(errorOf(() => load({ config: p }, {}))).toContain('environment variable LEDGER_TOKEN is not set');
+  });
+
+  it.each([
+    ['a URL that is not http', 'targets: { ledger: { url: "ftp://x" } }', 'targets.ledger.url'],
+    ['an unknown setting', 'run: { sede: 3 }', 'unknown setting "sede"'],
+    ['a wrong type', 'run: { runs: "many" }', 'run.runs: must be integer'],
+    ['a missing url', 'targets: { scan: { version: "0.7.0" } }', 'missing required setting "url"'],
+    ['an unknown auth kind', 'targets: { scan: { url: "http://127.0.0.1:1", auth: { kind: magic } } }', 'auth.kind must be one of'],
+    ['hs256 without a secret', 'targets: { scan: { url: "http://127.0.0.1:1", auth: { kind: hs256, users: { a: b } } } }', 'missing required setting "secret"'],
+    ['an unknown interface in only', 'run: { only: [ledger, ftp] }', 'run.only.1'],
+  ])('names the bad field for %s', (_, yaml, fragment) => {
+    expect(errorOf(() => load({ config: file('bad.yaml', yaml) }))).toContain(fragment);
+  });
+
+  it('rejects a file that does not parse, or does not exist, with a clear message', () => {
+    expect(errorOf(() => load({ config: file('broken.yaml', 'run: [unclosed') }))).toContain('does not parse');
+    expect(errorOf(() => load({ config: join(dir, 'missing.yaml') }))).toContain('cannot read config file');
+    expect(errorOf(() => load({ config: file('list.yaml', '- a\n- b\n') }))).toContain('must be a mapping');
+  });
+
+  it('rejects bad flag values naming the flag, and bad environment values naming the variable', () => {
+    expect(errorOf(() => load({ seed: 'abc' }))).toContain('flag --seed');
+    expect(errorOf(() => load({}, { CONFORMANCE_RUNS: '1.5' }))).toContain('CONFORMANCE_RUNS');
+    expect(errorOf(() => load({ only: 'ledger,nope' }))).toContain('unknown interface nope');
+    expect(errorOf(() => load({ ledgerUrl: 'not a url' }))).toContain('targets.ledger.url');
+  });
+
+  it('prints no secret', () => {
+    const p = file('secrets.yaml', `
+targets:
+  ledger: { url: "http://127.0.0.1:1", auth: { kind: hs256, secret: "top-secret-1", users: { admin: adm } } }
+  scan: { url: "http://127.0.0.1:2", auth: { kind: oauth2, tokenUrl: "http://127.0.0.1:3/token", clients: { reader: { clientId: id1, clientSecret: "top-secret-2" } } } }
+  validator: { url: "http://127.0.0.1:4", auth: { kind: static, tokens: { user: "top-secret-3" } } }
+`);
+    const text = JSON.stringify(printableConfig(load({ config: p })));
+    expect(text).not.toMatch(/top-secret/);
+    expect(text).toContain('adm');
+    expect(text).toContain('"user":"<redacted>"');
+  });
+});

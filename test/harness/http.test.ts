@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:net';
+import { HttpClient, TransportError, curlFor } from '../../harness/http.js';
+import { REDACTED, registerSecret } from '../../harness/redact.js';
+import type { ExchangeRecord } from '../../harness/types.js';
+import { startMiniServer } from './mini-server.js';
+
+let server: Awaited<ReturnType<typeof startMiniServer>>;
+beforeAll(async () => {
+  server = await startMiniServer();
+});
+afterAll(async () => server.close());
+
+function client(over: Partial<ConstructorParameters<typeof HttpClient>[0]> = {}, records: ExchangeRecord[] = []) {
+  return new HttpClient({ api: 'scan', baseUrl: server.url, timeoutMs: 1000, maxResponseBytes: 1 << 20, onExchange: (x) => records.push(x), ...over });
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+describe('HTTP client', () => {
+  it('records method, URL, headers, body, status and timing, with the token redacted at the source', async () => {
+    const records: ExchangeRecord[] = [];
+    const token = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.abcdefgh';
+    registerSecret(token);
+    const x = await client({}, records).send({ method: 'GET', path: '/v0/items', query: { mode: 'echo-auth' }, token });
+    expect(x.status).toBe(200);
+    expect(x.json).toMatchObject({ seen: `Bearer ${token}` });
+    const r = records[0]!;
+    expect(r.request).toMatchObject({ method: 'GET', url: `${server.url}/v0/items?mode=echo-auth` });
+    expect(r.request.headers.authorization).toBe(`Bearer ${REDACTED}`);
+    expect(r.response?.status).toBe(200);
+    expect(JSON.stringify(r)).not.toContain(token);
+    expect(r.durationMs).toBeGreaterThanOrEqual(0);
+    expect(curlFor(r)).toContain('${SCAN_TOKEN}');
+  });
+
+  it('times out a request that gets no answer, within the configured time', async () => {
+    const started = Date.now();
+    await expect(client({ timeoutMs: 300 }).send({ method: 'GET', path: '/v0/items', query: { mode: 'hang' } })).rejects.toThrow(/within 300 ms/);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('cuts off a response above the size cap', async () => {
+    await expect(client({ maxResponseBytes: 2048 }).send({ method: 'GET', path: '/v0/items', query: { mode: 'big' } })).rejects.toThrow(/2048-byte cap/);
+  });
+
+  it('reports a refused connection as a transport error and records it', async () => {
+    const records: ExchangeRecord[] = [];
+    const port = await freePort();
+    const c = new HttpClient({ api: 'ledger', baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 1000, maxResponseBytes: 1024, onExchange: (x) => records.push(x) });
+    const err = await c.send({ method: 'GET', path: '/v2/version' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as Error).message).toContain('connection refused');
+    expect(records[0]?.transportError).toContain('connection refused');
+  });
+});
