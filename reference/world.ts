@@ -1,7 +1,7 @@
 /**
  * State shared between the interfaces of the reference server. The ledger owns contracts and their synchronizer
  * assignment; the registry reads it (409 while a contract is being reassigned); scan and the validator share the
- * ANS entries and parties.
+ * ANS entries and parties. Ledger users live here too, so the validator can resolve a token's user to its party.
  */
 export interface ContractRecord {
   contractId: string;
@@ -18,22 +18,80 @@ export interface ContractRecord {
   reassignmentCounter: number;
 }
 
+/** A user right; `party` only for the party-scoped kinds. */
+export type Right =
+  | { kind: 'CanActAs' | 'CanExecuteAs' | 'CanReadAs'; party: string }
+  | { kind: 'CanExecuteAsAnyParty' | 'CanReadAsAnyParty' | 'IdentityProviderAdmin' | 'ParticipantAdmin' };
+
+export interface UserRecord {
+  id: string;
+  /** '' when unset */
+  primaryParty: string;
+  isDeactivated: boolean;
+  /** '' is the default identity provider */
+  identityProviderId: string;
+  primaryPartyAuthentication: boolean;
+  annotations: Record<string, string>;
+  resourceVersion: string;
+  rights: Right[];
+}
+
 export interface World {
   participantId: string;
   synchronizers: string[];
   contracts: Map<string, ContractRecord>;
   /** party id by name for the seeded parties (alice, bob, dso, ...) */
   parties: Map<string, string>;
+  /** ledger API users by id */
+  users: Map<string, UserRecord>;
 }
 
+/** Namespace of the participant: parties allocated on it end in `::` + this. */
+export const PARTICIPANT_NAMESPACE = '1220aa00000000000000000000000000000000000000000000000000000000000001';
+
 export function createWorld(): World {
+  const party = (hint: string) => `${hint}::${PARTICIPANT_NAMESPACE}`;
+  const parties = new Map<string, string>([
+    ['alice', party('alice')],
+    ['bob', party('bob')],
+    ['charlie', party('charlie')],
+    ['validator', party('validator_operator')],
+    ['dso', 'DSO::1220dd00000000000000000000000000000000000000000000000000000000000001'],
+  ]);
+  const user = (id: string, rights: Right[], primaryParty = ''): UserRecord => ({
+    id,
+    primaryParty,
+    isDeactivated: false,
+    identityProviderId: '',
+    primaryPartyAuthentication: false,
+    annotations: {},
+    resourceVersion: '1',
+    rights,
+  });
+  const actor = (p: string): Right[] => [
+    { kind: 'CanActAs', party: p },
+    { kind: 'CanReadAs', party: p },
+  ];
+  const alice = parties.get('alice') as string;
+  const bob = parties.get('bob') as string;
+  const validator = parties.get('validator') as string;
+  const users = new Map<string, UserRecord>(
+    [
+      // ids as in reference/index.ts (REFERENCE_ADMIN_USER, REFERENCE_VALIDATOR_USER); not imported to avoid a cycle
+      user('participant_admin', [{ kind: 'ParticipantAdmin' }]),
+      user('validator_user', actor(validator), validator),
+      user('alice_user', actor(alice), alice),
+      user('bob_user', actor(bob), bob),
+    ].map((u) => [u.id, u]),
+  );
   return {
-    participantId: 'PAR::participant1::1220aa00000000000000000000000000000000000000000000000000000000000001',
+    participantId: `PAR::participant1::${PARTICIPANT_NAMESPACE}`,
     synchronizers: [
       'global-domain::1220bb00000000000000000000000000000000000000000000000000000000000001',
       'private-domain::1220bb00000000000000000000000000000000000000000000000000000000000002',
     ],
     contracts: new Map(),
-    parties: new Map(),
+    parties,
+    users,
   };
 }

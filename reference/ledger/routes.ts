@@ -1,8 +1,32 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
+import { setupHttp } from './http.js';
+import { packageRoutes } from './packages.js';
+import { partyRoutes } from './parties.js';
+import { reassignmentRoutes } from './reassignment.js';
+import { rightsRoutes } from './rights.js';
+import { seedLedger } from './seed.js';
+import { LedgerState } from './state.js';
+import { topologyRoutes } from './topology.js';
+import { trafficRoutes } from './traffic.js';
+import { transactionRoutes } from './transactions.js';
+import { userRoutes } from './users.js';
+import { versionRoutes } from './version.js';
+import { vettingRoutes } from './vetting.js';
 
 /** Ledger API routes of the reference server (paths relative to its base address). */
 export async function ledgerRoutes(app: FastifyInstance, ctx: ReferenceContext): Promise<void> {
-  void app;
-  void ctx;
+  const state = new LedgerState(ctx.world);
+  seedLedger(state);
+  setupHttp(app);
+  versionRoutes(app, ctx);
+  userRoutes(app, ctx, state);
+  rightsRoutes(app, ctx, state);
+  vettingRoutes(app, ctx, state);
+  packageRoutes(app, ctx, state);
+  topologyRoutes(app, ctx, state);
+  partyRoutes(app, ctx, state);
+  transactionRoutes(app, ctx, state);
+  reassignmentRoutes(app, ctx, state);
+  trafficRoutes(app, ctx, state);
 }

@@ -1,0 +1,48 @@
+/**
+ * Authorization of an authenticated user by its rights, as a participant checks claims derived from them.
+ */
+import type { UserRecord } from '../world.js';
+import { err } from './errors.js';
+
+export class Caller {
+  constructor(readonly user: UserRecord) {}
+
+  get id(): string {
+    return this.user.id;
+  }
+  private has(kind: string, party?: string): boolean {
+    return this.user.rights.some((r) => r.kind === kind && (party === undefined || ('party' in r && r.party === party)));
+  }
+  get isAdmin(): boolean {
+    return this.has('ParticipantAdmin');
+  }
+  get isIdpAdmin(): boolean {
+    return this.has('IdentityProviderAdmin');
+  }
+  canActAs(party: string): boolean {
+    return this.has('CanActAs', party);
+  }
+  /** CanActAs implies reading as the party. */
+  canReadAs(party: string): boolean {
+    return this.has('CanReadAs', party) || this.canActAs(party) || this.has('CanReadAsAnyParty');
+  }
+  get canReadAsAnyParty(): boolean {
+    return this.has('CanReadAsAnyParty');
+  }
+
+  requireAdmin(): void {
+    if (!this.isAdmin) throw err.permissionDenied('Claims do not authorize the use of administrative services.');
+  }
+  /** ParticipantAdmin, or IdentityProviderAdmin for the given identity provider. */
+  requireIdpAdmin(identityProviderId: string): void {
+    if (this.isAdmin) return;
+    if (this.isIdpAdmin && identityProviderId === this.user.identityProviderId) return;
+    throw err.permissionDenied('Claims do not authorize the use of identity provider administrative services.');
+  }
+  requireActAs(party: string): void {
+    if (!this.canActAs(party)) throw err.permissionDenied(`Claims do not authorize to act as party '${party}'`);
+  }
+  requireReadAs(party: string): void {
+    if (!this.canReadAs(party)) throw err.permissionDenied(`Claims do not authorize to read data for party '${party}'`);
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The HTTP layer of the ledger scope: body parsing that never throws past the error handler, the two error shapes,
+ * a JsCantonError for unknown routes, and a small route wrapper that hands each handler a `Call`.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { bearerSubject } from '../auth.js';
+import type { ReferenceContext } from '../index.js';
+import type { UserRecord } from '../world.js';
+import { bodyObject, parseJsonBody, type Obj } from './body.js';
+import { CantonError, MalformedRequest, err } from './errors.js';
+import { Caller } from './access.js';
+
+const MAX_GET_BODY = 1024 * 1024;
+
+export interface Call {
+  req: FastifyRequest;
+  reply: FastifyReply;
+  /** path parameters */
+  params: Record<string, string>;
+  /** query parameters (first value of each) */
+  query: Record<string, string | undefined>;
+  /** the JSON body as an object; `emptyAs` is used for an empty body when every request field is optional */
+  json(emptyAs?: Obj): Promise<Obj>;
+  /** the raw body bytes (for binary uploads) */
+  raw(): Buffer | undefined;
+  /** the authenticated, active user behind the bearer token (401/403 otherwise) */
+  caller(): Promise<Caller>;
+}
+
+export type Handler = (c: Call) => Promise<unknown>;
+
+/** Registers a route whose handler returns the 200 body; errors thrown become the documented error shapes. */
+export function route(app: FastifyInstance, ctx: ReferenceContext, method: HTTPMethods, url: string, handler: Handler): void {
+  app.route({
+    method,
+    url,
+    handler: async (req, reply) => {
+      const call = makeCall(req, reply, ctx);
+      const result = await handler(call);
+      if (reply.sent) return reply;
+      return reply.code(200).header('content-type', 'application/json').send(JSON.stringify(result ?? {}));
+    },
+  });
+}
+
+function makeCall(req: FastifyRequest, reply: FastifyReply, ctx: ReferenceContext): Call {
+  let caller: Promise<Caller> | undefined;
+  return {
+    req,
+    reply,
+    params: (req.params ?? {}) as Record<string, string>,
+    query: firstValues(req.query),
+    json: async (emptyAs) => bodyObject(parseJsonBody(await jsonBytes(req)), emptyAs),
+    raw: () => (Buffer.isBuffer(req.body) ? req.body : undefined),
+    caller: () => (caller ??= authenticate(req, ctx)),
+  };
+}
+
+function firstValues(q: unknown): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  if (typeof q !== 'object' || q === null) return out;
+  for (const [k, v] of Object.entries(q)) out[k] = Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
+  return out;
+}
+
+/** JSON is accepted as application/json (any parameters) or without a content type, as the JSON API does. */
+async function jsonBytes(req: FastifyRequest): Promise<Buffer | undefined> {
+  const ct = req.headers['content-type'];
+  const bytes = Buffer.isBuffer(req.body) ? req.body : await unparsedBody(req);
+  if (bytes === undefined || bytes.length === 0) return bytes;
+  if (ct !== undefined && !/^application\/json\s*(;|$)/i.test(ct)) {
+    throw new MalformedRequest(`Invalid value for: header Content-Type (expected application/json, got ${ct.slice(0, 100)})`);
+  }
+  return bytes;
+}
+
+/**
+ * fastify never reads the body of a GET (GET /v2/package-vetting takes a JSON body), so the handler reads the raw
+ * stream itself, within a size limit.
+ */
+async function unparsedBody(req: FastifyRequest): Promise<Buffer | undefined> {
+  if (req.method !== 'GET') return undefined;
+  const h = req.headers;
+  if (h['transfer-encoding'] === undefined && (h['content-length'] === undefined || h['content-length'] === '0')) return undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req.raw) {
+    const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    size += b.length;
+    if (size > MAX_GET_BODY) throw new MalformedRequest('Invalid value for: body (request body too large)');
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks);
+}
+
+async function authenticate(req: FastifyRequest, ctx: ReferenceContext): Promise<Caller> {
+  const sub = await bearerSubject(req, ctx.options.jwtSecret);
+  if (sub === undefined) throw err.unauthenticated('The command is missing a (valid) JWT token');
+  const user: UserRecord | undefined = ctx.world.users.get(sub);
+  // An unknown or deactivated user is refused with 403 (FACTS.md allows 401 or 403).
+  if (user === undefined) throw err.permissionDenied(`Could not resolve the rights of user ${sub}: the user does not exist`);
+  if (user.isDeactivated) throw err.permissionDenied(`User ${sub} is deactivated`);
+  return new Caller(user);
+}
+
+/** Content-type parsers, error handler and 404 handler of the ledger scope. */
+export function setupHttp(app: FastifyInstance): void {
+  // Every body is kept as raw bytes; handlers decode JSON themselves, so a bad body is a 400, never a parser crash.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  app.setErrorHandler((e: FastifyError | Error, req, reply) => {
+    if (e instanceof MalformedRequest) return sendText(reply, 400, e.message);
+    if (e instanceof CantonError) return sendCanton(reply, e, req.id);
+    const status = (e as FastifyError).statusCode;
+    // fastify's own client errors (bad content-type header, body too large, aborted upload) are decoding failures.
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return sendText(reply, status === 413 ? 413 : 400, `Invalid value for: body (${e.message})`);
+    }
+    return sendCanton(reply, new CantonError('INTERNAL', 'INTERNAL', `An error occurred: ${e.message}`), req.id);
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const e = err.notFound('NOT_FOUND', `The requested resource could not be found: ${req.method} ${req.url.split('?')[0]}`);
+    return sendCanton(reply, e, req.id);
+  });
+}
+
+function sendText(reply: FastifyReply, status: number, message: string): FastifyReply {
+  return reply.code(status).header('content-type', 'text/plain; charset=UTF-8').send(message);
+}
+
+export function sendCanton(reply: FastifyReply, e: CantonError, correlationId: string): FastifyReply {
+  return reply.code(e.status).header('content-type', 'application/json').send(JSON.stringify(e.body(correlationId)));
+}

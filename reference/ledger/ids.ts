@@ -1,0 +1,32 @@
+/** Syntax of the identifiers the ledger validates, and the deterministic hashes it derives ids from. */
+import { createHash } from 'node:crypto';
+
+/** 1 to 128 characters of ASCII alphanumerics and @^$.!`-#+'~_|:() (FACTS.md, users). */
+const USER_ID = /^[a-zA-Z0-9@^$.!`\-#+'~_|:()]{1,128}$/;
+export const isUserId = (s: string) => USER_ID.test(s);
+
+/** A ledger party string (Daml-LF party id syntax). */
+const PARTY = /^[a-zA-Z0-9:\-_ ]{1,255}$/;
+export const isParty = (s: string) => PARTY.test(s);
+
+/** A party id of the topology form `hint::namespace`, as traffic accounts use. */
+export const isPartyId = (s: string) => isUid(s);
+
+/** A unique identifier `identifier::namespace-fingerprint` (synchronizer, participant UID). */
+const UID = /^[a-zA-Z0-9_.\-]{1,185}::[a-zA-Z0-9]{1,185}$/;
+export const isUid = (s: string) => UID.test(s);
+
+/** A participant id: `PAR::` + UID. */
+export const isParticipantId = (s: string) => s.startsWith('PAR::') && isUid(s.slice(5));
+
+/** A party hint: what may precede `::` in a party id. */
+const HINT = /^[a-zA-Z0-9_.\-]{1,185}$/;
+export const isPartyHint = (s: string) => HINT.test(s);
+
+/** A Daml-LF package id (hex digest) or package name. */
+const PACKAGE_ID = /^[a-zA-Z0-9\-_ ]{1,64}$/;
+export const isPackageId = (s: string) => PACKAGE_ID.test(s);
+
+export const sha256hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+/** A Canton fingerprint: multihash prefix 1220 (sha-256, 32 bytes) and the hex digest. */
+export const fingerprint = (data: string | Buffer) => `1220${sha256hex(data)}`;

@@ -1,0 +1,135 @@
+/**
+ * The package store: POST /v2/packages (DAR upload, optionally vetting on a synchronizer) and GET /v2/packages.
+ * A DAR is a zip archive with META-INF/MANIFEST.MF; its main package id and name come from the manifest.
+ */
+import { inflateRawSync } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
+import type { ReferenceContext } from '../index.js';
+import { MalformedRequest } from './errors.js';
+import { route } from './http.js';
+import { isUid, sha256hex } from './ids.js';
+import type { LedgerState, PackageInfo } from './state.js';
+
+interface ZipEntry {
+  name: string;
+  method: number;
+  compressedSize: number;
+  localHeaderOffset: number;
+}
+
+const notADar = (why: string) => new MalformedRequest(`Invalid value for: body (not a DAR archive: ${why})`);
+
+/** Reads the central directory of a zip archive (enough to find and inflate the manifest). */
+export function zipEntries(buf: Buffer): ZipEntry[] {
+  if (buf.length < 22 || buf.readUInt32LE(0) !== 0x04034b50) throw notADar('missing zip local file header');
+  // The end-of-central-directory record sits in the last 22 + 65535 bytes.
+  let eocd = -1;
+  for (let i = buf.length - 22; i >= Math.max(0, buf.length - 22 - 65535); i--) {
+    if (buf.readUInt32LE(i) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) throw notADar('missing end of central directory');
+  const count = buf.readUInt16LE(eocd + 10);
+  let p = buf.readUInt32LE(eocd + 16);
+  const entries: ZipEntry[] = [];
+  for (let n = 0; n < count; n++) {
+    if (p + 46 > buf.length || buf.readUInt32LE(p) !== 0x02014b50) throw notADar('corrupt central directory');
+    const nameLen = buf.readUInt16LE(p + 28);
+    const extraLen = buf.readUInt16LE(p + 30);
+    const commentLen = buf.readUInt16LE(p + 32);
+    if (p + 46 + nameLen > buf.length) throw notADar('corrupt central directory');
+    entries.push({
+      method: buf.readUInt16LE(p + 10),
+      compressedSize: buf.readUInt32LE(p + 20),
+      localHeaderOffset: buf.readUInt32LE(p + 42),
+      name: buf.toString('utf8', p + 46, p + 46 + nameLen),
+    });
+    p += 46 + nameLen + extraLen + commentLen;
+  }
+  return entries;
+}
+
+function entryData(buf: Buffer, e: ZipEntry): Buffer {
+  const h = e.localHeaderOffset;
+  if (h + 30 > buf.length || buf.readUInt32LE(h) !== 0x04034b50) throw notADar(`corrupt entry ${e.name}`);
+  const start = h + 30 + buf.readUInt16LE(h + 26) + buf.readUInt16LE(h + 28);
+  const data = buf.subarray(start, start + e.compressedSize);
+  if (e.method === 0) return data;
+  if (e.method === 8) {
+    try {
+      return inflateRawSync(data, { maxOutputLength: 1 << 20 });
+    } catch {
+      throw notADar(`cannot inflate ${e.name}`);
+    }
+  }
+  throw notADar(`unsupported compression method ${e.method}`);
+}
+
+/** The main package of a DAR: id from Main-Dalf (or a digest of the archive), name and version from the manifest. */
+export function darMainPackage(buf: Buffer): PackageInfo {
+  const manifest = zipEntries(buf).find((e) => e.name === 'META-INF/MANIFEST.MF');
+  if (manifest === undefined) throw notADar('no META-INF/MANIFEST.MF');
+  const headers = new Map<string, string>();
+  // Manifest continuation lines start with a space.
+  for (const line of entryData(buf, manifest).toString('utf8').replace(/\r?\n /g, '').split(/\r?\n/)) {
+    const i = line.indexOf(':');
+    if (i > 0) headers.set(line.slice(0, i).trim(), line.slice(i + 1).trim());
+  }
+  const full = headers.get('Name') ?? 'unnamed-package';
+  const m = /^(.*?)-(\d+(?:\.\d+)*)$/.exec(full);
+  const dalfId = /-([0-9a-f]{64})\.dalf$/.exec(headers.get('Main-Dalf') ?? '')?.[1];
+  return {
+    packageId: dalfId ?? sha256hex(buf),
+    name: m?.[1] ?? full,
+    version: headers.get('Version') ?? m?.[2] ?? '1.0.0',
+  };
+}
+
+/** Records a package as uploaded and, when asked, vets it on the given synchronizers for this participant. */
+export function storePackage(state: LedgerState, info: PackageInfo, vetOn: string[]): void {
+  state.localPackages.set(info.packageId, info);
+  for (const s of vetOn) {
+    const r = state.vettingRecord(s, state.world.participantId);
+    if (!r.packages.has(info.packageId)) {
+      r.packages.set(info.packageId, { packageId: info.packageId });
+      r.topologySerial += 1;
+    }
+  }
+}
+
+function decodeUploadQuery(state: LedgerState, q: Record<string, string | undefined>): { vet: boolean; synchronizers: string[] } {
+  const vetRaw = q.vetAllPackages;
+  if (vetRaw !== undefined && vetRaw !== 'true' && vetRaw !== 'false') {
+    throw new MalformedRequest(`Invalid value for: query parameter vetAllPackages (expected true or false)`);
+  }
+  const sync = q.synchronizerId;
+  if (sync !== undefined && sync !== '' && (!isUid(sync) || !state.world.synchronizers.includes(sync))) {
+    throw new MalformedRequest(`Invalid value for: query parameter synchronizerId (unknown synchronizer ${sync.slice(0, 200)})`);
+  }
+  // Without a synchronizer the packages are vetted on every connected synchronizer.
+  const synchronizers = sync === undefined || sync === '' ? state.world.synchronizers : [sync];
+  return { vet: vetRaw !== 'false', synchronizers };
+}
+
+export function packageRoutes(app: FastifyInstance, ctx: ReferenceContext, state: LedgerState): void {
+  route(app, ctx, 'POST', '/v2/packages', async (c) => {
+    const ct = c.req.headers['content-type'];
+    if (ct === undefined || !/^application\/octet-stream\s*(;|$)/i.test(ct)) {
+      throw new MalformedRequest(`Invalid value for: body (content type must be application/octet-stream)`);
+    }
+    const q = decodeUploadQuery(state, c.query);
+    const bytes = c.raw();
+    if (bytes === undefined || bytes.length === 0) throw new MalformedRequest('Invalid value for: body (empty archive)');
+    const info = darMainPackage(bytes);
+    (await c.caller()).requireAdmin();
+    storePackage(state, info, q.vet ? q.synchronizers : []);
+    return {};
+  });
+
+  route(app, ctx, 'GET', '/v2/packages', async (c) => {
+    await c.caller();
+    return { packageIds: [...state.localPackages.keys()].sort() };
+  });
+}

@@ -1,0 +1,201 @@
+/**
+ * POST /v2/commands/submit-and-wait-for-reassignment: moving contracts between synchronizers in two steps. An
+ * unassignment takes contracts off their source synchronizer (World.contracts[cid].synchronizerId becomes null, the
+ * reassignment counter goes up by one) under a fresh reassignmentId; the assignment with that id puts them on the
+ * target synchronizer with the same counter.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { ReferenceContext } from '../index.js';
+import type { ContractRecord } from '../world.js';
+import { elementObject, oneOf, optObject, optString, reqArray, reqObject, reqString, type Obj } from './body.js';
+import { CantonError, err } from './errors.js';
+import type { Caller } from './access.js';
+import { route } from './http.js';
+import { sha256hex } from './ids.js';
+import { assignmentEvent, decodeEventFormat, stakeholders, unassignedEvent, validateEventFormat, visibility, type EventFormat } from './events.js';
+import { snapshotOf } from './transactions.js';
+import { microsIso, type AssignEvent, type LedgerState, type PendingReassignment, type ReassignmentUpdate, type UnassignEvent } from './state.js';
+
+type ReassignCommand =
+  | { kind: 'unassign'; contractId: string; source: string; target: string }
+  | { kind: 'assign'; reassignmentId: string; source: string; target: string }
+  | { kind: 'empty' };
+
+interface ReassignmentRequest {
+  commandId: string;
+  workflowId: string;
+  userId?: string;
+  submitter: string;
+  commands: ReassignCommand[];
+  eventFormat?: EventFormat;
+}
+
+function decodeCommand(v: unknown, path: string): ReassignCommand {
+  const cmd = reqObject(elementObject(v, path), 'command', path);
+  const [name, payload] = oneOf(cmd, `${path}.command`, ['AssignCommand', 'UnassignCommand', 'Empty']);
+  if (name === 'Empty') return { kind: 'empty' };
+  const p = `${path}.command.${name}.value`;
+  const value = reqObject(payload, 'value', `${path}.command.${name}`);
+  const source = reqString(value, 'source', p);
+  const target = reqString(value, 'target', p);
+  return name === 'UnassignCommand'
+    ? { kind: 'unassign', contractId: reqString(value, 'contractId', p), source, target }
+    : { kind: 'assign', reassignmentId: reqString(value, 'reassignmentId', p), source, target };
+}
+
+function decodeRequest(body: Obj): ReassignmentRequest {
+  const rc = reqObject(body, 'reassignmentCommands');
+  const ef = optObject(body, 'eventFormat');
+  return {
+    commandId: reqString(rc, 'commandId', 'reassignmentCommands'),
+    workflowId: optString(rc, 'workflowId', 'reassignmentCommands') ?? '',
+    userId: optString(rc, 'userId', 'reassignmentCommands'),
+    submitter: reqString(rc, 'submitter', 'reassignmentCommands'),
+    commands: reqArray(rc, 'commands', 'reassignmentCommands').map((c, i) => decodeCommand(c, `reassignmentCommands.commands[${i}]`)),
+    eventFormat: ef === undefined ? undefined : decodeEventFormat(ef, 'eventFormat'),
+  };
+}
+
+const refused = (cause: string) => new CantonError('REASSIGNMENT_VALIDATION_FAILED', 'FAILED_PRECONDITION', cause);
+
+/** Common validation; returns the commands, which all have one kind and one source and target. */
+function validate(state: LedgerState, r: ReassignmentRequest, caller: Caller): Exclude<ReassignCommand, { kind: 'empty' }>[] {
+  if (r.commandId === '') throw err.missingField('command_id');
+  if (r.submitter === '') throw err.missingField('submitter');
+  if (r.commands.length === 0) throw err.missingField('commands');
+  if (r.userId !== undefined && r.userId !== '' && r.userId !== caller.id) {
+    throw err.permissionDenied(`userId ${r.userId.slice(0, 200)} does not match the authenticated user`);
+  }
+  caller.requireActAs(r.submitter);
+  if (r.eventFormat !== undefined) validateEventFormat(r.eventFormat, caller);
+  const cmds = r.commands.map((c) => {
+    if (c.kind === 'empty') throw err.invalidArgument('A reassignment command must be an AssignCommand or an UnassignCommand');
+    return c;
+  });
+  const first = cmds[0] as Exclude<ReassignCommand, { kind: 'empty' }>;
+  if (cmds.some((c) => c.kind !== first.kind || c.source !== first.source || c.target !== first.target)) {
+    throw err.invalidArgument('All commands of a reassignment must be of one kind and have the same source and target');
+  }
+  if (first.source === '') throw err.missingField('source');
+  if (first.target === '') throw err.missingField('target');
+  for (const s of [first.source, first.target]) {
+    if (!state.world.synchronizers.includes(s)) throw err.invalidArgument(`Synchronizer ${s.slice(0, 200)} is unknown or not connected`);
+  }
+  if (first.source === first.target) throw err.invalidArgument('Source and target synchronizer must differ');
+  return cmds;
+}
+
+function requireStakeholder(c: ContractRecord, submitter: string): void {
+  if (!c.signatories.includes(submitter) && !c.observers.includes(submitter)) {
+    throw refused(`Submitter ${submitter} is not a stakeholder of contract ${c.contractId}`);
+  }
+}
+
+function contractOnSource(state: LedgerState, contractId: string, source: string, submitter: string): ContractRecord {
+  if (contractId === '') throw err.missingField('contract_id');
+  const c = state.world.contracts.get(contractId);
+  if (c === undefined) throw err.notFound('CONTRACT_NOT_FOUND', `Contract could not be found with id ${contractId.slice(0, 200)}`, [['CONTRACT_ID', contractId]]);
+  if (c.synchronizerId !== source) {
+    throw refused(`Contract ${contractId} is not assigned to ${source}${c.synchronizerId === null ? ': it is being reassigned' : ''}`);
+  }
+  requireStakeholder(c, submitter);
+  return c;
+}
+
+function pendingFor(state: LedgerState, cmd: { reassignmentId: string; source: string; target: string }, submitter: string): PendingReassignment[] {
+  if (cmd.reassignmentId === '') throw err.missingField('reassignment_id');
+  const pending = state.reassignments.get(cmd.reassignmentId);
+  if (pending === undefined || pending.length === 0) {
+    throw err.notFound('REASSIGNMENT_NOT_FOUND', `Unassignment ${cmd.reassignmentId.slice(0, 200)} could not be found`, [['REASSIGNMENT_ID', cmd.reassignmentId]]);
+  }
+  const head = pending[0] as PendingReassignment;
+  if (head.source !== cmd.source || head.target !== cmd.target) {
+    throw refused(`Unassignment ${cmd.reassignmentId} moves from ${head.source} to ${head.target}`);
+  }
+  if (head.completed) throw refused(`Reassignment ${cmd.reassignmentId} has already been completed`);
+  for (const p of pending) requireStakeholder(state.world.contracts.get(p.contractId) as ContractRecord, submitter);
+  return pending;
+}
+
+/** Executes validated commands as one update. */
+function execute(state: LedgerState, r: ReassignmentRequest, cmds: Exclude<ReassignCommand, { kind: 'empty' }>[]): ReassignmentUpdate {
+  const recordTime = state.nextTime();
+  const first = cmds[0] as Exclude<ReassignCommand, { kind: 'empty' }>;
+  const events: (UnassignEvent | AssignEvent)[] = [];
+  if (first.kind === 'unassign') {
+    const ids = cmds.map((c) => (c as { contractId: string }).contractId);
+    if (new Set(ids).size !== ids.length) throw err.invalidArgument('A contract appears more than once');
+    const contracts = ids.map((id) => contractOnSource(state, id, first.source, r.submitter));
+    const reassignmentId = `00${sha256hex(`reassignment:${state.nextSeq()}:${recordTime}`)}`;
+    const pending: PendingReassignment[] = [];
+    const exclusivity = microsIso(Date.parse(recordTime) * 1000 + 60_000_000);
+    for (const c of contracts) {
+      c.synchronizerId = null;
+      c.reassignmentCounter += 1;
+      pending.push({ reassignmentId, contractId: c.contractId, source: first.source, target: first.target, reassignmentCounter: c.reassignmentCounter, completed: false });
+      events.push({ kind: 'unassign', nodeId: events.length, reassignmentId, contract: snapshotOf(c), source: first.source, target: first.target, submitter: r.submitter, reassignmentCounter: c.reassignmentCounter, assignmentExclusivity: exclusivity });
+    }
+    state.reassignments.set(reassignmentId, pending);
+  } else {
+    const batches = cmds.map((c) => pendingFor(state, c as { reassignmentId: string; source: string; target: string }, r.submitter));
+    if (new Set(batches).size !== batches.length) throw err.invalidArgument('A reassignment id appears more than once');
+    for (const p of batches.flat()) {
+      const c = state.world.contracts.get(p.contractId) as ContractRecord;
+      c.synchronizerId = p.target;
+      p.completed = true;
+      events.push({ kind: 'assign', nodeId: events.length, reassignmentId: p.reassignmentId, contract: snapshotOf(c), source: p.source, target: p.target, submitter: r.submitter, reassignmentCounter: p.reassignmentCounter });
+    }
+  }
+  return state.append<ReassignmentUpdate>((offset) => ({
+    kind: 'reassignment',
+    offset,
+    updateId: `1220${sha256hex(`update:${offset}:${r.commandId}:${state.nextSeq()}`)}`,
+    commandId: r.commandId,
+    workflowId: r.workflowId,
+    submitters: [r.submitter],
+    recordTime,
+    // An unassignment is sequenced on the source synchronizer, an assignment on the target.
+    synchronizerId: first.kind === 'unassign' ? first.source : first.target,
+    traceparent: `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`,
+    events,
+  }));
+}
+
+function encodeEvents(u: ReassignmentUpdate, ef: EventFormat | undefined): Obj[] {
+  if (ef === undefined) return [];
+  const out: Obj[] = [];
+  for (const e of u.events) {
+    const v = visibility(ef, stakeholders(e.contract), e.contract);
+    if (v === undefined) continue;
+    out.push(e.kind === 'unassign' ? unassignedEvent(e, u.offset, v) : assignmentEvent(e, u.offset, v));
+  }
+  return out;
+}
+
+export function reassignmentRoutes(app: FastifyInstance, ctx: ReferenceContext, state: LedgerState): void {
+  route(app, ctx, 'POST', '/v2/commands/submit-and-wait-for-reassignment', async (c) => {
+    const r = decodeRequest(await c.json());
+    const caller = await c.caller();
+    const cmds = validate(state, r, caller);
+    const changeId = JSON.stringify([caller.id, [r.submitter], r.commandId]);
+    if (state.changeIds.has(changeId)) {
+      throw err.alreadyExists('DUPLICATE_COMMAND', 'A command with the given command id has already been successfully processed', [['COMMAND_ID', r.commandId]]);
+    }
+    const u = execute(state, r, cmds);
+    state.changeIds.add(changeId);
+    return {
+      reassignment: {
+        updateId: u.updateId,
+        commandId: u.commandId,
+        workflowId: u.workflowId,
+        offset: u.offset,
+        events: encodeEvents(u, r.eventFormat),
+        traceContext: { traceparent: u.traceparent },
+        recordTime: u.recordTime,
+        synchronizerId: u.synchronizerId,
+        paidTrafficCost: 0,
+      },
+    };
+  });
+}

@@ -1,0 +1,408 @@
+/**
+ * Transactions: command submission (submit-and-wait-for-transaction-tree), lookup by offset, the ledger end and the
+ * connected synchronizers. Templates have no Daml semantics here: signatories are the acting parties, observers the
+ * party ids found among the create arguments, and only the `Archive` choice consumes a contract.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { ReferenceContext } from '../index.js';
+import type { ContractRecord } from '../world.js';
+import { elementObject, oneOf, optObject, optString, optStringArray, reqArray, reqInt, reqObject, reqString, optEnum, type Obj } from './body.js';
+import { CantonError, err } from './errors.js';
+import type { Caller } from './access.js';
+import { route } from './http.js';
+import { isParty, sha256hex } from './ids.js';
+import {
+  archivedEvent,
+  createdEvent,
+  decodeEventFormat,
+  exercisedEvent,
+  exerciseInformees,
+  isIdentifier,
+  stakeholders,
+  validateEventFormat,
+  visibility,
+  wildcardFormat,
+  type EventFormat,
+} from './events.js';
+import type { ContractSnapshot, LedgerState, TransactionUpdate, TxNode } from './state.js';
+
+type Command =
+  | { kind: 'create'; templateId: string; createArguments: Obj }
+  | { kind: 'exercise'; templateId: string; contractId: string; choice: string; choiceArgument: unknown }
+  | { kind: 'createAndExercise'; templateId: string; createArguments: Obj; choice: string; choiceArgument: unknown };
+
+export interface Submission {
+  commands: Command[];
+  commandId: string;
+  workflowId: string;
+  userId?: string;
+  actAs: string[];
+  readAs: string[];
+  synchronizerId: string;
+}
+
+function decodeCommand(v: unknown, path: string): Command | 'byKey' {
+  const [name, c] = oneOf(elementObject(v, path), path, ['CreateCommand', 'ExerciseCommand', 'CreateAndExerciseCommand', 'ExerciseByKeyCommand']);
+  const p = `${path}.${name}`;
+  const required = (key: string) => {
+    if (c[key] === undefined || c[key] === null) reqString(c, key, p); // raises the missing-field failure
+    return c[key];
+  };
+  switch (name) {
+    case 'CreateCommand':
+      return { kind: 'create', templateId: reqString(c, 'templateId', p), createArguments: reqObject(c, 'createArguments', p) };
+    case 'ExerciseCommand':
+      return {
+        kind: 'exercise',
+        templateId: reqString(c, 'templateId', p),
+        contractId: reqString(c, 'contractId', p),
+        choice: reqString(c, 'choice', p),
+        choiceArgument: required('choiceArgument'),
+      };
+    case 'CreateAndExerciseCommand':
+      return {
+        kind: 'createAndExercise',
+        templateId: reqString(c, 'templateId', p),
+        createArguments: reqObject(c, 'createArguments', p),
+        choice: reqString(c, 'choice', p),
+        choiceArgument: required('choiceArgument'),
+      };
+    default:
+      reqString(c, 'templateId', p);
+      return 'byKey';
+  }
+}
+
+function decodeSubmission(body: Obj): Submission {
+  const decoded = reqArray(body, 'commands').map((c, i) => decodeCommand(c, `commands[${i}]`));
+  if (decoded.includes('byKey')) throw err.invalidArgument('Contract keys are not supported: ExerciseByKeyCommand cannot be submitted');
+  return {
+    commands: decoded as Command[],
+    commandId: optString(body, 'commandId') ?? '',
+    workflowId: optString(body, 'workflowId') ?? '',
+    userId: optString(body, 'userId'),
+    actAs: optStringArray(body, 'actAs') ?? [],
+    readAs: optStringArray(body, 'readAs') ?? [],
+    synchronizerId: optString(body, 'synchronizerId') ?? '',
+  };
+}
+
+function validateSubmission(s: Submission, caller: Caller, state: LedgerState): void {
+  if (s.commands.length === 0) throw err.missingField('commands');
+  if (s.commandId === '') throw err.missingField('command_id');
+  if (s.actAs.length === 0) throw err.missingField('act_as');
+  for (const p of [...s.actAs, ...s.readAs]) if (!isParty(p)) throw err.invalidField('party', `Invalid party ${JSON.stringify(p.slice(0, 200))}`);
+  if (s.userId !== undefined && s.userId !== '' && s.userId !== caller.id) {
+    throw err.permissionDenied(`userId ${s.userId.slice(0, 200)} does not match the authenticated user`);
+  }
+  for (const p of s.actAs) caller.requireActAs(p);
+  for (const p of s.readAs) caller.requireReadAs(p);
+  if (s.synchronizerId !== '' && !state.world.synchronizers.includes(s.synchronizerId)) {
+    throw err.invalidArgument(`Synchronizer ${s.synchronizerId.slice(0, 200)} is unknown or not connected`);
+  }
+}
+
+/** Resolves `#name:M:E` or `pkgId:M:E` to a package-id qualified template id of a package on this participant. */
+export function resolveTemplate(state: LedgerState, ref: string): { templateId: string; packageName: string } {
+  if (!isIdentifier(ref)) throw err.invalidField('template_id', `Invalid template id ${JSON.stringify(ref.slice(0, 200))}`);
+  const i = ref.indexOf(':');
+  const pkg = ref.slice(0, i);
+  const rest = ref.slice(i);
+  if (pkg.startsWith('#')) {
+    const name = pkg.slice(1);
+    // The package-name reference picks the highest version uploaded.
+    const candidates = [...state.localPackages.values()].filter((p) => p.name === name);
+    const best = candidates.sort((a, b) => compareVersion(b.version, a.version))[0];
+    if (best === undefined) throw err.notFound('PACKAGE_NAMES_NOT_FOUND', `The following package names do not match upgradable packages uploaded on this participant: [${name}]`);
+    return { templateId: `${best.packageId}${rest}`, packageName: name };
+  }
+  const info = state.localPackages.get(pkg);
+  if (info === undefined) throw err.notFound('PACKAGE_NOT_FOUND', `Couldn't find package ${pkg}`, [['PACKAGE', pkg]]);
+  return { templateId: ref, packageName: info.name };
+}
+
+function compareVersion(a: string, b: string): number {
+  const x = a.split('.').map(Number);
+  const y = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+  return 0;
+}
+
+/** Party ids mentioned in the create arguments become observers. */
+function partiesIn(v: unknown, out: Set<string>, depth = 0): Set<string> {
+  if (depth > 8) return out;
+  if (typeof v === 'string' && v.includes('::') && isParty(v)) out.add(v);
+  else if (Array.isArray(v)) for (const x of v) partiesIn(x, out, depth + 1);
+  else if (typeof v === 'object' && v !== null) for (const x of Object.values(v)) partiesIn(x, out, depth + 1);
+  return out;
+}
+
+export function newContract(
+  tmpl: { templateId: string; packageName: string },
+  createArgument: Obj,
+  signatories: string[],
+  createdAt: string,
+  seed: string,
+): ContractSnapshot {
+  const contractId = `00${sha256hex(`contract:${seed}`)}`;
+  const observers = [...partiesIn(createArgument, new Set())].filter((p) => !signatories.includes(p));
+  const blob = Buffer.from(JSON.stringify({ contractId, templateId: tmpl.templateId, createArgument, signatories, observers, createdAt })).toString('base64');
+  return { contractId, ...tmpl, createArgument, signatories: [...signatories], observers, createdAt, createdEventBlob: blob };
+}
+
+export function snapshotOf(c: ContractRecord): ContractSnapshot {
+  return {
+    contractId: c.contractId,
+    templateId: c.templateId,
+    packageName: c.packageName,
+    createArgument: c.createArgument,
+    signatories: c.signatories,
+    observers: c.observers,
+    createdAt: c.createdAt,
+    createdEventBlob: c.createdEventBlob,
+  };
+}
+
+/** The active, assigned contract an exercise targets, checked against the command's template. */
+function exercisedContract(state: LedgerState, contractId: string, tmpl: { templateId: string; packageName: string }, actAs: string[]): ContractRecord {
+  const c = state.world.contracts.get(contractId);
+  if (c === undefined || c.synchronizerId === null) {
+    throw err.notFound('CONTRACT_NOT_FOUND', `Contract could not be found with id ${contractId.slice(0, 200)}`, [['CONTRACT_ID', contractId]]);
+  }
+  const sameName = (a: string, b: string) => a.slice(a.indexOf(':')) === b.slice(b.indexOf(':'));
+  if (c.packageName !== tmpl.packageName || !sameName(c.templateId, tmpl.templateId)) {
+    throw err.failedPrecondition('WRONGLY_TYPED_CONTRACT', `Contract ${contractId} is of template ${c.templateId}, not ${tmpl.templateId}`);
+  }
+  if (!actAs.some((p) => c.signatories.includes(p) || c.observers.includes(p))) {
+    throw new CantonError('DAML_AUTHORIZATION_ERROR', 'INVALID_ARGUMENT', `Interpretation error: none of the acting parties is a stakeholder of ${contractId}`);
+  }
+  return c;
+}
+
+interface Plan {
+  nodes: TxNode[];
+  created: ContractSnapshot[];
+  archived: string[];
+  synchronizerId: string;
+}
+
+/** Interprets the commands without touching the ledger, so that a failing command changes nothing. */
+function plan(state: LedgerState, s: Submission, updateSeed: string, effectiveAt: string): Plan {
+  const nodes: TxNode[] = [];
+  const created = new Map<string, ContractSnapshot>();
+  const archived = new Set<string>();
+  let synchronizerId = s.synchronizerId;
+  const exercise = (contract: ContractSnapshot, choice: string, choiceArgument: unknown) => {
+    const nodeId = nodes.length;
+    const consuming = choice === 'Archive';
+    if (consuming) {
+      if (archived.has(contract.contractId)) throw err.notFound('CONTRACT_NOT_FOUND', `Contract ${contract.contractId} was consumed earlier in this transaction`);
+      archived.add(contract.contractId);
+    }
+    nodes.push({ kind: 'exercise', nodeId, contract, choice, choiceArgument, actingParties: [...s.actAs], consuming, exerciseResult: {}, lastDescendantNodeId: nodeId });
+  };
+  const create = (templateRef: string, args: Obj) => {
+    const c = newContract(resolveTemplate(state, templateRef), args, s.actAs, effectiveAt, `${updateSeed}:${nodes.length}`);
+    created.set(c.contractId, c);
+    nodes.push({ kind: 'create', nodeId: nodes.length, contract: c });
+    return c;
+  };
+  for (const cmd of s.commands) {
+    if (cmd.kind === 'create') create(cmd.templateId, cmd.createArguments);
+    else if (cmd.kind === 'createAndExercise') exercise(create(cmd.templateId, cmd.createArguments), cmd.choice, cmd.choiceArgument);
+    else {
+      const local = created.get(cmd.contractId);
+      const contract = local ?? snapshotOf(exercisedContract(state, cmd.contractId, resolveTemplate(state, cmd.templateId), s.actAs));
+      if (local === undefined) {
+        const on = state.world.contracts.get(cmd.contractId)?.synchronizerId as string;
+        if (synchronizerId === '') synchronizerId = on;
+        else if (synchronizerId !== on) throw err.invalidArgument(`Contract ${cmd.contractId} is assigned to ${on}, not to ${synchronizerId}`);
+      }
+      exercise(contract, cmd.choice, cmd.choiceArgument);
+    }
+  }
+  return {
+    nodes,
+    created: [...created.values()].filter((c) => !archived.has(c.contractId)),
+    archived: [...archived].filter((id) => !created.has(id)),
+    synchronizerId: synchronizerId === '' ? (state.world.synchronizers[0] as string) : synchronizerId,
+  };
+}
+
+const traceparent = () => `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
+
+/** Submits a transaction and appends it to the ledger (also used for seeding). */
+export function commitTransaction(state: LedgerState, s: Submission): TransactionUpdate {
+  const effectiveAt = state.nextTime();
+  const updateId = `1220${sha256hex(`update:${state.ledgerEnd + 1}:${s.commandId}:${state.nextSeq()}`)}`;
+  const p = plan(state, s, updateId, effectiveAt);
+  const tx = state.append<TransactionUpdate>((offset) => ({
+    kind: 'transaction',
+    offset,
+    updateId,
+    commandId: s.commandId,
+    workflowId: s.workflowId,
+    submitters: [...s.actAs],
+    recordTime: effectiveAt,
+    effectiveAt,
+    synchronizerId: p.synchronizerId,
+    traceparent: traceparent(),
+    nodes: p.nodes,
+  }));
+  for (const c of p.created) state.world.contracts.set(c.contractId, { ...c, synchronizerId: p.synchronizerId, reassignmentCounter: 0 });
+  for (const id of p.archived) state.world.contracts.delete(id);
+  return tx;
+}
+
+type Shape = 'TRANSACTION_SHAPE_ACS_DELTA' | 'TRANSACTION_SHAPE_LEDGER_EFFECTS';
+
+/** The events of a transaction as the event format and shape let the requesting parties see them. */
+export function projectTransaction(tx: TransactionUpdate, ef: EventFormat, shape: Shape): Obj[] {
+  const createdHere = new Set(tx.nodes.filter((n) => n.kind === 'create').map((n) => n.contract.contractId));
+  const consumedHere = new Set(tx.nodes.filter((n) => n.kind === 'exercise' && n.consuming).map((n) => n.contract.contractId));
+  const events: Obj[] = [];
+  for (const n of tx.nodes) {
+    const transient = createdHere.has(n.contract.contractId) && consumedHere.has(n.contract.contractId);
+    if (shape === 'TRANSACTION_SHAPE_ACS_DELTA') {
+      // The ACS delta: creates that survive the transaction and archives of contracts that existed before it.
+      if (transient) continue;
+      if (n.kind === 'create') {
+        const v = visibility(ef, stakeholders(n.contract), n.contract);
+        if (v !== undefined) events.push({ CreatedEvent: createdEvent(n.contract, tx.offset, n.nodeId, v, true) });
+      } else if (n.consuming) {
+        const v = visibility(ef, stakeholders(n.contract), n.contract);
+        if (v !== undefined) events.push({ ArchivedEvent: archivedEvent(n.contract, tx.offset, n.nodeId, v) });
+      }
+    } else if (n.kind === 'create') {
+      const v = visibility(ef, stakeholders(n.contract), n.contract);
+      if (v !== undefined) events.push({ CreatedEvent: createdEvent(n.contract, tx.offset, n.nodeId, v, !transient) });
+    } else {
+      const v = visibility(ef, exerciseInformees(n), n.contract);
+      if (v !== undefined) events.push({ ExercisedEvent: exercisedEvent(n, tx.offset, v, n.consuming && !transient) });
+    }
+  }
+  return events;
+}
+
+/** The tree of a submission as the submitting (and reading) parties see it. */
+function transactionTree(tx: TransactionUpdate, parties: string[]): Obj {
+  const ef = wildcardFormat(parties);
+  const eventsById: Obj = {};
+  for (const n of tx.nodes) {
+    if (n.kind === 'create') {
+      const v = visibility(ef, stakeholders(n.contract), n.contract);
+      if (v !== undefined) eventsById[String(n.nodeId)] = { CreatedTreeEvent: { value: createdEvent(n.contract, tx.offset, n.nodeId, v, true) } };
+    } else {
+      const v = visibility(ef, exerciseInformees(n), n.contract);
+      if (v !== undefined) eventsById[String(n.nodeId)] = { ExercisedTreeEvent: { value: exercisedEvent(n, tx.offset, v, n.consuming) } };
+    }
+  }
+  return {
+    updateId: tx.updateId,
+    commandId: tx.commandId,
+    workflowId: tx.workflowId,
+    effectiveAt: tx.effectiveAt,
+    offset: tx.offset,
+    eventsById,
+    synchronizerId: tx.synchronizerId,
+    traceContext: { traceparent: tx.traceparent },
+    recordTime: tx.recordTime,
+  };
+}
+
+export const updateNotFound = (offset: number) =>
+  err.notFound('UPDATE_NOT_FOUND', 'Update not found, or not visible.', [['OFFSET', String(offset)]]);
+
+const SHAPES = ['TRANSACTION_SHAPE_UNSPECIFIED', 'TRANSACTION_SHAPE_ACS_DELTA', 'TRANSACTION_SHAPE_LEDGER_EFFECTS'] as const;
+
+interface ByOffsetRequest {
+  offset: number;
+  requestingParties?: string[];
+  eventFormat?: EventFormat;
+  shape?: (typeof SHAPES)[number];
+}
+
+function decodeByOffset(body: Obj): ByOffsetRequest {
+  const tf = optObject(body, 'transactionFormat');
+  return {
+    offset: reqInt(body, 'offset', '', 64),
+    requestingParties: optStringArray(body, 'requestingParties'),
+    eventFormat: tf === undefined ? undefined : decodeEventFormat(reqObject(tf, 'eventFormat', 'transactionFormat'), 'transactionFormat.eventFormat'),
+    shape: tf === undefined ? undefined : (optEnum(tf, 'transactionShape', SHAPES, 'transactionFormat') ?? 'TRANSACTION_SHAPE_UNSPECIFIED'),
+  };
+}
+
+/** The event format and shape a by-offset request asks for (requestingParties implies the ACS-delta defaults). */
+function formatOf(r: ByOffsetRequest): { ef: EventFormat; shape: Shape } {
+  const hasParties = r.requestingParties !== undefined && r.requestingParties.length > 0;
+  if (hasParties && r.eventFormat !== undefined) throw err.invalidArgument('requesting_parties and transaction_format are mutually exclusive');
+  if (hasParties) {
+    for (const p of r.requestingParties ?? []) if (!isParty(p)) throw err.invalidField('requesting_parties', `Invalid party ${JSON.stringify(p.slice(0, 200))}`);
+    return { ef: wildcardFormat(r.requestingParties ?? []), shape: 'TRANSACTION_SHAPE_ACS_DELTA' };
+  }
+  if (r.eventFormat === undefined) throw err.missingField('transaction_format');
+  if (r.shape === undefined || r.shape === 'TRANSACTION_SHAPE_UNSPECIFIED') throw err.missingField('transaction_shape');
+  return { ef: r.eventFormat, shape: r.shape };
+}
+
+export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, state: LedgerState): void {
+  route(app, ctx, 'POST', '/v2/commands/submit-and-wait-for-transaction-tree', async (c) => {
+    const s = decodeSubmission(await c.json());
+    const caller = await c.caller();
+    validateSubmission(s, caller, state);
+    const changeId = JSON.stringify([caller.id, [...s.actAs].sort(), s.commandId]);
+    if (state.changeIds.has(changeId)) {
+      throw err.alreadyExists('DUPLICATE_COMMAND', 'A command with the given command id has already been successfully processed', [['COMMAND_ID', s.commandId]]);
+    }
+    const tx = commitTransaction(state, s);
+    state.changeIds.add(changeId);
+    return { transactionTree: transactionTree(tx, [...s.actAs, ...s.readAs]) };
+  });
+
+  route(app, ctx, 'POST', '/v2/updates/transaction-by-offset', async (c) => {
+    const r = decodeByOffset(await c.json());
+    const caller = await c.caller();
+    if (r.offset <= 0) throw new CantonError('NON_POSITIVE_OFFSET', 'INVALID_ARGUMENT', `Offset ${r.offset} in offset is not a positive integer`);
+    const { ef, shape } = formatOf(r);
+    validateEventFormat(ef, caller);
+    const u = state.update(r.offset);
+    if (u === undefined || u.kind !== 'transaction') throw updateNotFound(r.offset);
+    const events = projectTransaction(u, ef, shape);
+    if (events.length === 0) throw updateNotFound(r.offset);
+    // The command id is shown only to readers of a submitting party.
+    const seesCommand = u.submitters.some((p) => ef.byParty.has(p)) || ef.anyParty !== undefined;
+    return {
+      transaction: {
+        updateId: u.updateId,
+        commandId: seesCommand ? u.commandId : '',
+        workflowId: u.workflowId,
+        effectiveAt: u.effectiveAt,
+        events,
+        offset: u.offset,
+        synchronizerId: u.synchronizerId,
+        traceContext: { traceparent: u.traceparent },
+        recordTime: u.recordTime,
+        paidTrafficCost: 0,
+      },
+    };
+  });
+
+  route(app, ctx, 'GET', '/v2/state/ledger-end', async (c) => {
+    await c.caller();
+    return { offset: state.ledgerEnd };
+  });
+
+  route(app, ctx, 'GET', '/v2/state/connected-synchronizers', async (c) => {
+    const caller = await c.caller();
+    const party = c.query.party;
+    if (party !== undefined && party !== '' && !caller.isAdmin) caller.requireReadAs(party);
+    return {
+      connectedSynchronizers: state.world.synchronizers.map((synchronizerId) => ({
+        synchronizerAlias: synchronizerId.slice(0, synchronizerId.indexOf('::')),
+        synchronizerId,
+        permission: 'PARTICIPANT_PERMISSION_SUBMISSION',
+      })),
+    };
+  });
+}

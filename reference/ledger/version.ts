@@ -1,0 +1,26 @@
+/** GET /v2/version and the limits it advertises (a suite reads the maxima there instead of assuming them). */
+import type { FastifyInstance } from 'fastify';
+import type { ReferenceContext } from '../index.js';
+import { route } from './http.js';
+
+export const MAX_USERS_PAGE_SIZE = 1000;
+export const MAX_RIGHTS_PER_USER = 1000;
+export const MAX_VETTED_PACKAGES_PAGE_SIZE = 100;
+export const MAX_PARTIES_PAGE_SIZE = 10000;
+
+export function versionRoutes(app: FastifyInstance, ctx: ReferenceContext): void {
+  route(app, ctx, 'GET', '/v2/version', async (c) => {
+    // The version service needs an authenticated caller, but no particular right.
+    await c.caller();
+    return {
+      version: `${ctx.options.ledgerVersion}.0`,
+      features: {
+        experimental: { staticTime: { supported: false }, commandInspectionService: { supported: true } },
+        userManagement: { supported: true, maxRightsPerUser: MAX_RIGHTS_PER_USER, maxUsersPageSize: MAX_USERS_PAGE_SIZE },
+        partyManagement: { maxPartiesPageSize: MAX_PARTIES_PAGE_SIZE },
+        offsetCheckpoint: { maxOffsetCheckpointEmissionDelay: { seconds: 75, nanos: 0 } },
+        packageFeature: { maxVettedPackagesPageSize: MAX_VETTED_PACKAGES_PAGE_SIZE },
+      },
+    };
+  });
+}
