@@ -5,7 +5,7 @@
  *
  * Layout (i = creation order, 0-based, N = size):
  * - i < 4 (when N allows): owned by the validator operator party; entry 2 is expired.
- * - otherwise owned by one of OWNER_STEMS in turn; entries with i % 10 === 7 are expired.
+ * - otherwise owned by one of OWNER_STEMS in turn; entries with i % 7 === 5 are expired.
  * - name `<stem>-<i zero-padded to at least 3 digits>.unverified.cns`, e.g. alice-042.unverified.cns.
  * - created 2026-01-01T00:00:00Z plus i minutes; active entries expire in 2100, expired ones expired in 2025 (both
  *   judged against the real clock at request time).
@@ -45,7 +45,7 @@ export interface AnsEntryResponse {
 }
 
 export function isExpiredIndex(i: number): boolean {
-  return i === VALIDATOR_EXPIRED_INDEX || (i >= VALIDATOR_ENTRY_INDICES.length && i % 10 === 7);
+  return i === VALIDATOR_EXPIRED_INDEX || (i >= VALIDATOR_ENTRY_INDICES.length && i % 7 === 5);
 }
 
 export class AnsStore {

@@ -89,3 +89,16 @@ export function objectBody(body: unknown, allowAbsent: boolean): Record<string, 
   if (!isPlainObject(body)) throw new HttpError(400, 'request body must be a JSON object');
   return body;
 }
+
+/**
+ * The single path segment a wildcard route matched, or undefined when it is empty or spans several segments.
+ * Routes whose parameter may be long (contract ids are about 140 characters) are registered as wildcards, because
+ * fastify answers 414 for a named parameter longer than its maxParamLength (100 by default).
+ */
+export function wildcardSegment(params: unknown, suffix = ''): string | undefined {
+  const rest = (params as Record<string, unknown> | undefined)?.['*'];
+  if (typeof rest !== 'string' || !rest.endsWith(suffix)) return undefined;
+  const seg = rest.slice(0, rest.length - suffix.length);
+  if (seg === '' || seg.includes('/')) return undefined;
+  return seg;
+}

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import type { ContractRecord } from '../world.js';
-import { HttpError, installJsonErrors, isPlainObject, objectBody } from '../data/http.js';
+import { HttpError, installJsonErrors, isPlainObject, objectBody, wildcardSegment } from '../data/http.js';
 import { seedRegistry, type RegistryState } from './state.js';
 import { TEMPLATES } from '../data/templates.js';
 
@@ -99,9 +99,10 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
   const s = registryState(ctx);
 
   const withdrawContext = (templateId: string, kind: string) =>
-    async (req: { params: unknown; body: unknown }) => {
+    async (req: { params: unknown; body: unknown; url: string }) => {
+      const id = wildcardSegment(req.params, '/choice-contexts/withdraw');
+      if (id === undefined) throw new HttpError(404, `no route for POST ${req.url.split('?')[0]}`);
       const { excludeDebugFields } = commonBody(req.body, true);
-      const id = (req.params as { id: string }).id;
       const instr = ctx.world.contracts.get(id);
       if (instr === undefined || instr.templateId !== templateId) throw new HttpError(404, `${kind} ${id} not found`);
       const [, rules, round] = involved(ctx, [id, s.amuletRules, s.openRound]);
@@ -111,8 +112,9 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
       };
     };
 
-  app.post('/registry/allocation-instruction/v2/:id/choice-contexts/withdraw', withdrawContext(TEMPLATES.allocationInstruction, 'allocation instruction'));
-  app.post('/registry/transfer-instruction/v1/:id/choice-contexts/withdraw', withdrawContext(TEMPLATES.transferInstruction, 'transfer instruction'));
+  // wildcards, not :id, so that a contract id longer than fastify's maxParamLength is still routed (see wildcardSegment)
+  app.post('/registry/allocation-instruction/v2/*', withdrawContext(TEMPLATES.allocationInstruction, 'allocation instruction'));
+  app.post('/registry/transfer-instruction/v1/*', withdrawContext(TEMPLATES.transferInstruction, 'transfer instruction'));
 
   app.post('/registry/allocation-instruction/v2/allocation-factory', async (req) => {
     const { excludeDebugFields, body } = commonBody(req.body, false);

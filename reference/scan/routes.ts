@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import { listAnsEntriesHandler } from '../data/ans-routes.js';
-import { HttpError, installJsonErrors, intParam, isPlainObject, objectBody, queryParam, sendError } from '../data/http.js';
+import { HttpError, installJsonErrors, intParam, isPlainObject, objectBody, queryParam, sendError, wildcardSegment } from '../data/http.js';
 import { compareVersions, parseIsoMicros } from '../data/seed.js';
 import { sharedScanData } from '../data/shared.js';
 import { listActivities, seedActivities } from './activities.js';
@@ -34,9 +34,10 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
   const activitiesAvailable = compareVersions(ctx.options.scanVersion, '0.6.8') < 0;
   const activities = activitiesAvailable ? seedActivities(ctx.world) : [];
 
-  app.get('/v0/events/:update_id', async (req, reply) => {
+  app.get('/v0/events/*', async (req, reply) => {
+    const id = wildcardSegment(req.params);
+    if (id === undefined) return sendError(reply, 404, `no route for GET ${req.url.split('?')[0]}`);
     const enc = encoding(queryParam(req.query, 'daml_value_encoding'));
-    const id = (req.params as { update_id: string }).update_id;
     const ev = history.get(id);
     if (ev === undefined) return sendError(reply, 404, `update ${id} not found`);
     return reply.send(history.render(ev, enc));

@@ -3,7 +3,7 @@ import type { ReferenceContext } from '../index.js';
 import { REFERENCE_VALIDATOR_USER } from '../index.js';
 import { bearerSubject } from '../auth.js';
 import { listAnsEntriesHandler } from '../data/ans-routes.js';
-import { installJsonErrors, sendError } from '../data/http.js';
+import { installJsonErrors, sendError, wildcardSegment } from '../data/http.js';
 import { sharedScanData } from '../data/shared.js';
 
 /**
@@ -34,8 +34,9 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
     reply.send({ open_mining_rounds: structuredClone(data.rounds.open), issuing_mining_rounds: structuredClone(data.rounds.issuing) }),
   );
 
-  app.get('/v0/scan-proxy/featured-apps/:provider_party_id', async (req, reply) => {
-    const provider = (req.params as { provider_party_id: string }).provider_party_id;
+  app.get('/v0/scan-proxy/featured-apps/*', async (req, reply) => {
+    const provider = wildcardSegment(req.params);
+    if (provider === undefined) return sendError(reply, 404, `no route for GET ${req.url.split('?')[0]}`);
     const right = data.featuredApps.get(provider);
     return reply.send({ featured_app_right: right === undefined ? null : structuredClone(right) });
   });
