@@ -179,3 +179,33 @@ describe('registry against contracts being reassigned', () => {
     expectError(await call(ALLOC(id), {}), 404);
   });
 });
+
+describe('registry with the ledger moving an instruction', () => {
+  it('answers 409 between the ledger unassign and assign, and 200 again once assigned', async () => {
+    const { SignJWT } = await import('jose');
+    const alice = fx.registry.factoryRequest(1) as Json;
+    const sender: string = Object.values<Json>(alice.choiceArguments.allocation.transferLegs)[0].sender;
+    const tok = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('alice_user').sign(new TextEncoder().encode(server.auth.hs256Secret));
+    const [src, dst] = SYNCHRONIZERS as [string, string];
+    const id = fx.registry.allocationInstructionIds[2]!;
+    const reassign = async (commandId: string, command: Json) => {
+      const r = await fetch(`${server.urls.ledger}/v2/commands/submit-and-wait-for-reassignment`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${tok}` },
+        body: JSON.stringify({
+          reassignmentCommands: { commandId, submitter: sender, commands: [{ command }] },
+          eventFormat: { filtersByParty: { [sender]: { cumulative: [] } }, verbose: false },
+        }),
+      });
+      return { status: r.status, body: (await r.json()) as Json };
+    };
+    const un = await reassign('registry-test-unassign', { UnassignCommand: { value: { contractId: id, source: src, target: dst } } });
+    expect(un.status).toBe(200);
+    const reassignmentId = un.body.reassignment.events[0].JsUnassignedEvent.reassignmentId as string;
+    expectError(await post(ALLOC(id), {}), 409);
+    const as = await reassign('registry-test-assign', { AssignCommand: { value: { reassignmentId, source: src, target: dst } } });
+    expect(as.status).toBe(200);
+    const ok = await post(ALLOC(id), {});
+    expect(ok.status).toBe(200);
+  });
+});
