@@ -15,8 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import * as Ajv2020Module from 'ajv/dist/2020.js';
-import * as addFormatsModule from 'ajv-formats';
+import { createAjv } from '../harness/schemas.js';
 import type { ValidateFunction } from 'ajv';
 import YAML from 'yaml';
 
@@ -59,37 +58,14 @@ function kebab(operationId: string): string {
 
 // ------------------------------------------------------------------------------------------------ Ajv
 
-// ajv and ajv-formats are CommonJS modules; take the constructor whichever way the loader exposes it.
-function pickDefault<T>(mod: unknown): T {
-  let m: unknown = mod;
-  while (isObj(m) && 'default' in m && typeof m !== 'function') m = m.default;
-  return m as T;
-}
 type AjvInstance = {
   compile: (schema: unknown) => ValidateFunction;
-  addFormat: (name: string, format: { type: 'number'; validate: (n: number) => boolean }) => unknown;
   errorsText: (errors?: unknown) => string;
 };
-const Ajv2020 = pickDefault<new (opts: Obj) => AjvInstance>(Ajv2020Module);
-const addFormats = pickDefault<(ajv: AjvInstance) => AjvInstance>(addFormatsModule);
 
-const INT32_MIN = -2147483648;
-const INT32_MAX = 2147483647;
-const INT64_MIN = -9223372036854775808;
-const INT64_MAX = 9223372036854775807;
-
+/** The same ajv set-up as the harness (formats, int32/int64), so what compiles here compiles in a run. */
 function newAjv(): AjvInstance {
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv);
-  ajv.addFormat('int32', {
-    type: 'number',
-    validate: (n: number) => Number.isInteger(n) && n >= INT32_MIN && n <= INT32_MAX,
-  });
-  ajv.addFormat('int64', {
-    type: 'number',
-    validate: (n: number) => Number.isInteger(n) && n >= INT64_MIN && n <= INT64_MAX,
-  });
-  return ajv;
+  return createAjv() as unknown as AjvInstance;
 }
 
 // ------------------------------------------------------------------------------------------------ README

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { loadCatalogue } from '../harness/catalogue.js';
+import { SchemaRegistry } from '../harness/schemas.js';
+import { APIS } from '../harness/types.js';
+
+const catalogue = loadCatalogue();
+const schemas = new SchemaRegistry();
+const kebab = (id: string) => id.replace(/[A-Z]/g, (m) => `-${m.toLowerCase()}`);
+
+describe('requirement catalogue', () => {
+  it('holds well over 100 requirements across the four interfaces', () => {
+    expect(catalogue.requirements.length).toBeGreaterThan(100);
+    for (const api of APIS) expect(catalogue.requirements.filter((r) => r.api === api).length).toBeGreaterThan(0);
+  });
+
+  it('has unique, well-formed ids that start with their interface', () => {
+    const seen = new Set<string>();
+    for (const r of catalogue.requirements) {
+      expect(seen.has(r.id), `duplicate ${r.id}`).toBe(false);
+      seen.add(r.id);
+      expect(r.id).toMatch(/^[a-z0-9]+(\.[a-z0-9-]+)+$/);
+      expect(r.id.startsWith(`${r.api}.`), r.id).toBe(true);
+    }
+  });
+
+  it('gives every requirement a valid level, a statement and a source', () => {
+    for (const r of catalogue.requirements) {
+      expect(['MUST', 'SHOULD', 'MAY'], r.id).toContain(r.level);
+      expect(r.statement.length, r.id).toBeGreaterThan(10);
+      expect(r.source, r.id).toMatch(/SPEC\.md|FACTS\.md/);
+      for (const v of [r.since, r.until]) if (v !== undefined) expect(v, r.id).toMatch(/^\d+(\.\d+){0,2}$/);
+    }
+  });
+
+  it('names only operations that exist in the OpenAPI documents', () => {
+    for (const r of catalogue.requirements) {
+      for (const op of r.operations) expect(schemas.hasOperation(r.api, op), `${r.id} names ${op}`).toBe(true);
+    }
+  });
+
+  it('holds every id the harness derives: response-schema per operation, http and errors per interface', () => {
+    const missing: string[] = [];
+    for (const op of schemas.operations()) {
+      const id = `${op.api}.${kebab(op.operationId)}.response-schema`;
+      if (!catalogue.byId.has(id)) missing.push(id);
+    }
+    for (const api of APIS) {
+      for (const id of [`${api}.http.documented-status`, `${api}.http.documented-content-type`, `${api}.http.no-server-error`]) {
+        if (!catalogue.byId.has(id)) missing.push(id);
+      }
+    }
+    for (const id of ['ledger.errors.malformed-request-text-plain', 'ledger.errors.canton-error-shape', 'scan.errors.error-body', 'validator.errors.error-body', 'registry.errors.error-body']) {
+      if (!catalogue.byId.has(id)) missing.push(id);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('holds every x-requirement the OpenAPI documents name', () => {
+    const missing: string[] = [];
+    for (const op of schemas.operations()) {
+      for (const r of Object.values(op.responses)) {
+        for (const id of [r.requirement, ...Object.values(r.content).map((m) => m.requirement)]) {
+          if (id !== undefined && !catalogue.byId.has(id)) missing.push(`${op.operationId} ${r.status}: ${id}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});

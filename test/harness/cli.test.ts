@@ -1,0 +1,77 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../../harness/paths.js';
+
+const bin = join(PACKAGE_ROOT, 'bin', 'canton-conformance.mjs');
+const tmp = mkdtempSync(join(tmpdir(), 'cc-cli-'));
+
+function cli(args: string[], timeout = 60_000) {
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout, cwd: tmp, env: { ...process.env, NO_COLOR: '1' } });
+  return { code: r.status, out: r.stdout, err: r.stderr, all: r.stdout + r.stderr };
+}
+
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+describe('canton-conformance CLI', () => {
+  it('prints help with the commands and exit codes, exit 0', () => {
+    const r = cli(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/run .*\n/);
+    expect(r.out).toContain('Exit codes');
+    expect(cli(['run', '--help']).out).toContain('--requirement <id>');
+  });
+
+  it('exits 2 with a message for an unknown flag, a bad value or a bad config file', () => {
+    expect(cli(['run', '--bogus']).code).toBe(2);
+    const bad = cli(['run', '--seed', 'abc']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--seed');
+    writeFileSync(join(tmp, 'bad.yaml'), 'targets: { ledger: { url: "nope" } }\n');
+    const cfg = cli(['run', '--config', 'bad.yaml']);
+    expect(cfg.code).toBe(2);
+    expect(cfg.err).toContain('targets.ledger.url');
+    expect(cfg.all).not.toMatch(/\n\s+at /);
+  });
+
+  it('refuses to serve on a non-loopback address', () => {
+    const r = cli(['serve', '--host', '0.0.0.0']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('loopback');
+  });
+
+  it('lists every catalogue requirement with the checks that cover it', () => {
+    const r = cli(['list', '--json']);
+    expect(r.code).toBe(0);
+    const data = JSON.parse(r.out) as { requirements: Array<{ id: string; checks: unknown[] }>; checks: Array<{ id: string; requirements: string[] }> };
+    expect(data.requirements.length).toBeGreaterThan(100);
+    expect(data.checks.length).toBeGreaterThan(0);
+    const ids = new Set(data.requirements.map((q) => q.id));
+    for (const c of data.checks) for (const q of c.requirements) expect(ids.has(q), `${c.id} cites ${q}`).toBe(true);
+    expect(new Set(data.checks.map((c) => c.id)).size).toBe(data.checks.length);
+  });
+
+  it('against a port where nothing listens: ends within the timeout with error verdicts and a written report', async () => {
+    const port = await closedPort();
+    const started = Date.now();
+    const r = cli(['run', '--ledger-url', `http://127.0.0.1:${port}`, '--only', 'ledger', '--timeout-ms', '500', '--no-html', '--reports-dir', 'out'], 90_000);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(r.code).toBe(3);
+    expect(r.out).toContain('INCOMPLETE');
+    const report = JSON.parse(readFileSync(join(tmp, 'out', 'latest', 'conformance.json'), 'utf8')) as { checks: Array<{ verdict: string; error?: string }> };
+    const errors = report.checks.filter((c) => c.verdict === 'error');
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors[0]?.error).toContain('connection refused');
+    expect(existsSync(join(tmp, 'out', 'latest', 'summary.md'))).toBe(true);
+    expect(r.all).not.toMatch(/\n\s+at /);
+  });
+});
