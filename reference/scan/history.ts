@@ -263,10 +263,12 @@ function renderUpdate(u: TransactionRec | ReassignmentRec, enc: DamlValueEncodin
     if (u.external_transaction_hash !== null) out.external_transaction_hash = u.external_transaction_hash;
     return out;
   }
+  // The event is the assignment or the unassignment itself (as in Splice's scan API: event is oneOf the two, told
+  // apart by created_event or contract_id), not an object wrapping it.
   const event =
     'assignment' in u.event
-      ? { assignment: { ...u.event.assignment, created_event: renderCreated(u.event.assignment.created_event, enc) } }
-      : { unassignment: { ...u.event.unassignment } };
+      ? { ...u.event.assignment, created_event: renderCreated(u.event.assignment.created_event, enc) }
+      : { ...u.event.unassignment };
   return { update_id: u.update_id, offset: u.offset, record_time: u.record_time, event };
 }
 

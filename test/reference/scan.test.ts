@@ -47,7 +47,7 @@ async function allEvents(pageSize: number, encoding?: string): Promise<Json[]> {
 function migrationOf(e: Json): number {
   if (e.update === null) return e.verdict.migration_id;
   if ('migration_id' in e.update) return e.update.migration_id;
-  return (e.update.event.assignment ?? e.update.event.unassignment).migration_id;
+  return e.update.event.migration_id;
 }
 
 function recordTimeOf(e: Json): string {
@@ -153,13 +153,14 @@ describe('scan events', () => {
     let pairs = 0;
     for (const e of events) {
       const ev = e.update?.event;
-      if (ev?.unassignment) {
-        const un = ev.unassignment;
+      if (ev !== undefined && 'contract_id' in ev) {
+        const un = ev;
         expect(un.reassignment_counter).toBe((lastCounter.get(un.contract_id) ?? 0) + 1);
         lastCounter.set(un.contract_id, un.reassignment_counter);
         unassigns.set(un.unassign_id, un);
-      } else if (ev?.assignment) {
-        const as = ev.assignment;
+      } else if (ev !== undefined) {
+        const as = ev;
+        expect(as).toHaveProperty('created_event');
         const un = unassigns.get(as.unassign_id);
         expect(un).toBeDefined();
         expect(as.reassignment_counter).toBe(un.reassignment_counter);
@@ -171,9 +172,9 @@ describe('scan events', () => {
     }
     expect(pairs).toBeGreaterThanOrEqual(2);
     const u1 = await get(`/v0/events/${fx.scan.updateIds.unassignment}`);
-    expect(u1.body.update.event.unassignment.reassignment_counter).toBe(1);
+    expect(u1.body.update.event.reassignment_counter).toBe(1);
     const a2 = await get(`/v0/events/${fx.scan.updateIds.secondAssignment}`);
-    expect(a2.body.update.event.assignment.reassignment_counter).toBe(2);
+    expect(a2.body.update.event.reassignment_counter).toBe(2);
   });
 
   it('serves the named fixtures', async () => {
@@ -221,7 +222,7 @@ describe('scan events', () => {
     expect(Array.isArray(created(proto.body).create_arguments.fields)).toBe(true);
     expect(created(proto.body).create_arguments.fields[1]).toEqual({ label: 'owner', value: { party: created(compact.body).create_arguments.owner } });
     const assign = await get(`/v0/events/${fx.scan.updateIds.assignment}?daml_value_encoding=protobuf_json`);
-    expect(Array.isArray(assign.body.update.event.assignment.created_event.create_arguments.fields)).toBe(true);
+    expect(Array.isArray(assign.body.update.event.created_event.create_arguments.fields)).toBe(true);
     const listed = await post('/v0/events', { page_size: 3, daml_value_encoding: 'protobuf_json' });
     expect(listed.status).toBe(200);
     expectError(await get(`/v0/events/${id}?daml_value_encoding=json`), 400);
