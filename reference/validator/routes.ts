@@ -9,18 +9,29 @@ import { sharedScanData } from '../data/shared.js';
 /**
  * Validator API routes of the reference server (paths relative to its base address).
  *
- * Users onboarded on the validator: the reference validator user, whose party is the validator operator party; it
- * owns ANS entries 0..3 of the shared data (entry 2 expired).
+ * Users onboarded on the validator: the participant's ledger users with a primary party, and the reference validator
+ * user, whose party is the validator operator party; it owns ANS entries 0..3 of the shared data (entry 2 expired).
+ * alice_user and bob_user own the alice-* and bob-* entries.
  */
 export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContext): Promise<void> {
   installJsonErrors(app);
   const data = sharedScanData(ctx);
-  const users = new Map<string, string>([[REFERENCE_VALIDATOR_USER, data.validatorParty]]);
+  /**
+   * The party of a user onboarded on this validator: a ledger user's primary party (the validator's users are the
+   * participant's users), and in any case the reference validator user's operator party. Deactivated -> 'denied'.
+   */
+  const partyOf = (user: string): string | 'denied' | undefined => {
+    const u = ctx.world.users?.get(user);
+    if (u !== undefined && u.isDeactivated) return 'denied';
+    if (u !== undefined && u.primaryParty !== '') return u.primaryParty;
+    return user === REFERENCE_VALIDATOR_USER ? data.validatorParty : undefined;
+  };
 
   app.get('/v0/entry/all', async (req, reply) => {
     const sub = await bearerSubject(req, ctx.options.jwtSecret);
     if (sub === undefined) return sendError(reply, 401, 'missing or invalid bearer token');
-    const owner = users.get(sub);
+    const owner = partyOf(sub);
+    if (owner === 'denied') return sendError(reply, 401, `user ${sub} is deactivated`);
     if (owner === undefined) return sendError(reply, 404, `user ${sub} is not onboarded on this validator`);
     const now = Date.now();
     const entries = data.ans

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
-import { startReference, type ReferenceServer } from '../../reference/index.js';
+import Fastify from 'fastify';
+import { resolveReferenceOptions, startReference, type ReferenceContext, type ReferenceServer } from '../../reference/index.js';
+import { FaultSet } from '../../reference/faults.js';
+import { createWorld } from '../../reference/world.js';
+import { validatorRoutes } from '../../reference/validator/routes.js';
 import { referenceFixtures } from '../../reference/data/fixtures.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -43,6 +47,28 @@ describe('validator entry/all', () => {
     const scanEntries = (await get(`${server.urls.scan}/v0/ans-entries?page_size=10&name_prefix=validator-`)).body.entries;
     expect(scanEntries.map((e: Json) => e.contract_id)).toEqual(res.body.entries.map((e: Json) => e.contractId));
     for (const e of scanEntries) expect(e.user).toBe(fx.validator.party);
+  });
+
+  it("lists a ledger user's entries by its primary party", async () => {
+    const res = await get(`${server.urls.validator}/v0/entry/all`, { authorization: `Bearer ${await token('alice_user')}` });
+    expect(res.status).toBe(200);
+    const scanAll = (await get(`${server.urls.scan}/v0/ans-entries?page_size=1000`)).body.entries;
+    const alice = scanAll.find((e: Json) => e.name.startsWith('alice-')).user;
+    const owned = scanAll.filter((e: Json) => e.user === alice && e.contract_id !== undefined);
+    expect(owned.length).toBeGreaterThan(5);
+    expect(res.body.entries.map((e: Json) => e.contractId)).toEqual(owned.map((e: Json) => e.contract_id));
+  });
+
+  it('refuses a deactivated user with 401', async () => {
+    const ctx: ReferenceContext = { options: resolveReferenceOptions(), faults: new FaultSet(), world: createWorld() };
+    ctx.world.users.get('alice_user')!.isDeactivated = true;
+    const app = Fastify();
+    await app.register(async (scope) => validatorRoutes(scope, ctx), { prefix: '/api/validator' });
+    const tok = await token('alice_user', ctx.options.jwtSecret);
+    const r = await app.inject({ method: 'GET', url: '/api/validator/v0/entry/all', headers: { authorization: `Bearer ${tok}` } });
+    expect(r.statusCode).toBe(401);
+    expect(typeof r.json().error).toBe('string');
+    await app.close();
   });
 
   it('requires a valid bearer token of an onboarded user', async () => {
