@@ -69,7 +69,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
           out(`  ${api.padEnd(9)} ${c.pass} pass, ${c.fail} fail (${must.fail} MUST), ${c.error} error, ${c.skipped} skipped, ${c.unsupported} unsupported, ${c.untested} untested\n`);
         }
         for (const n of r.notes) out(`note: ${n}\n`);
-        out(`reports: ${relative(process.cwd(), result.dir) || '.'}/ (summary.md, conformance.json, junit.xml${config.run.html ? ', allure-report/index.html' : ''})\n`);
+        out(`reports: ${relative(process.cwd(), result.dir) || '.'}/ (${result.files.map((f) => relative(result.dir, f)).join(', ')})\n`);
         return r.exitCode;
       } finally {
         process.off('SIGINT', onSigint);

@@ -67,7 +67,9 @@ export async function renderAllureHtml(dir: string, timeoutMs = 60_000): Promise
   if (!existsSync(results) || readdirSync(results).length === 0) return 'no Allure results were written, so no HTML report was rendered';
   let cli: string;
   try {
-    cli = join(dirname(require.resolve('allure/package.json')), 'cli.js');
+    // the package exports no package.json; its entry point is dist/index.js, beside which sits the CLI's folder
+    cli = join(dirname(require.resolve('allure')), '..', 'cli.js');
+    if (!existsSync(cli)) throw new Error('no cli.js');
   } catch {
     return 'the allure package is not installed, so no HTML report was rendered';
   }
