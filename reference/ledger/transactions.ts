@@ -287,16 +287,12 @@ export function projectTransaction(tx: TransactionUpdate, ef: EventFormat, shape
 
 /** The tree of a submission as the submitting (and reading) parties see it. */
 function transactionTree(tx: TransactionUpdate, parties: string[]): Obj {
-  const ef = wildcardFormat(parties);
+  // The tree is the ledger-effects projection of the transaction for the submitting parties.
   const eventsById: Obj = {};
-  for (const n of tx.nodes) {
-    if (n.kind === 'create') {
-      const v = visibility(ef, stakeholders(n.contract), n.contract);
-      if (v !== undefined) eventsById[String(n.nodeId)] = { CreatedTreeEvent: { value: createdEvent(n.contract, tx.offset, n.nodeId, v, true) } };
-    } else {
-      const v = visibility(ef, exerciseInformees(n), n.contract);
-      if (v !== undefined) eventsById[String(n.nodeId)] = { ExercisedTreeEvent: { value: exercisedEvent(n, tx.offset, v, n.consuming) } };
-    }
+  for (const e of projectTransaction(tx, wildcardFormat(parties), 'TRANSACTION_SHAPE_LEDGER_EFFECTS')) {
+    const created = e.CreatedEvent as Obj | undefined;
+    const event = (created ?? e.ExercisedEvent) as Obj;
+    eventsById[String(event.nodeId)] = created !== undefined ? { CreatedTreeEvent: { value: created } } : { ExercisedTreeEvent: { value: event } };
   }
   return {
     updateId: tx.updateId,
