@@ -154,6 +154,7 @@ class Check implements CheckContext {
   readonly judged = new Set<string>();
   requests = 0;
   firstRequestAt: string | undefined;
+  lastResponseAt: string | undefined;
   /** failures collected inside one property run, which turn that run into a failing one */
   private propertyFailures: FailureRecord[] | undefined;
   private readonly clients = new Map<Api, ApiClient>();
@@ -194,6 +195,7 @@ class Check implements CheckContext {
       headers: target.headers,
       onExchange: (x) => {
         this.firstRequestAt ??= x.startedAt;
+        this.lastResponseAt = new Date().toISOString();
         this.requests++;
         this.exchanges.push(x);
         if (this.exchanges.length > KEEP_EXCHANGES) this.exchanges.shift();
@@ -423,7 +425,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       ...(outcome.verdict === 'fail' || outcome.verdict === 'error' ? { exchanges: check.exchanges } : {}),
       ...(cleanupProblems.length > 0 ? { reason: [outcome.reason, `clean-up failed: ${cleanupProblems.join('; ')}`].filter(Boolean).join('; ') } : {}),
       requests: check.requests,
-      ...(check.firstRequestAt !== undefined ? { firstRequestAt: check.firstRequestAt } : {}),
+      ...(check.firstRequestAt !== undefined ? { firstRequestAt: check.firstRequestAt, lastResponseAt: check.lastResponseAt } : {}),
       durationMs: Math.round(performance.now() - started),
     });
     if (outcome.verdict === 'fail' || outcome.verdict === 'error') {

@@ -27,7 +27,14 @@ export interface RunResult {
   dir: string;
   files: string[];
   /** figures for the benchmark */
-  timings: { firstRequestMs?: number; requests: number; totalMs: number };
+  timings: {
+    /** from the start of the run (before the reference server and vitest start) to the first request */
+    firstRequestMs?: number;
+    /** from the first request to the last response of any check */
+    requestWindowMs?: number;
+    requests: number;
+    totalMs: number;
+  };
 }
 
 const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -144,13 +151,17 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
       files = writeReports(dir, report);
     } else files.push(join(dir, 'allure-report', 'index.html'));
   }
-  const firsts = run.checks.map((c) => c.firstRequestAt).filter((t): t is string => t !== undefined).map((t) => Date.parse(t));
+  const times = (pick: (c: RunReport['checks'][number]) => string | undefined) =>
+    run.checks.map(pick).filter((t): t is string => t !== undefined).map((t) => Date.parse(t));
+  const firsts = times((c) => c.firstRequestAt);
+  const lasts = times((c) => c.lastResponseAt);
   return {
     report,
     dir,
     files,
     timings: {
-      ...(firsts.length > 0 ? { firstRequestMs: Math.min(...firsts) - (performance.timeOrigin | 0) } : {}),
+      ...(firsts.length > 0 ? { firstRequestMs: Math.min(...firsts) - started.getTime() } : {}),
+      ...(firsts.length > 0 && lasts.length > 0 ? { requestWindowMs: Math.max(...lasts) - Math.min(...firsts) } : {}),
       requests: run.checks.reduce((a, c) => a + (c.requests ?? 0), 0),
       totalMs: report.durationMs,
     },

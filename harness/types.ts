@@ -96,6 +96,8 @@ export interface CheckResultMeta extends CheckDeclaration {
   durationMs?: number;
   /** when the check sent its first request (ISO time), for the start-up figure of the benchmark */
   firstRequestAt?: string;
+  /** when the check's last response (or transport error) arrived */
+  lastResponseAt?: string;
 }
 
 declare module '@vitest/runner' {

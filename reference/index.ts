@@ -82,7 +82,7 @@ export function resolveReferenceOptions(o: ReferenceOptions = {}): ResolvedRefer
 export async function buildReferenceApp(options: ResolvedReferenceOptions): Promise<FastifyInstance> {
   const ctx: ReferenceContext = { options, faults: new FaultSet(options.faults), world: createWorld() };
   // ids reach 128 characters (users) and beyond (contract ids): fastify's default of 100 would answer 414
-  const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024, forceCloseConnections: true, maxParamLength: 4096 });
+  const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024, forceCloseConnections: true, routerOptions: { maxParamLength: 4096 } });
   await app.register(async (scope) => ledgerRoutes(scope, ctx));
   await app.register(async (scope) => scanRoutes(scope, ctx), { prefix: '/api/scan' });
   await app.register(async (scope) => validatorRoutes(scope, ctx), { prefix: '/api/validator' });

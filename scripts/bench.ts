@@ -39,17 +39,20 @@ async function fullRun(): Promise<void> {
   const result = await runConformance(config, { write: () => undefined });
   const wall = performance.now() - t0;
   const rss = process.resourceUsage().maxRSS / 1024;
-  const { requests, firstRequestMs } = result.timings;
+  const { requests, firstRequestMs, requestWindowMs } = result.timings;
   console.log('full default run (embedded reference, reports with HTML):');
   console.log(`  wall time              ${fmt(wall / 1000, 2)} s   (target <= 20 s)`);
   console.log(`  peak memory (RSS)      ${fmt(rss)} MiB`);
   console.log(`  checks                 ${result.report.checks.length} (${result.report.outcome})`);
   console.log(`  requests sent          ${fmt(requests)}`);
-  console.log(`  suite requests/s       ${fmt(requests / (wall / 1000))} (over the whole run)`);
-  if (firstRequestMs !== undefined) console.log(`  start to first request ${fmt(firstRequestMs)} ms from process start (target < 300 ms)`);
+  const window = (requestWindowMs ?? wall) / 1000;
+  console.log(`  suite requests/s       ${fmt(requests / window)} while sending (first request to last response, ${fmt(window, 2)} s); ${fmt(requests / (wall / 1000))} over the whole run`);
+  if (firstRequestMs !== undefined) {
+    console.log(`  start to first request ${fmt(firstRequestMs)} ms from the start of the run: reference server, vitest and workers, suite transform, spec loading (target < 300 ms)`);
+  }
   console.log(`  (bench process start to run start: ${fmt(t0 - benchStart)} ms)`);
   rmSync(dir, { recursive: true, force: true });
-  suiteRate = requests / (wall / 1000);
+  suiteRate = requests / window;
 }
 
 let suiteRate = 0;
