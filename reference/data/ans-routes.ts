@@ -5,10 +5,19 @@ import { intParam, queryParam } from './http.js';
 
 export const MAX_PAGE_SIZE = 1000;
 
-export function listAnsEntriesHandler(ans: AnsStore) {
+/** Planted faults of the listing (scan's reference/scan/faults-thin.ts); the validator's scan proxy passes none. */
+export interface ListAnsEntriesFaults {
+  pageSizeExceeded?: boolean;
+  prefixIgnored?: boolean;
+  userMissing?: boolean;
+}
+
+export function listAnsEntriesHandler(ans: AnsStore, faults: ListAnsEntriesFaults = {}) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     const pageSize = intParam(req.query, 'page_size', { min: 1, max: MAX_PAGE_SIZE, required: true })!;
     const prefix = queryParam(req.query, 'name_prefix') ?? '';
-    return reply.send({ entries: ans.list(prefix, pageSize, Date.now()) });
+    const entries = ans.list(faults.prefixIgnored ? '' : prefix, pageSize + (faults.pageSizeExceeded ? 1 : 0), Date.now());
+    if (faults.userMissing) return reply.send({ entries: entries.map(({ user: _user, ...rest }) => rest) });
+    return reply.send({ entries });
   };
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
+import './faults-thin.js';
 import { setupHttp } from './http.js';
 import { packageRoutes } from './packages.js';
 import { partyRoutes } from './parties.js';

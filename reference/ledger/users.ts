@@ -8,6 +8,7 @@ import type { UserRecord } from '../world.js';
 import { MalformedRequest, CantonError, err } from './errors.js';
 import { optBool, optObject, optString, optStringMap, reqObject, reqString, type Obj } from './body.js';
 import { route } from './http.js';
+import { LEDGER_UPDATE_USER_EMPTY_MASK_ACCEPTED } from './faults-thin.js';
 import { isParty, isUserId } from './ids.js';
 import { checkSize, mergeAnnotations, validateAnnotations } from './annotations.js';
 import { decodeRights, distinctRights, requireMayGrant, targetUser, tooManyRights, userNotFound, validateRights } from './rights.js';
@@ -218,7 +219,7 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
       throw err.invalidArgument(`user id in the path (${pathId.slice(0, 200)}) differs from user.id in the body (${input.id.slice(0, 200)})`);
     }
     validateUserFields(input);
-    const mask = validateMask(paths);
+    const mask = paths.length === 0 && ctx.faults.has(LEDGER_UPDATE_USER_EMPTY_MASK_ACCEPTED) ? new Set<string>() : validateMask(paths);
     validateAnnotations(input.annotations, 'update');
     const user = users.get(input.id);
     if (user === undefined || user.identityProviderId !== input.identityProviderId) throw userNotFound(input.id);

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import { route } from './http.js';
+import { LEDGER_GET_VERSION_VERSION_MISSING } from './faults-thin.js';
 
 export const MAX_USERS_PAGE_SIZE = 1000;
 export const MAX_RIGHTS_PER_USER = 1000;
@@ -13,7 +14,7 @@ export function versionRoutes(app: FastifyInstance, ctx: ReferenceContext): void
     // The version service needs an authenticated caller, but no particular right.
     await c.caller();
     return {
-      version: `${ctx.options.ledgerVersion}.0`,
+      ...(ctx.faults.has(LEDGER_GET_VERSION_VERSION_MISSING) ? {} : { version: `${ctx.options.ledgerVersion}.0` }),
       features: {
         experimental: { staticTime: { supported: false }, commandInspectionService: { supported: true } },
         userManagement: { supported: true, maxRightsPerUser: MAX_RIGHTS_PER_USER, maxUsersPageSize: MAX_USERS_PAGE_SIZE },

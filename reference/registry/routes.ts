@@ -4,6 +4,7 @@ import type { ContractRecord } from '../world.js';
 import { HttpError, installJsonErrors, isPlainObject, objectBody, wildcardSegment } from '../data/http.js';
 import { seedRegistry, type RegistryState } from './state.js';
 import { TEMPLATES } from '../data/templates.js';
+import { REGISTRY_TRANSFER_INSTRUCTION_WITHDRAW_UNKNOWN_ID_CONFLICT } from './faults-thin.js';
 
 export interface DisclosedContract {
   templateId: string;
@@ -104,7 +105,10 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
       if (id === undefined) throw new HttpError(404, `no route for POST ${req.url.split('?')[0]}`);
       const { excludeDebugFields } = commonBody(req.body, true);
       const instr = ctx.world.contracts.get(id);
-      if (instr === undefined || instr.templateId !== templateId) throw new HttpError(404, `${kind} ${id} not found`);
+      if (instr === undefined || instr.templateId !== templateId) {
+        const conflict = templateId === TEMPLATES.transferInstruction && ctx.faults.has(REGISTRY_TRANSFER_INSTRUCTION_WITHDRAW_UNKNOWN_ID_CONFLICT);
+        throw new HttpError(conflict ? 409 : 404, `${kind} ${id} not found`);
+      }
       const [, rules, round] = involved(ctx, [id, s.amuletRules, s.openRound]);
       return {
         choiceContextData: contextData(s),

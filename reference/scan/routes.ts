@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import { listAnsEntriesHandler } from '../data/ans-routes.js';
+import { SCAN_LIST_ANS_ENTRIES_PAGE_SIZE_EXCEEDED, SCAN_LIST_ANS_ENTRIES_PREFIX_IGNORED, SCAN_LIST_ANS_ENTRIES_USER_MISSING } from './faults-thin.js';
 import { HttpError, installJsonErrors, intParam, isPlainObject, objectBody, queryParam, sendError, wildcardSegment } from '../data/http.js';
 import { compareVersions, parseIsoMicros } from '../data/seed.js';
 import { sharedScanData } from '../data/shared.js';
@@ -62,7 +63,14 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
     return reply.send({ events: history.listAfter(after, pageSize).map((e) => history.render(e, enc)) });
   });
 
-  app.get('/v0/ans-entries', listAnsEntriesHandler(data.ans));
+  app.get(
+    '/v0/ans-entries',
+    listAnsEntriesHandler(data.ans, {
+      pageSizeExceeded: ctx.faults.has(SCAN_LIST_ANS_ENTRIES_PAGE_SIZE_EXCEEDED),
+      prefixIgnored: ctx.faults.has(SCAN_LIST_ANS_ENTRIES_PREFIX_IGNORED),
+      userMissing: ctx.faults.has(SCAN_LIST_ANS_ENTRIES_USER_MISSING),
+    }),
+  );
 
   app.get('/v0/admin/validator/licenses', async (req, reply) => {
     const limit = intParam(req.query, 'limit', { min: 1, max: 1000, required: false, default: 1000 })!;
