@@ -49,6 +49,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       if (!config.useReference && config.reference.faults.length > 0) {
         throw new UsageError('--fault applies only to the embedded reference server, but a target URL is configured');
       }
+      await validateSelection(config.run.requirements, config.reference.faults);
       const { runConformance } = await import('./runner.js');
       const interactive = process.stderr.isTTY === true;
       const where = config.useReference ? 'the embedded reference server' : Object.entries(config.targets).map(([a, t]) => `${a} ${t.url}`).join(', ');
@@ -75,6 +76,25 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
         process.off('SIGINT', onSigint);
       }
     }));
+}
+
+/** Unknown requirement ids or fault names are usage errors, named with the closest known ones. */
+async function validateSelection(requirements: string[], faults: string[]): Promise<void> {
+  if (requirements.length > 0) {
+    const { loadCatalogue } = await import('./catalogue.js');
+    const known = loadCatalogue().byId;
+    const unknown = requirements.filter((r) => !known.has(r));
+    if (unknown.length > 0) {
+      const near = [...known.keys()].filter((k) => unknown.some((u) => k.startsWith(u.split('.').slice(0, 2).join('.')))).slice(0, 5);
+      throw new UsageError(`unknown requirement id ${unknown.join(', ')}${near.length > 0 ? ` (did you mean ${near.join(', ')}?)` : ''}; "canton-conformance list" shows them all`);
+    }
+  }
+  if (faults.length > 0) {
+    const { FAULTS } = await import('../reference/faults.js');
+    await import('../reference/index.js');
+    const unknown = faults.filter((f) => !FAULTS.some((d) => d.name === f));
+    if (unknown.length > 0) throw new UsageError(`unknown fault ${unknown.join(', ')}; "canton-conformance faults" lists them`);
+  }
 }
 
 function listCommand(program: Command, done: Done, out: (s: string) => void): Command {

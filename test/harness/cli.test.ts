@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -41,6 +41,39 @@ describe('canton-conformance CLI', () => {
     expect(cfg.code).toBe(2);
     expect(cfg.err).toContain('targets.ledger.url');
     expect(cfg.all).not.toMatch(/\n\s+at /);
+  });
+
+  it('names an unknown requirement id or fault and exits 2', () => {
+    const r = cli(['run', '--requirement', 'ledger.update-user.nope', '--no-html']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('unknown requirement id ledger.update-user.nope');
+    const f = cli(['run', '--fault', 'no-such-fault', '--no-html']);
+    expect(f.code).toBe(2);
+    expect(f.err).toContain('unknown fault no-such-fault');
+  });
+
+  it('serves the reference server on loopback with URLs and a working admin token', async () => {
+    const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`serve printed no token in time: ${out}`)), 20_000);
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('validator user token')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+      const ledger = /ledger\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+      const token = /admin token[^\n]*\n\s+(\S+)/.exec(out)?.[1];
+      expect(ledger).toBeDefined();
+      const res = await fetch(`${ledger}/v2/version`, { headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 
   it('refuses to serve on a non-loopback address', () => {
