@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { DEFAULT_RUN, type Config } from '../../harness/config.js';
 import { runConformance, type RunResult } from '../../harness/runner.js';
 import { startMiniServer } from './mini-server.js';
 
+const SECRET = 'static-token-that-must-never-be-written';
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
 
 describe('a run over one check of each verdict kind', () => {
@@ -19,7 +20,7 @@ describe('a run over one check of each verdict kind', () => {
     const config: Config = {
       run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: reports, html: false, timeoutMs: 400, runs: 50, seed: 7 },
       targets: {
-        scan: { url: server.url, version: '1.0', auth: { kind: 'none' }, features: { items: false }, fixtures: {}, disabledRequirements: [], headers: {} },
+        scan: { url: server.url, version: '1.0', auth: { kind: 'static', tokens: { reader: SECRET } }, features: { items: false }, fixtures: {}, disabledRequirements: [], headers: {} },
       },
       reference: { faults: [] },
       useReference: false,
@@ -80,6 +81,17 @@ describe('a run over one check of each verdict kind', () => {
     expect(byId.get('scan.list-items.untested-rule')?.verdict).toBe('untested');
     expect(byId.get('scan.list-items.new-thing')?.verdict).toBe('skipped');
     expect(result.report.exitCode).toBe(1);
+  });
+
+  it('writes no secret into any report file, although the target echoed the token', () => {
+    expect(verdictOf('v.secret')?.verdict).toBe('fail');
+    const files = readdirSync(result.dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
+    expect(files.length).toBeGreaterThan(3);
+    for (const f of files) {
+      const text = readFileSync(join(f.parentPath, f.name), 'utf8');
+      expect(text.includes(SECRET), `${f.name} holds the secret`).toBe(false);
+    }
+    expect(readFileSync(join(result.dir, 'summary.md'), 'utf8')).toContain('<redacted>');
   });
 
   it('writes conformance.json, junit.xml and summary.md, and points latest at the run', () => {
