@@ -63,6 +63,7 @@ async function startEmbeddedReference(config: Config): Promise<ReferenceHandle> 
       ...base(server.urls.ledger, o.ledgerVersion),
       auth: { kind: 'hs256', secret: server.auth.hs256Secret, users: { admin: server.auth.adminUser } },
       features: { trafficEnforcement: o.trafficEnforcement },
+      fixtures: await referenceLedgerFixtures(),
     },
     scan: base(server.urls.scan, o.scanVersion),
     validator: { ...base(server.urls.validator, o.scanVersion), auth: { kind: 'hs256', secret: server.auth.hs256Secret, users: { user: server.auth.validatorUser } } },
@@ -71,8 +72,31 @@ async function startEmbeddedReference(config: Config): Promise<ReferenceHandle> 
   return { close: () => server.close(), info: { faults: o.faults, ledgerVersion: o.ledgerVersion, scanVersion: o.scanVersion } };
 }
 
+/** Ledger fixtures of the embedded reference: its Iou template and a fresh, tiny DAR written to a temporary file. */
+async function referenceLedgerFixtures(): Promise<Record<string, unknown>> {
+  const { darArchive } = await import('./fixtures/ledger.js');
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { randomBytes } = await import('node:crypto');
+  const packageId = randomBytes(32).toString('hex');
+  const darFile = join(mkdtempSync(join(tmpdir(), 'cc-dar-')), 'conformance-test.dar');
+  writeFileSync(darFile, darArchive('conformance-test', '1.0.0', packageId));
+  return {
+    templateId: '#reference-iou:Iou:Iou',
+    createArguments: { issuer: '{{party}}', owner: '{{party}}', amount: '1.0000000000', currency: 'USD', observers: [] },
+    choice: 'Archive',
+    choiceArgument: {},
+    darFile,
+    darPackageId: packageId,
+  };
+}
+
+// vitest's node API takes most of a second to import: started early, it loads while the reference server starts
+let vitestNode: Promise<typeof import('vitest/node')> | undefined;
+const loadVitest = () => (vitestNode ??= import('vitest/node'));
+
 async function runVitest(config: Config, resultsDir: string, options: RunOptions): Promise<CollectedRun> {
-  const { startVitest } = await import('vitest/node');
+  const { startVitest } = await loadVitest();
   const write = options.write ?? ((s: string) => process.stderr.write(s));
   const collector = new ConformanceCollector(PACKAGE_ROOT, write, options.interactive ?? false);
   const include = config.internal?.include ?? config.run.only.map((api) => `suites/${api}/**/*.test.ts`);
@@ -104,6 +128,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   const started = new Date();
   const runId = newRunId(started);
   const dir = createRunDir(config.run.reportsDir, runId);
+  void loadVitest().catch(() => undefined);
   const reference = config.useReference ? await startEmbeddedReference(config) : undefined;
   let run: CollectedRun;
   try {
