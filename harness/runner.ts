@@ -45,7 +45,7 @@ interface ReferenceHandle {
 }
 
 /** Starts the reference server and points every target at it. */
-async function startEmbeddedReference(config: Config): Promise<ReferenceHandle> {
+export async function startEmbeddedReference(config: Config): Promise<ReferenceHandle> {
   const { startReference } = await import('../reference/index.js');
   const r = config.reference;
   const server = await startReference({
