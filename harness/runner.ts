@@ -44,6 +44,23 @@ interface ReferenceHandle {
   info: NonNullable<RunReport['reference']>;
 }
 
+/** The registry target's fixtures for the embedded reference: its seeded ids (reference/data/fixtures.ts). */
+async function referenceRegistryFixtures(o: { transferLegs: number; faults: string[]; size: { ansEntries: number; validatorLicenses: number } }): Promise<Record<string, unknown>> {
+  const { referenceFixtures } = await import('../reference/data/fixtures.js');
+  const { advertisedTransferLegs } = await import('../reference/registry/faults-allocation-factory.js');
+  const r = referenceFixtures({ size: o.size }).registry;
+  const request = r.factoryRequest(1) as { choiceArguments: { allocation: { transferLegs: Record<string, { sender: string }> } } };
+  return {
+    transferLegs: advertisedTransferLegs(o),
+    allocationInstructionIds: r.allocationInstructionIds,
+    transferInstructionIds: r.transferInstructionIds,
+    allocationFactoryChoiceArguments: request.choiceArguments,
+    // the seeded instructions' sender (alice) is a stakeholder, and alice_user can act as her
+    reassignmentUser: 'alice_user',
+    reassignmentSubmitter: Object.values(request.choiceArguments.allocation.transferLegs)[0]!.sender,
+  };
+}
+
 /** Starts the reference server and points every target at it. */
 export async function startEmbeddedReference(config: Config): Promise<ReferenceHandle> {
   const { startReference } = await import('../reference/index.js');
@@ -67,7 +84,7 @@ export async function startEmbeddedReference(config: Config): Promise<ReferenceH
     },
     scan: base(server.urls.scan, o.scanVersion),
     validator: { ...base(server.urls.validator, o.scanVersion), auth: { kind: 'hs256', secret: server.auth.hs256Secret, users: { user: server.auth.validatorUser } } },
-    registry: { ...base(server.urls.registry, '0.6.11'), fixtures: { transferLegs: o.transferLegs } },
+    registry: { ...base(server.urls.registry, '0.6.11'), fixtures: await referenceRegistryFixtures(o) },
   };
   return { close: () => server.close(), info: { faults: o.faults, ledgerVersion: o.ledgerVersion, scanVersion: o.scanVersion } };
 }

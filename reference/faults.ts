@@ -9,6 +9,11 @@ export interface FaultDefinition {
   requirement: string;
   /** what the server does wrong when the fault is on */
   description: string;
+  /**
+   * the verdict its checks give: 'fail' (default) breaks the requirement; 'unsupported' switches off an optional
+   * behaviour, so the requirement's checks report unsupported instead (e.g. a registry without an instruction kind)
+   */
+  verdict?: 'fail' | 'unsupported';
 }
 
 /** The registry of every planted fault. Each API module adds its own list here. */

@@ -5,6 +5,10 @@ import { HttpError, installJsonErrors, isPlainObject, objectBody, wildcardSegmen
 import { seedRegistry, type RegistryState } from './state.js';
 import { TEMPLATES } from '../data/templates.js';
 import { REGISTRY_TRANSFER_INSTRUCTION_WITHDRAW_UNKNOWN_ID_CONFLICT } from './faults-thin.js';
+import * as CC from './faults-choice-context.js';
+import * as AI from './faults-allocation-instruction.js';
+import * as AF from './faults-allocation-factory.js';
+import * as TI from './faults-transfer-instruction.js';
 
 export interface DisclosedContract {
   templateId: string;
@@ -33,7 +37,9 @@ interface CommonBody {
   body: Record<string, unknown>;
 }
 
-function commonBody(raw: unknown, allowAbsent: boolean): CommonBody {
+function commonBody(raw: unknown, allowAbsent: boolean, lenient = false): CommonBody {
+  // planted fault (malformed-body-accepted): anything that parsed as JSON is taken, wrong types ignored
+  if (lenient) return { excludeDebugFields: isPlainObject(raw) && raw.excludeDebugFields === true, body: isPlainObject(raw) ? raw : {} };
   const body = objectBody(raw, allowAbsent);
   const x = body.excludeDebugFields;
   if (x !== undefined && x !== null && typeof x !== 'boolean') throw new HttpError(400, 'excludeDebugFields must be a boolean');
@@ -55,17 +61,18 @@ function involved(ctx: ReferenceContext, cids: string[]): ContractRecord[] {
   return recs;
 }
 
-function disclose(r: ContractRecord, excludeDebugFields: boolean): DisclosedContract {
+function disclose(ctx: ReferenceContext, r: ContractRecord, excludeDebugFields: boolean): DisclosedContract {
+  const f = ctx.faults;
   const d: DisclosedContract = {
-    templateId: r.templateId,
+    templateId: f.has(CC.CC_UNQUALIFIED_TEMPLATE_ID) ? r.templateId.split(':').slice(1).join(':') : r.templateId,
     contractId: r.contractId,
-    createdEventBlob: r.createdEventBlob,
-    synchronizerId: r.synchronizerId!,
+    createdEventBlob: f.has(CC.CC_EMPTY_CREATED_EVENT_BLOB) ? '' : r.createdEventBlob,
+    synchronizerId: f.has(CC.CC_UNKNOWN_SYNCHRONIZER_ID) ? CC.STALE_SYNCHRONIZER_ID : r.synchronizerId!,
   };
-  if (!excludeDebugFields) {
+  if (!excludeDebugFields || f.has(CC.CC_DEBUG_FIELDS_KEPT)) {
     d.debugPackageName = r.packageName;
     d.debugPayload = structuredClone(r.createArgument);
-    d.debugCreatedAt = r.createdAt;
+    d.debugCreatedAt = f.has(CC.CC_DEBUG_CREATED_AT_NOT_DATE_TIME) ? String(Date.parse(r.createdAt)) : r.createdAt;
   }
   return d;
 }
@@ -99,21 +106,31 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
   installJsonErrors(app);
   const s = registryState(ctx);
 
+  const f = ctx.faults;
   const withdrawContext = (templateId: string, kind: string) =>
     async (req: { params: unknown; body: unknown; url: string }) => {
       const id = wildcardSegment(req.params, '/choice-contexts/withdraw');
       if (id === undefined) throw new HttpError(404, `no route for POST ${req.url.split('?')[0]}`);
-      const { excludeDebugFields } = commonBody(req.body, true);
+      const allocation = templateId === TEMPLATES.allocationInstruction;
+      if (allocation && f.has(AI.AI_UNSUPPORTED)) throw new HttpError(400, 'this registry does not support allocation instructions');
+      const lenient = f.has(allocation ? AI.AI_MALFORMED_BODY_ACCEPTED : TI.TI_MALFORMED_BODY_ACCEPTED);
+      const { excludeDebugFields, body } = commonBody(req.body, true, lenient);
       const instr = ctx.world.contracts.get(id);
       if (instr === undefined || instr.templateId !== templateId) {
+        if (allocation && f.has(AI.AI_UNKNOWN_ID_EMPTY_CONTEXT)) return { choiceContextData: { values: {} }, disclosedContracts: [] };
         const conflict = templateId === TEMPLATES.transferInstruction && ctx.faults.has(REGISTRY_TRANSFER_INSTRUCTION_WITHDRAW_UNKNOWN_ID_CONFLICT);
         throw new HttpError(conflict ? 409 : 404, `${kind} ${id} not found`);
       }
-      const [, rules, round] = involved(ctx, [id, s.amuletRules, s.openRound]);
-      return {
+      if (f.has(CC.CC_META_REQUIRED) && !isPlainObject(body.meta)) throw new HttpError(400, 'meta is required');
+      const servedMoving = f.has(allocation ? AI.AI_SERVED_DURING_REASSIGNMENT : TI.TI_SERVED_DURING_REASSIGNMENT);
+      const [, rules, round] = involved(ctx, servedMoving ? [s.amuletRules, s.amuletRules, s.openRound] : [id, s.amuletRules, s.openRound]);
+      const context = {
         choiceContextData: contextData(s),
-        disclosedContracts: [disclose(rules!, excludeDebugFields), disclose(round!, excludeDebugFields)],
+        disclosedContracts: [disclose(ctx, rules!, excludeDebugFields), disclose(ctx, round!, excludeDebugFields)],
       };
+      if (allocation && f.has(AI.AI_MISSING_CHOICE_CONTEXT_DATA)) return { disclosedContracts: context.disclosedContracts };
+      if (!allocation && f.has(TI.TI_MISSING_DISCLOSED_CONTRACTS)) return { choiceContextData: context.choiceContextData };
+      return context;
     };
 
   // wildcards, not :id, so that a contract id longer than fastify's maxParamLength is still routed (see wildcardSegment)
@@ -121,21 +138,25 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
   app.post('/registry/transfer-instruction/v1/*', withdrawContext(TEMPLATES.transferInstruction, 'transfer instruction'));
 
   app.post('/registry/allocation-instruction/v2/allocation-factory', async (req) => {
+    if (f.has(AI.AI_UNSUPPORTED)) throw new HttpError(400, 'this registry does not support allocation instructions');
     const { excludeDebugFields, body } = commonBody(req.body, false);
-    const choiceArguments = body.choiceArguments;
+    let choiceArguments = body.choiceArguments;
+    if (choiceArguments === undefined && f.has(AF.AF_MISSING_CHOICE_ARGUMENTS_ACCEPTED)) choiceArguments = { allocation: { transferLegs: {} } };
     if (!isPlainObject(choiceArguments)) throw new HttpError(400, 'choiceArguments is required and must be an object');
     const legs = countTransferLegs(choiceArguments);
-    if (legs > ctx.options.transferLegs) {
-      throw new HttpError(400, `allocation has ${legs} transfer legs; this registry supports at most ${ctx.options.transferLegs}`);
+    const limit = f.has(AF.AF_AT_MOST_20_LEGS) ? Math.min(20, ctx.options.transferLegs) : ctx.options.transferLegs;
+    if (legs > limit) {
+      throw new HttpError(f.has(AF.AF_OVERSIZED_CONFLICT) ? 409 : 400, `allocation has ${legs} transfer legs; this registry supports at most ${limit}`);
     }
     // The context depends only on the instrument (its admin), never on contract ids in the choice arguments.
     const [factory, rules, round] = involved(ctx, [s.factory, s.amuletRules, s.openRound]);
-    return {
-      factoryId: factory!.contractId,
-      choiceContext: {
-        choiceContextData: contextData(s),
-        disclosedContracts: [factory!, rules!, round!].map((r) => disclose(r, excludeDebugFields)),
-      },
+    const holdings = Array.isArray(choiceArguments.inputHoldingCids) ? choiceArguments.inputHoldingCids : [];
+    const extra = f.has(CC.CC_DEPENDS_ON_CONTRACT_IDS) && holdings.length > 0 ? { 'input-holdings': { tag: 'AV_List', value: holdings } } : {};
+    const choiceContext = {
+      choiceContextData: contextData(s, extra),
+      disclosedContracts: [factory!, rules!, round!].map((r) => disclose(ctx, r, excludeDebugFields)),
     };
+    if (f.has(AF.AF_MISSING_FACTORY_ID)) return { choiceContext };
+    return { factoryId: factory!.contractId, choiceContext };
   });
 }

@@ -1,5 +1,6 @@
 import { describe } from 'vitest';
 import { conformance } from '../../../harness/conformance.js';
+import { withdrawContextChecks } from '../withdraw-context-checks.js';
 
 describe('POST /registry/transfer-instruction/v1/{transferInstructionId}/choice-contexts/withdraw', () => {
   conformance(
@@ -16,4 +17,12 @@ describe('POST /registry/transfer-instruction/v1/{transferInstructionId}/choice-
       t.expectStatus(x, 404);
     },
   );
+
+  withdrawContextChecks('transfer', {
+    context: 'registry.transfer-instruction-withdraw.context',
+    debugFields: 'registry.transfer-instruction-withdraw.debug-fields',
+    metaOptional: 'registry.transfer-instruction-withdraw.meta-optional',
+    unknownId: 'registry.transfer-instruction-withdraw.unknown-id-generated',
+    malformedBody: 'registry.transfer-instruction-withdraw.malformed-body',
+  });
 });

@@ -1,0 +1,38 @@
+/** Planted faults of POST /registry/allocation-instruction/v2/{id}/choice-contexts/withdraw, and the unsupported mode. */
+import { registerFaults } from '../faults.js';
+
+export const AI_MISSING_CHOICE_CONTEXT_DATA = 'registry-allocation-instruction-withdraw-missing-choice-context-data';
+export const AI_UNKNOWN_ID_EMPTY_CONTEXT = 'registry-allocation-instruction-withdraw-unknown-id-empty-context';
+export const AI_MALFORMED_BODY_ACCEPTED = 'registry-allocation-instruction-withdraw-malformed-body-accepted';
+export const AI_SERVED_DURING_REASSIGNMENT = 'registry-allocation-instruction-withdraw-served-during-reassignment';
+export const AI_UNSUPPORTED = 'registry-allocation-instructions-unsupported';
+
+registerFaults([
+  {
+    name: AI_MISSING_CHOICE_CONTEXT_DATA,
+    requirement: 'registry.get-allocation-instruction-withdraw-context.response-schema',
+    description: 'the allocation-instruction withdraw context leaves out choiceContextData',
+  },
+  {
+    name: AI_UNKNOWN_ID_EMPTY_CONTEXT,
+    requirement: 'registry.get-allocation-instruction-withdraw-context.unknown-id-not-found',
+    description: 'an unknown allocation instruction id is answered 200 with an empty choice context',
+  },
+  {
+    name: AI_MALFORMED_BODY_ACCEPTED,
+    requirement: 'registry.get-allocation-instruction-withdraw-context.malformed-body-rejected',
+    description: 'the allocation-instruction withdraw endpoint ignores the body: wrong types, non-objects and invalid JSON are answered 200',
+  },
+  {
+    name: AI_SERVED_DURING_REASSIGNMENT,
+    requirement: 'registry.get-allocation-instruction-withdraw-context.reassignment-conflict',
+    description: 'the allocation-instruction withdraw context is answered 200 while the instruction is being reassigned',
+  },
+  {
+    name: AI_UNSUPPORTED,
+    requirement: 'registry.choice-context.unsupported-kind-may-400',
+    verdict: 'unsupported',
+    description:
+      'a registry without allocation instructions: both allocation-instruction endpoints answer 400 to every request (allowed by FACTS.md; the checks report unsupported, not fail)',
+  },
+]);

@@ -1,0 +1,51 @@
+/** Planted faults of the registry choice contexts (DisclosedContract fields, debug fields, meta, prefetchability). */
+import { registerFaults } from '../faults.js';
+
+export const CC_EMPTY_CREATED_EVENT_BLOB = 'registry-choice-context-empty-created-event-blob';
+export const CC_UNQUALIFIED_TEMPLATE_ID = 'registry-choice-context-unqualified-template-id';
+export const CC_UNKNOWN_SYNCHRONIZER_ID = 'registry-choice-context-unknown-synchronizer-id';
+export const CC_DEBUG_FIELDS_KEPT = 'registry-choice-context-debug-fields-kept';
+export const CC_DEBUG_CREATED_AT_NOT_DATE_TIME = 'registry-choice-context-debug-created-at-not-date-time';
+export const CC_META_REQUIRED = 'registry-choice-context-meta-required';
+export const CC_DEPENDS_ON_CONTRACT_IDS = 'registry-choice-context-depends-on-contract-ids';
+
+/** the synchronizer id the unknown-synchronizer fault reports: one the participant is not connected to */
+export const STALE_SYNCHRONIZER_ID = 'retired-domain::1220ee00000000000000000000000000000000000000000000000000000000000001';
+
+registerFaults([
+  {
+    name: CC_EMPTY_CREATED_EVENT_BLOB,
+    requirement: 'registry.choice-context.disclosed-contract-fields',
+    description: 'every disclosed contract carries an empty createdEventBlob',
+  },
+  {
+    name: CC_UNQUALIFIED_TEMPLATE_ID,
+    requirement: 'registry.choice-context.template-id-qualified',
+    description: 'disclosed contracts carry templateId as module:entity, without the package',
+  },
+  {
+    name: CC_UNKNOWN_SYNCHRONIZER_ID,
+    requirement: 'registry.choice-context.synchronizer-current',
+    description: 'disclosed contracts name a synchronizer the participant is not connected to (a retired one) as their synchronizerId',
+  },
+  {
+    name: CC_DEBUG_FIELDS_KEPT,
+    requirement: 'registry.choice-context.debug-fields-excluded',
+    description: 'excludeDebugFields true is ignored: disclosed contracts keep debugPackageName, debugPayload and debugCreatedAt',
+  },
+  {
+    name: CC_DEBUG_CREATED_AT_NOT_DATE_TIME,
+    requirement: 'registry.choice-context.debug-field-types',
+    description: 'debugCreatedAt is milliseconds since the epoch as a string, not a date-time (the schema of the 200 body breaks with it)',
+  },
+  {
+    name: CC_META_REQUIRED,
+    requirement: 'registry.choice-context.meta-optional',
+    description: 'withdraw choice-context requests of a known instruction without meta are answered 400',
+  },
+  {
+    name: CC_DEPENDS_ON_CONTRACT_IDS,
+    requirement: 'registry.choice-context.independent-of-contract-ids',
+    description: 'the allocation factory puts the inputHoldingCids of the choice arguments into choiceContextData',
+  },
+]);
