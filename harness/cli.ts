@@ -191,6 +191,55 @@ function serveCommand(program: Command, done: Done, out: (s: string) => void): C
     }));
 }
 
+function faultsCommand(program: Command, done: Done, out: (s: string) => void): Command {
+  return program
+    .command('faults')
+    .description('list every planted fault of the reference server: name, the requirement it breaks, what it does')
+    .option('--json', 'print JSON instead of text')
+    .action(done(async (opts: { json?: boolean }) => {
+      const { plantedFaults, loadKnownGaps } = await import('./selftest.js');
+      const faults = await plantedFaults();
+      const gaps = new Map(loadKnownGaps().gaps.map((g) => [g.fault, g.reason]));
+      if (opts.json) {
+        out(`${JSON.stringify({ faults: faults.map((f) => ({ ...f, ...(gaps.has(f.name) ? { knownGap: gaps.get(f.name) } : {}) })) }, null, 2)}\n`);
+        return EXIT.ok;
+      }
+      out(`${faults.length} planted faults (switch one on with: run --fault NAME, serve --fault NAME)\n`);
+      for (const f of faults) {
+        out(`  ${f.name}\n      breaks ${f.requirement}${f.verdict === 'unsupported' ? ' (its checks report unsupported)' : ''}: ${f.description}\n`);
+        if (gaps.has(f.name)) out(`      known gap: ${gaps.get(f.name)}\n`);
+      }
+      return EXIT.ok;
+    }));
+}
+
+function selftestCommand(program: Command, done: Done, out: (s: string) => void): Command {
+  return program
+    .command('selftest')
+    .description('run the suite against the clean reference server and against each planted fault; print and write the mutation score')
+    .option('--fault <name>', 'only this planted fault (repeatable, or comma-separated); the clean run always runs', collect)
+    .option('--reports-dir <dir>', 'mutation.json and mutation.md go to <dir>/selftest/ (default: reports)')
+    .option('--concurrency <n>', 'fault scenarios run at once, each on its own server', '2')
+    .addHelpText('after', '\nExit codes:\n  0  the clean run is clean and every fault is detected or a known gap\n  1  otherwise\n  2  bad usage')
+    .action(done(async (opts: { fault?: string[]; reportsDir?: string; concurrency: string }) => {
+      if (!/^[1-9]\d*$/.test(opts.concurrency)) throw new UsageError(`--concurrency: "${opts.concurrency}" is not a positive integer`);
+      const { plantedFaults, runSelfTest } = await import('./selftest.js');
+      if (opts.fault !== undefined) {
+        const known = new Set((await plantedFaults()).map((f) => f.name));
+        const unknown = opts.fault.filter((f) => !known.has(f));
+        if (unknown.length > 0) throw new UsageError(`unknown fault ${unknown.join(', ')}; "canton-conformance faults" lists them`);
+      }
+      const result = await runSelfTest({
+        write: out,
+        ...(opts.fault !== undefined ? { faults: opts.fault } : {}),
+        ...(opts.reportsDir !== undefined ? { reportsDir: opts.reportsDir } : {}),
+        concurrency: Number(opts.concurrency),
+      });
+      if (result.files.length > 0) out(`reports: ${result.files.map((f) => relative(process.cwd(), f)).join(', ')}\n`);
+      return result.ok ? EXIT.ok : EXIT.mustFailed;
+    }));
+}
+
 export async function main(argv: string[], io = { out: (s: string) => void process.stdout.write(s), err: (s: string) => void process.stderr.write(s) }): Promise<number> {
   const program = new Command('canton-conformance')
     .description('Conformance suite for the Canton JSON Ledger API v2, Splice Scan and Validator APIs and the token registry API')
@@ -206,6 +255,8 @@ export async function main(argv: string[], io = { out: (s: string) => void proce
   runCommand(program, done, io.out, io.err);
   listCommand(program, done, io.out);
   serveCommand(program, done, io.out);
+  faultsCommand(program, done, io.out);
+  selftestCommand(program, done, io.out);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
   if (argv.length === 0) {
     program.outputHelp();

@@ -14,6 +14,11 @@ export interface FaultDefinition {
    * behaviour, so the requirement's checks report unsupported instead (e.g. a registry without an instruction kind)
    */
   verdict?: 'fail' | 'unsupported';
+  /**
+   * reference settings the self-test runs this fault under, when the requirement's version range and features do not
+   * imply them (e.g. `{ trafficEnforcement: false }` for a rule about a participant without enforcement)
+   */
+  reference?: { ledgerVersion?: '3.4' | '3.5'; scanVersion?: string; trafficEnforcement?: boolean; transferLegs?: number };
 }
 
 /** The registry of every planted fault. Each API module adds its own list here. */

@@ -1,0 +1,57 @@
+/**
+ * The self-test (DESIGN.md principle 9): the suite passes on the clean reference server and fails on each planted fault,
+ * on the requirement the fault declares. Undetected faults fail it unless reference/known-gaps.yaml lists them.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadCatalogue } from '../harness/catalogue.js';
+import { loadKnownGaps, plantedFaults, profileFor, runSelfTest } from '../harness/selftest.js';
+
+describe('planted faults', () => {
+  it('each declares a catalogue requirement, has a unique kebab-case name prefixed with its api, and unknown names are rejected', async () => {
+    const faults = await plantedFaults();
+    const catalogue = loadCatalogue();
+    expect(faults.length).toBeGreaterThan(0);
+    expect(new Set(faults.map((f) => f.name)).size).toBe(faults.length);
+    for (const f of faults) {
+      expect(catalogue.byId.has(f.requirement), `${f.name} declares ${f.requirement}`).toBe(true);
+      expect(f.name).toMatch(/^(ledger|scan|validator|registry)-[a-z0-9]+(-[a-z0-9]+)*$/);
+      expect(f.name.split('-')[0]).toBe(catalogue.byId.get(f.requirement)?.api);
+      expect(f.description.length).toBeGreaterThan(0);
+    }
+    const { startReference } = await import('../reference/index.js');
+    await expect(startReference({ faults: ['no-such-fault'] })).rejects.toThrow(/unknown fault/);
+  });
+
+  it('known gaps name planted faults and give a reason', async () => {
+    const { gaps, problems } = loadKnownGaps();
+    expect(problems).toEqual([]);
+    const names = new Set((await plantedFaults()).map((f) => f.name));
+    for (const g of gaps) expect(names.has(g.fault), `known-gaps.yaml: ${g.fault} is not a planted fault`).toBe(true);
+  });
+
+  it('a requirement bound to a version range runs against a reference inside it', () => {
+    const base = { level: 'MUST' as const, statement: '', operations: [], source: '', observable: true };
+    expect(profileFor({ ...base, id: 'scan.x', api: 'scan', until: '0.6.8' })).toEqual({ scanVersion: '0.6.7' });
+    expect(profileFor({ ...base, id: 'scan.y', api: 'scan', since: '0.6.8' })).toEqual({});
+    expect(profileFor({ ...base, id: 'ledger.x', api: 'ledger', until: '3.5' })).toEqual({ ledgerVersion: '3.4' });
+    expect(profileFor({ ...base, id: 'ledger.y', api: 'ledger', since: '3.5', features: ['trafficEnforcement'] })).toEqual({});
+    expect(profileFor({ ...base, id: 'ledger.z', api: 'ledger' }, { trafficEnforcement: false })).toEqual({ trafficEnforcement: false });
+  });
+});
+
+describe('self-test', () => {
+  it('the suite passes on the clean reference and detects every planted fault on its requirement', { timeout: 240_000 }, async () => {
+    const lines: string[] = [];
+    const result = await runSelfTest({ write: (s) => void lines.push(s) });
+    const text = lines.join('');
+    process.stdout.write(text);
+    const clean = result.clean[0]!;
+    expect(clean.verdicts.fail, `clean run failures:\n${clean.problems.join('\n')}`).toBe(0);
+    expect(clean.verdicts.error, `clean run errors:\n${clean.problems.join('\n')}`).toBe(0);
+    expect(result.problems, result.problems.join('\n')).toEqual([]);
+    const bad = result.faults.filter((f) => f.status === 'undetected' || f.status === 'gap-now-detected');
+    expect(bad.map((f) => `${f.name} (${f.requirement}): ${f.reason}`)).toEqual([]);
+    expect(text).toMatch(/mutation score: \d+\/\d+ faults detected \(\d+\.\d%\)/);
+    expect(result.ok).toBe(true);
+  });
+});
