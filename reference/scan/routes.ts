@@ -8,6 +8,8 @@ import { sharedScanData } from '../data/shared.js';
 import { listActivities, seedActivities } from './activities.js';
 import { ScanHistory } from './history.js';
 import { DAML_VALUE_ENCODINGS, type DamlValueEncoding } from './values.js';
+import { scanAnsFaults } from './faults-ans.js';
+import { applyEventFaults, SCAN_EVENT_FAULTS as EF } from './faults-events.js';
 
 const histories = new WeakMap<ReferenceContext['world'], ScanHistory>();
 
@@ -38,17 +40,25 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
   app.get('/v0/events/*', async (req, reply) => {
     const id = wildcardSegment(req.params);
     if (id === undefined) return sendError(reply, 404, `no route for GET ${req.url.split('?')[0]}`);
-    const enc = encoding(queryParam(req.query, 'daml_value_encoding'));
+    const rawEnc = queryParam(req.query, 'daml_value_encoding');
+    if (rawEnc === 'protobuf_json' && ctx.faults.has(EF.encodings)) throw new HttpError(400, 'daml_value_encoding protobuf_json is not supported');
+    const enc =
+      rawEnc === undefined && ctx.faults.has(EF.defaultEncoding)
+        ? 'protobuf_json'
+        : ctx.faults.has(EF.invalidEncoding) && rawEnc !== undefined && !(DAML_VALUE_ENCODINGS as readonly string[]).includes(rawEnc)
+          ? 'compact_json'
+          : encoding(rawEnc);
     const ev = history.get(id);
-    if (ev === undefined) return sendError(reply, 404, `update ${id} not found`);
-    return reply.send(history.render(ev, enc));
+    if (ev === undefined && ctx.faults.has(EF.unknownId)) return reply.send({ update: null, verdict: null, traffic_summary: null, app_activity_records: null });
+    if (ev === undefined || (ev.migrationId === 1 && ctx.faults.has(EF.resolvable))) return sendError(reply, 404, `update ${id} not found`);
+    return reply.send(applyEventFaults(history.render(ev, enc), { faults: ctx.faults, mode: 'get' }));
   });
 
   app.post('/v0/events', async (req, reply) => {
     const body = objectBody(req.body, false);
     const pageSize = body.page_size;
     if (typeof pageSize !== 'number' || !Number.isInteger(pageSize)) throw new HttpError(400, 'page_size must be an integer');
-    if (pageSize < 1 || pageSize > 1000) throw new HttpError(400, 'page_size must be between 1 and 1000');
+    if (pageSize < 1 || pageSize > (ctx.faults.has(EF.listPageSize) ? 500 : 1000)) throw new HttpError(400, 'page_size must be between 1 and 1000');
     const enc = encoding(body.daml_value_encoding);
     let after: { migrationId: number; recordMicros: number } | undefined;
     if (body.after !== undefined && body.after !== null) {
@@ -60,7 +70,10 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
       if (micros === undefined) throw new HttpError(400, 'after.after_record_time must be an ISO-8601 date-time');
       after = { migrationId: m, recordMicros: micros };
     }
-    return reply.send({ events: history.listAfter(after, pageSize).map((e) => history.render(e, enc)) });
+    const events = history
+      .listAfter(after, pageSize)
+      .map((e) => applyEventFaults(history.render(e, enc), { faults: ctx.faults, mode: 'list', rejectedVerdict: history.verdicts.rejected.find((v) => v.update_id === e.updateId) }));
+    return reply.send(ctx.faults.has(EF.listSchema) ? { items: events } : { events });
   });
 
   app.get(
@@ -69,6 +82,7 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
       pageSizeExceeded: ctx.faults.has(SCAN_LIST_ANS_ENTRIES_PAGE_SIZE_EXCEEDED),
       prefixIgnored: ctx.faults.has(SCAN_LIST_ANS_ENTRIES_PREFIX_IGNORED),
       userMissing: ctx.faults.has(SCAN_LIST_ANS_ENTRIES_USER_MISSING),
+      ...scanAnsFaults(ctx.faults),
     }),
   );
 

@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { conformance } from '../../../harness/conformance.js';
+import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import { ansNames, dsoAndSvs, entryKey, isDsoProvided, isExpired, listAns, urlEmptyOrHttp, type AnsEntryLike } from '../../../harness/fixtures/scan.js';
+import { ansNamePrefix, nonEmptyAnsNamePrefix } from '../../../generators/scan/AnsNamePrefix.js';
+import { invalidPageLimitAbove, invalidPageLimitBelow, MAX_PAGE, MIN_PAGE, pageLimit } from '../../../generators/scan/PageLimits.js';
 
 interface AnsEntry {
   name: string;
@@ -42,6 +45,236 @@ describe('GET /v0/ans-entries', () => {
         t.expect(entries.length <= pageSize, `${entries.length} entries returned for page_size ${pageSize}`, { requirement: 'scan.list-ans-entries.at-most-page-size', exchange: x });
         const stray = entries.find((e) => typeof e.name === 'string' && !e.name.startsWith(p));
         t.expect(stray === undefined, `entry "${stray?.name}" does not start with the prefix "${p}"`, { requirement: 'scan.list-ans-entries.name-prefix-match', exchange: x });
+      });
+    },
+  );
+});
+
+type Listed = AnsEntryLike;
+const regular = (es: Listed[]) => es.filter((e) => typeof e.contract_id === 'string');
+const keys = (es: Listed[]) => es.map(entryKey);
+const runsOf = (t: CheckContext, cap: number) => Math.min(t.config.run.runs, cap);
+
+async function prefixCases(t: CheckContext, maxPage = 40) {
+  const names = await ansNames(t, 'listAnsEntries');
+  return fc.record({ prefix: ansNamePrefix(names), pageSize: pageLimit({ max: maxPage }) });
+}
+
+describe('GET /v0/ans-entries: page size', () => {
+  conformance(
+    {
+      id: 'scan.list-ans-entries.page-size-required',
+      title: 'rejects a request without page_size with 400',
+      api: 'scan',
+      operations: ['listAnsEntries'],
+      requirements: ['scan.list-ans-entries.page-size-required'],
+    },
+    async (t) => {
+      t.expectStatus(await t.call('listAnsEntries', { query: {} }), 400);
+      t.expectStatus(await t.call('listAnsEntries', { query: { name_prefix: 'a' } }), 400);
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.list-ans-entries.page-size-below-min',
+      title: 'rejects a page_size below 1 with 400',
+      api: 'scan',
+      operations: ['listAnsEntries'],
+      requirements: ['scan.list-ans-entries.page-size-below-min-rejected'],
+    },
+    async (t) => {
+      await t.property(invalidPageLimitBelow(), async (pageSize) => t.expectStatus(await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400), { runs: runsOf(t, 10) });
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.list-ans-entries.page-size-above-max',
+      title: 'rejects a page_size above 1000 with 400',
+      api: 'scan',
+      operations: ['listAnsEntries'],
+      requirements: ['scan.list-ans-entries.page-size-above-max-rejected'],
+    },
+    async (t) => {
+      await t.property(invalidPageLimitAbove(), async (pageSize) => t.expectStatus(await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400), { runs: runsOf(t, 10) });
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.list-ans-entries.page-size-bounds',
+      title: 'accepts page_size 1 and 1000',
+      api: 'scan',
+      operations: ['listAnsEntries'],
+      requirements: ['scan.list-ans-entries.page-size-bounds-accepted'],
+    },
+    async (t) => {
+      for (const pageSize of [MIN_PAGE, MAX_PAGE]) t.expectStatus(await t.call('listAnsEntries', { query: { page_size: pageSize } }), 200);
+    },
+  );
+});
+
+describe('GET /v0/ans-entries: contents', () => {
+  conformance(
+    {
+      id: 'scan.list-ans-entries.empty-prefix',
+      title: 'an empty or absent name_prefix applies no name filter',
+      api: 'scan',
+      operations: ['listAnsEntries'],
+      requirements: ['scan.list-ans-entries.empty-prefix-lists-all'],
+    },
+    async (t) => {
+      const absent = await listAns(t, 'listAnsEntries', { page_size: MAX_PAGE });
+      const empty = await listAns(t, 'listAnsEntries', { name_prefix: '', page_size: MAX_PAGE });
+      t.expect(JSON.stringify(keys(absent.entries)) === JSON.stringify(keys(empty.entries)), `name_prefix "" lists ${empty.entries.length} entries, no name_prefix ${absent.entries.length}, or in another order`, { exchange: empty.exchange });
+      const all = regular(absent.entries);
+      const full = absent.entries.length >= MAX_PAGE;
+      const names = await ansNames(t, 'listAnsEntries');
+      await t.property(
+        nonEmptyAnsNamePrefix(names),
+        async (prefix) => {
+          const some = regular((await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: MAX_PAGE })).entries);
+          if (!full) {
+            const known = new Set(keys(all));
+            const stray = some.find((e) => !known.has(entryKey(e)));
+            t.expect(stray === undefined, `entry "${String(stray?.name)}" is listed for name_prefix "${prefix}" but not without a prefix, whose listing is not full`, { exchange: absent.exchange });
+          } else {
+            const head = keys(all.filter((e) => typeof e.name === 'string' && e.name.startsWith(prefix)));
+            t.expect(JSON.stringify(keys(some).slice(0, head.length)) === JSON.stringify(head.slice(0, some.length)), `the unfiltered listing's entries starting with "${prefix}" are not the first entries listed for that prefix`, { exchange: absent.exchange });
+          }
+        },
+        { runs: runsOf(t, 8) },
+      );
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.list-ans-entries.older-first',
+      title: 'lists older entries first: a smaller page is the head of a larger one',
+      api: 'scan',
+      operations: ['listAnsEntries'],
+      requirements: ['scan.list-ans-entries.older-first'],
+    },
+    async (t) => {
+      // AnsEntry carries no creation time, so the order is judged by consistency: the oldest n entries are the first n
+      // of the oldest m >= n, for any prefix, and the unfiltered listing's entries with a prefix lead that prefix's listing.
+      const names = await ansNames(t, 'listAnsEntries');
+      const cases = fc.record({ prefix: ansNamePrefix(names), small: pageLimit({ max: 30 }), extra: fc.integer({ min: 1, max: 60 }) });
+      await t.property(
+        cases,
+        async ({ prefix, small, extra }) => {
+          const a = await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: small });
+          const b = await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: small + extra });
+          const ra = keys(regular(a.entries));
+          const rb = keys(regular(b.entries));
+          t.expect(JSON.stringify(rb.slice(0, ra.length)) === JSON.stringify(ra), `for name_prefix "${prefix}", the ${ra.length} entries of page_size ${small} are not the first ones of page_size ${small + extra}`, { exchange: a.exchange });
+        },
+        { runs: runsOf(t, 15) },
+      );
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.list-ans-entries.non-expired',
+      title: 'lists no entry whose expires_at has passed',
+      api: 'scan',
+      operations: ['listAnsEntries'],
+      requirements: ['scan.list-ans-entries.non-expired-only'],
+    },
+    async (t) => {
+      await t.property(await prefixCases(t, 200), async ({ prefix, pageSize }) => {
+        const l = await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: pageSize });
+        const expired = l.entries.find((e) => isExpired(e, Date.now()));
+        t.expect(expired === undefined, `entry "${String(expired?.name)}" expired at ${String(expired?.expires_at)}`, { exchange: l.exchange });
+      });
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.list-ans-entries.dso-entries-may-fill',
+      title: 'adds DSO-provided entries, without expiry, only to a page that lists every matching entry',
+      api: 'scan',
+      operations: ['listAnsEntries'],
+      requirements: ['scan.list-ans-entries.dso-entries-may-fill'],
+    },
+    async (t) => {
+      const { dso, svs } = await dsoAndSvs(t);
+      const dsoProvided = (e: Listed) => (dso === undefined ? e.contract_id === undefined || e.contract_id === null : isDsoProvided(e, dso, svs));
+      let seen = 0;
+      await t.property(
+        await prefixCases(t),
+        async ({ prefix, pageSize }) => {
+          const l = await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: pageSize });
+          const provided = l.entries.filter(dsoProvided);
+          if (provided.length === 0) return;
+          seen++;
+          const timed = provided.find((e) => e.expires_at !== undefined && e.expires_at !== null);
+          t.expect(timed === undefined, `DSO-provided entry "${String(timed?.name)}" has expires_at ${String(timed?.expires_at)}`, { exchange: l.exchange });
+          const mine = regular(l.entries).length;
+          const more = regular((await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: MAX_PAGE })).entries).length;
+          t.expect(mine >= Math.min(more, pageSize), `page_size ${pageSize} for "${prefix}" adds ${provided.length} DSO-provided entries but lists only ${mine} of the ${more} matching entries`, { exchange: l.exchange });
+        },
+        { runs: runsOf(t, 20) },
+      );
+      if (seen === 0) t.unsupported('no DSO-provided entry seen in any listing');
+    },
+  );
+});
+
+describe('AnsEntry (GET /v0/ans-entries)', () => {
+  conformance(
+    {
+      id: 'scan.ans.contract-id-absent-only-dso',
+      title: 'an entry without contract_id belongs to the DSO or an SV',
+      api: 'scan',
+      operations: ['listAnsEntries'],
+      requirements: ['scan.ans.contract-id-absent-only-dso'],
+    },
+    async (t) => {
+      const { dso, svs } = await dsoAndSvs(t);
+      if (dso === undefined) t.skip('the DSO party is unknown: no validator license names it and no fixtures.dsoParty is configured');
+      await t.property(await prefixCases(t), async ({ prefix, pageSize }) => {
+        const l = await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: pageSize });
+        const bad = l.entries.find((e) => (e.contract_id === undefined || e.contract_id === null) && !isDsoProvided(e, dso, svs));
+        t.expect(bad === undefined, `entry "${String(bad?.name)}" of ${String(bad?.user)}, neither the DSO nor a known SV, has no contract_id`, { exchange: l.exchange });
+      });
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.ans.expires-at-absent-only-dso',
+      title: 'an entry with a contract_id carries an expires_at',
+      api: 'scan',
+      operations: ['listAnsEntries'],
+      requirements: ['scan.ans.expires-at-absent-only-dso'],
+    },
+    async (t) => {
+      await t.property(await prefixCases(t), async ({ prefix, pageSize }) => {
+        const l = await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: pageSize });
+        const bad = l.entries.find((e) => typeof e.contract_id === 'string' && typeof e.expires_at !== 'string');
+        t.expect(bad === undefined, `entry "${String(bad?.name)}" has contract_id ${String(bad?.contract_id)} but expires_at ${JSON.stringify(bad?.expires_at)}`, { exchange: l.exchange });
+      });
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.ans.url-empty-or-http',
+      title: "an entry's url is empty or an http(s) URL",
+      api: 'scan',
+      operations: ['listAnsEntries'],
+      requirements: ['scan.ans.url-empty-or-http'],
+    },
+    async (t) => {
+      await t.property(await prefixCases(t, 100), async ({ prefix, pageSize }) => {
+        const l = await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: pageSize });
+        const bad = l.entries.find((e) => !urlEmptyOrHttp(e.url));
+        t.expect(bad === undefined, `entry "${String(bad?.name)}" has url ${JSON.stringify(bad?.url)}`, { exchange: l.exchange });
       });
     },
   );

@@ -1,0 +1,600 @@
+import fc from 'fast-check';
+import { describe } from 'vitest';
+import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import { discoverScan, isObj, lookedUpEvents, type DiscoveredEvent } from '../../../harness/fixtures/scan.js';
+import { invalidDamlValueEncoding } from '../../../generators/scan/DamlValueEncoding.js';
+
+type Obj = Record<string, unknown>;
+type Looked = DiscoveredEvent & { body: Obj };
+
+const str = (v: unknown) => typeof v === 'string';
+const int = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v);
+const strs = (v: unknown) => Array.isArray(v) && v.every(str);
+const ints = (v: unknown) => Array.isArray(v) && v.every(int);
+const dateTime = (v: unknown) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(v) && Number.isFinite(Date.parse(v));
+
+const transactionOf = (b: Obj): Obj | undefined => (isObj(b.update) && 'events_by_id' in b.update ? b.update : undefined);
+const reassignmentOf = (b: Obj): Obj | undefined => (isObj(b.update) && 'event' in b.update ? b.update : undefined);
+const assignmentOf = (b: Obj): Obj | undefined => {
+  const ev = reassignmentOf(b)?.event;
+  return isObj(ev) && 'created_event' in ev ? ev : undefined;
+};
+const unassignmentOf = (b: Obj): Obj | undefined => {
+  const ev = reassignmentOf(b)?.event;
+  return isObj(ev) && !('created_event' in ev) ? ev : undefined;
+};
+const verdictOf = (b: Obj): Obj | undefined => (isObj(b.verdict) ? b.verdict : undefined);
+
+/**
+ * Applies `problem` to every looked-up event; the first event with a problem fails the check. Skips when no event of
+ * the kind the rule is about was found (the `none` reason).
+ */
+async function everyEvent(t: CheckContext, problem: (b: Obj, e: Looked) => string | undefined | null, none: string): Promise<void> {
+  const events = await lookedUpEvents(t);
+  let judged = 0;
+  for (const e of events) {
+    const p = problem(e.body, e);
+    if (p === null) continue;
+    judged++;
+    if (p !== undefined) t.fail(`update ${e.updateId}: ${p}`, e.exchange !== undefined ? { exchange: e.exchange } : {});
+  }
+  if (judged === 0) t.skip(none);
+}
+
+function missing(o: Obj, fields: Array<[string, (v: unknown) => boolean, string]>): string | undefined {
+  const bad = fields.filter(([f, ok]) => !ok(o[f])).map(([f, , what]) => `${f} (${what}, got ${JSON.stringify(o[f]) ?? 'nothing'})`);
+  return bad.length > 0 ? `missing or mistyped: ${bad.join(', ')}` : undefined;
+}
+
+describe('GET /v0/events/{update_id}', () => {
+  conformance(
+    {
+      id: 'scan.get-event-by-id.schema',
+      title: 'answers 200 with a Scan event record for every discovered update id',
+      api: 'scan',
+      operations: ['getEventById'],
+      requirements: ['scan.get-event-by-id.response-schema'],
+    },
+    async (t) => {
+      const d = await discoverScan(t);
+      const ids = d.updateIds.all.slice(0, 100);
+      if (ids.length === 0) t.skip(`no update id found: ${d.walkProblem ?? 'the event history is empty'}`);
+      for (let i = 0; i < ids.length; i += 16) {
+        const xs = await Promise.all(ids.slice(i, i + 16).map((id) => t.call('getEventById', { params: { update_id: id } })));
+        for (const x of xs) t.expectStatus(x, 200);
+      }
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.get-event-by-id.unknown-id',
+      title: 'answers 404 with an error body for an update id it does not hold',
+      api: 'scan',
+      operations: ['getEventById'],
+      requirements: ['scan.get-event-by-id.unknown-id-not-found'],
+    },
+    async (t) => {
+      const hex = [...t.uniqueName('unknown-update')].map((c) => c.charCodeAt(0).toString(16)).join('').padEnd(64, '0').slice(0, 64);
+      const x = await t.call('getEventById', { params: { update_id: `1220${hex}` } });
+      t.expectStatus(x, 404);
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.get-event-by-id.encodings',
+      title: 'accepts daml_value_encoding compact_json and protobuf_json',
+      api: 'scan',
+      operations: ['getEventById'],
+      requirements: ['scan.get-event-by-id.encodings-accepted'],
+    },
+    async (t) => {
+      const d = await discoverScan(t);
+      const ids = [d.updateIds.transaction[0], d.updateIds.reassignment[0], d.updateIds.verdict[0]].filter((x): x is string => x !== undefined);
+      if (ids.length === 0) t.skip(`no update id found: ${d.walkProblem ?? 'the event history is empty'}`);
+      for (const id of new Set(ids)) {
+        for (const enc of ['compact_json', 'protobuf_json']) {
+          const x = await t.call('getEventById', { params: { update_id: id }, query: { daml_value_encoding: enc } });
+          t.expectStatus(x, 200);
+        }
+      }
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.get-event-by-id.default-encoding',
+      title: 'answers without daml_value_encoding exactly as with compact_json',
+      api: 'scan',
+      operations: ['getEventById'],
+      requirements: ['scan.get-event-by-id.default-encoding-compact'],
+    },
+    async (t) => {
+      const d = await discoverScan(t);
+      const ids = [...new Set([...d.updateIds.transaction.slice(0, 2), ...d.updateIds.reassignment.slice(0, 2)])];
+      if (ids.length === 0) t.skip('no transaction or reassignment found to compare encodings on');
+      for (const id of ids) {
+        const plain = await t.call('getEventById', { params: { update_id: id } });
+        const compact = await t.call('getEventById', { params: { update_id: id }, query: { daml_value_encoding: 'compact_json' } });
+        t.expectStatus(plain, 200, { requirement: 'scan.get-event-by-id.default-encoding-compact' });
+        t.expectStatus(compact, 200);
+        t.expect(JSON.stringify(plain.json) === JSON.stringify(compact.json), `update ${id}: the body without daml_value_encoding differs from the compact_json one`, { exchange: plain });
+      }
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.get-event-by-id.invalid-encoding',
+      title: 'rejects any other daml_value_encoding with 400',
+      api: 'scan',
+      operations: ['getEventById'],
+      requirements: ['scan.get-event-by-id.invalid-encoding-rejected'],
+    },
+    async (t) => {
+      const d = await discoverScan(t);
+      const id = d.updateIds.all[0];
+      if (id === undefined) t.skip(`no update id found: ${d.walkProblem ?? 'the event history is empty'}`);
+      const updateId: string = id ?? '';
+      await t.property(invalidDamlValueEncoding(), async (enc) => {
+        const x = await t.call('getEventById', { params: { update_id: updateId }, query: { daml_value_encoding: enc } });
+        t.expectStatus(x, 400);
+      });
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.get-event-by-id.update-id',
+      title: 'returns an update whose update_id is the requested one',
+      api: 'scan',
+      operations: ['getEventById'],
+      requirements: ['scan.get-event-by-id.update-id-matches'],
+    },
+    (t) =>
+      everyEvent(
+        t,
+        (b, e) => (isObj(b.update) ? (b.update.update_id === e.updateId ? undefined : `update.update_id is ${JSON.stringify(b.update.update_id)}`) : null),
+        'no event with an update found',
+      ),
+  );
+
+  conformance(
+    {
+      id: 'scan.get-event-by-id.verdict-update-id',
+      title: 'returns a verdict whose update_id is the requested one',
+      api: 'scan',
+      operations: ['getEventById'],
+      requirements: ['scan.get-event-by-id.verdict-update-id-matches'],
+    },
+    (t) =>
+      everyEvent(
+        t,
+        (b, e) => {
+          const v = verdictOf(b);
+          if (v === undefined) return null;
+          return v.update_id === e.updateId ? undefined : `verdict.update_id is ${JSON.stringify(v.update_id)}`;
+        },
+        'no event with a verdict found',
+      ),
+  );
+
+  conformance(
+    {
+      id: 'scan.get-event-by-id.update-or-verdict',
+      title: 'returns a transaction, a reassignment or a verdict for every event',
+      api: 'scan',
+      operations: ['getEventById'],
+      requirements: ['scan.get-event-by-id.transaction-reassignment-or-verdict'],
+    },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          if (transactionOf(b) !== undefined || reassignmentOf(b) !== undefined || verdictOf(b) !== undefined) return undefined;
+          return isObj(b.update) ? 'update is neither a transaction nor a reassignment, and there is no verdict' : 'update and verdict are both null';
+        },
+        'no event found',
+      ),
+  );
+
+  conformance(
+    {
+      id: 'scan.get-event-by-id.absent-parts-null',
+      title: 'sends verdict, traffic_summary and app_activity_records as null when the event lacks them',
+      api: 'scan',
+      operations: ['getEventById'],
+      requirements: ['scan.get-event-by-id.absent-parts-null'],
+    },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const omitted = ['verdict', 'traffic_summary', 'app_activity_records'].filter((k) => !(k in b));
+          return omitted.length > 0 ? `${omitted.join(', ')} omitted instead of null` : undefined;
+        },
+        'no event found',
+      ),
+  );
+
+  conformance(
+    {
+      id: 'scan.events.verdict-stable',
+      title: 'returns the identical verdict on repeated lookups of an update id',
+      api: 'scan',
+      operations: ['getEventById'],
+      requirements: ['scan.events.verdict-stable'],
+    },
+    async (t) => {
+      const events = (await lookedUpEvents(t)).filter((e) => verdictOf(e.body) !== undefined).slice(0, 12);
+      if (events.length === 0) t.skip('no event with a verdict found');
+      for (const e of events) {
+        for (let k = 0; k < 2; k++) {
+          const x = await t.call('getEventById', { params: { update_id: e.updateId } });
+          t.expectStatus(x, 200, { requirement: 'scan.get-event-by-id.response-schema' });
+          const again = isObj(x.json) ? x.json.verdict : undefined;
+          t.expect(JSON.stringify(again) === JSON.stringify(e.body.verdict), `update ${e.updateId}: a repeated lookup returned another verdict: ${JSON.stringify(again)} after ${JSON.stringify(e.body.verdict)}`, { exchange: x });
+        }
+      }
+    },
+  );
+});
+
+describe('Scan event record (GET /v0/events/{update_id})', () => {
+  const ops = ['getEventById', 'listEvents'];
+  conformance(
+    { id: 'scan.events.transaction-shape', title: 'transactions carry every field of UpdateHistoryTransactionV2', api: 'scan', operations: ops, requirements: ['scan.events.transaction-shape'] },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const u = transactionOf(b);
+          if (u === undefined) return null;
+          return missing(u, [
+            ['update_id', str, 'string'],
+            ['migration_id', int, 'integer'],
+            ['workflow_id', str, 'string'],
+            ['record_time', str, 'string'],
+            ['synchronizer_id', str, 'string'],
+            ['effective_at', str, 'string'],
+            ['root_event_ids', strs, 'list of strings'],
+            ['events_by_id', isObj, 'object'],
+          ]);
+        },
+        'no transaction found',
+      ),
+  );
+
+  conformance(
+    { id: 'scan.events.reassignment-shape', title: 'reassignments carry update_id, a string offset, record_time and an assignment or unassignment', api: 'scan', operations: ops, requirements: ['scan.events.reassignment-shape'] },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const u = reassignmentOf(b);
+          if (u === undefined) return null;
+          const m = missing(u, [
+            ['update_id', str, 'string'],
+            ['offset', str, 'string'],
+            ['record_time', str, 'string'],
+          ]);
+          if (m !== undefined) return m;
+          const ev = u.event as Obj;
+          return 'created_event' in ev || 'contract_id' in ev ? undefined : 'event is neither an assignment (created_event) nor an unassignment (contract_id)';
+        },
+        'no reassignment found',
+      ),
+  );
+
+  conformance(
+    { id: 'scan.events.assignment-shape', title: 'assignments carry every field of an assignment', api: 'scan', operations: ops, requirements: ['scan.events.assignment-shape'] },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const a = assignmentOf(b);
+          if (a === undefined) return null;
+          return missing(a, [
+            ['submitter', str, 'string'],
+            ['source_synchronizer', str, 'string'],
+            ['target_synchronizer', str, 'string'],
+            ['migration_id', int, 'integer'],
+            ['unassign_id', str, 'string'],
+            ['created_event', isObj, 'object'],
+            ['reassignment_counter', int, 'integer'],
+          ]);
+        },
+        'no assignment found',
+      ),
+  );
+
+  conformance(
+    { id: 'scan.events.unassignment-shape', title: 'unassignments carry every field of an unassignment', api: 'scan', operations: ops, requirements: ['scan.events.unassignment-shape'] },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const u = unassignmentOf(b);
+          if (u === undefined) return null;
+          return missing(u, [
+            ['submitter', str, 'string'],
+            ['source_synchronizer', str, 'string'],
+            ['migration_id', int, 'integer'],
+            ['target_synchronizer', str, 'string'],
+            ['unassign_id', str, 'string'],
+            ['reassignment_counter', int, 'integer'],
+            ['contract_id', str, 'string'],
+          ]);
+        },
+        'no unassignment found',
+      ),
+  );
+
+  conformance(
+    { id: 'scan.events.created-event-shape', title: "an assignment's created_event carries every field of a created event", api: 'scan', operations: ops, requirements: ['scan.events.created-event-shape'] },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const c = assignmentOf(b)?.created_event;
+          if (!isObj(c)) return null;
+          return missing(c, [
+            ['event_type', str, 'string'],
+            ['event_id', str, 'string'],
+            ['contract_id', str, 'string'],
+            ['template_id', str, 'string'],
+            ['package_name', str, 'string'],
+            ['create_arguments', isObj, 'object'],
+            ['created_at', dateTime, 'date-time'],
+            ['signatories', strs, 'list of strings'],
+            ['observers', strs, 'list of strings'],
+          ]);
+        },
+        'no assignment with a created_event found',
+      ),
+  );
+
+  conformance(
+    { id: 'scan.events.verdict-shape', title: 'verdicts carry every field of EventHistoryVerdict', api: 'scan', operations: ops, requirements: ['scan.events.verdict-shape'] },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const v = verdictOf(b);
+          if (v === undefined) return null;
+          return missing(v, [
+            ['update_id', str, 'string'],
+            ['migration_id', int, 'integer'],
+            ['domain_id', str, 'string'],
+            ['record_time', str, 'string'],
+            ['finalization_time', (x) => x !== undefined && x !== null, 'present'],
+            ['submitting_parties', strs, 'list of strings'],
+            ['submitting_participant_uid', str, 'string'],
+            ['verdict_result', (x) => x !== undefined && x !== null, 'present'],
+            ['mediator_group', int, 'integer'],
+            ['transaction_views', isObj, 'object'],
+          ]);
+        },
+        'no verdict found',
+      ),
+  );
+
+  conformance(
+    { id: 'scan.events.verdict-result-values', title: 'verdict_result is one of the three VERDICT_RESULT values', api: 'scan', operations: ops, requirements: ['scan.events.verdict-result-values'] },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const v = verdictOf(b);
+          if (v === undefined) return null;
+          return ['VERDICT_RESULT_UNSPECIFIED', 'VERDICT_RESULT_ACCEPTED', 'VERDICT_RESULT_REJECTED'].includes(v.verdict_result as string) ? undefined : `verdict_result is ${JSON.stringify(v.verdict_result)}`;
+        },
+        'no verdict found',
+      ),
+  );
+
+  conformance(
+    { id: 'scan.events.transaction-views-shape', title: 'transaction_views holds well-formed views and integer root_views', api: 'scan', operations: ops, requirements: ['scan.events.transaction-views-shape'] },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const tv = verdictOf(b)?.transaction_views;
+          if (!isObj(tv)) return null;
+          if (!Array.isArray(tv.views)) return 'transaction_views.views is not a list';
+          if (!ints(tv.root_views)) return `root_views is ${JSON.stringify(tv.root_views)}, not a list of integers`;
+          for (const v of tv.views) {
+            if (!isObj(v)) return 'a view is not an object';
+            const m = missing(v, [
+              ['view_id', int, 'integer'],
+              ['informees', strs, 'list of strings'],
+              ['confirming_parties', Array.isArray, 'list'],
+              ['sub_views', ints, 'list of integers'],
+              ['view_hash', str, 'string'],
+            ]);
+            if (m !== undefined) return `view ${JSON.stringify(v.view_id)}: ${m}`;
+            for (const cp of v.confirming_parties as unknown[]) {
+              if (!isObj(cp) || !strs(cp.parties) || !int(cp.threshold)) return `view ${String(v.view_id)}: confirming_parties entry ${JSON.stringify(cp)} lacks parties or an integer threshold`;
+            }
+          }
+          return undefined;
+        },
+        'no verdict with transaction_views found',
+      ),
+  );
+
+  conformance(
+    { id: 'scan.events.view-hash-may-be-empty', title: 'a view_hash of older data is the empty string, still a string', api: 'scan', operations: ops, requirements: ['scan.events.view-hash-may-be-empty'] },
+    async (t) => {
+      const events = await lookedUpEvents(t);
+      let empty = 0;
+      for (const e of events) {
+        const views = (verdictOf(e.body)?.transaction_views as Obj | undefined)?.views;
+        for (const v of Array.isArray(views) ? views : []) {
+          if (!isObj(v)) continue;
+          t.expect(typeof v.view_hash === 'string', `update ${e.updateId}: view ${String(v.view_id)} has view_hash ${JSON.stringify(v.view_hash)}, neither a hash nor the empty string`, e.exchange !== undefined ? { exchange: e.exchange } : {});
+          if (v.view_hash === '') empty++;
+        }
+      }
+      if (empty === 0) t.unsupported('no view with an empty view_hash (older data) found');
+    },
+  );
+
+  conformance(
+    { id: 'scan.events.finalization-time-per-scan', title: "a verdict's finalization_time, which may differ between scans, is a timestamp", api: 'scan', operations: ops, requirements: ['scan.events.finalization-time-per-scan'] },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const v = verdictOf(b);
+          if (v === undefined) return null;
+          return dateTime(v.finalization_time) ? undefined : `finalization_time is ${JSON.stringify(v.finalization_time)}, not an ISO-8601 timestamp`;
+        },
+        'no verdict found',
+      ),
+  );
+
+  conformance(
+    { id: 'scan.events.reassignment-offset-per-node', title: "a reassignment's offset, which may differ between nodes, is a string", api: 'scan', operations: ops, requirements: ['scan.events.reassignment-offset-per-node'] },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const u = reassignmentOf(b);
+          if (u === undefined) return null;
+          return typeof u.offset === 'string' ? undefined : `offset is ${JSON.stringify(u.offset)}, not a string`;
+        },
+        'no reassignment found',
+      ),
+  );
+
+  conformance(
+    { id: 'scan.events.traffic-summary-shape', title: 'traffic_summary carries an integer total and envelope summaries', api: 'scan', operations: ops, requirements: ['scan.events.traffic-summary-shape'] },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const s = b.traffic_summary;
+          if (s === null || s === undefined) return null;
+          if (!isObj(s) || !int(s.total_traffic_cost) || !Array.isArray(s.envelope_traffic_summaries)) return `traffic_summary ${JSON.stringify(s)} lacks an integer total_traffic_cost or envelope_traffic_summaries`;
+          const bad = s.envelope_traffic_summaries.find((x) => !isObj(x) || !int(x.traffic_cost) || !ints(x.view_ids));
+          return bad === undefined ? undefined : `envelope summary ${JSON.stringify(bad)} lacks an integer traffic_cost or integer view_ids`;
+        },
+        'no event with a traffic_summary found',
+      ),
+  );
+
+  conformance(
+    { id: 'scan.events.app-activity-records-shape', title: 'app_activity_records carries an integer round_number and party/weight records', api: 'scan', operations: ops, requirements: ['scan.events.app-activity-records-shape'] },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const a = b.app_activity_records;
+          if (a === null || a === undefined) return null;
+          if (!isObj(a) || !int(a.round_number) || !Array.isArray(a.records)) return `app_activity_records ${JSON.stringify(a)} lacks an integer round_number or records`;
+          const bad = a.records.find((r) => !isObj(r) || !str(r.party) || !int(r.weight));
+          return bad === undefined ? undefined : `record ${JSON.stringify(bad)} lacks a party or an integer weight`;
+        },
+        'no event with app_activity_records found',
+      ),
+  );
+
+  conformance(
+    { id: 'scan.events.root-event-ids', title: 'every root_event_ids entry is a key of events_by_id', api: 'scan', operations: ops, requirements: ['scan.events.root-event-ids-are-keys'] },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const u = transactionOf(b);
+          if (u === undefined || !Array.isArray(u.root_event_ids) || !isObj(u.events_by_id)) return null;
+          const stray = (u.root_event_ids as unknown[]).find((id) => typeof id !== 'string' || !(id in (u.events_by_id as Obj)));
+          return stray === undefined ? undefined : `root event id ${JSON.stringify(stray)} is not a key of events_by_id`;
+        },
+        'no transaction found',
+      ),
+  );
+
+  conformance(
+    { id: 'scan.events.child-event-ids', title: 'every child_event_ids entry is a key of the same events_by_id', api: 'scan', operations: ops, requirements: ['scan.events.child-event-ids-are-keys'] },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const u = transactionOf(b);
+          if (u === undefined || !isObj(u.events_by_id)) return null;
+          const byId = u.events_by_id;
+          for (const [id, ev] of Object.entries(byId)) {
+            const children = isObj(ev) ? ev.child_event_ids : undefined;
+            if (!Array.isArray(children)) continue;
+            const stray = children.find((c) => typeof c !== 'string' || !(c in byId));
+            if (stray !== undefined) return `event ${id} names child ${JSON.stringify(stray)}, which is not a key of events_by_id`;
+          }
+          return undefined;
+        },
+        'no transaction found',
+      ),
+  );
+
+  conformance(
+    { id: 'scan.events.record-time-microseconds', title: "a transaction's record_time is ISO-8601 with microsecond precision", api: 'scan', operations: ops, requirements: ['scan.events.record-time-microseconds'] },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const u = transactionOf(b);
+          if (u === undefined) return null;
+          const ok = typeof u.record_time === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$/.test(u.record_time) && Number.isFinite(Date.parse(u.record_time));
+          return ok ? undefined : `record_time ${JSON.stringify(u.record_time)} is not an ISO-8601 timestamp with six fractional digits`;
+        },
+        'no transaction found',
+      ),
+  );
+
+  conformance(
+    { id: 'scan.events.integer-fields', title: 'int64 and int32 fields are JSON integers', api: 'scan', operations: ops, requirements: ['scan.events.integer-fields'] },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const bad: string[] = [];
+          const need = (where: string, v: unknown) => {
+            if (v !== undefined && !int(v)) bad.push(`${where} = ${JSON.stringify(v)}`);
+          };
+          need('update.migration_id', transactionOf(b)?.migration_id);
+          for (const ev of [assignmentOf(b), unassignmentOf(b)]) {
+            need('event.migration_id', ev?.migration_id);
+            need('event.reassignment_counter', ev?.reassignment_counter);
+          }
+          const v = verdictOf(b);
+          need('verdict.migration_id', v?.migration_id);
+          need('verdict.mediator_group', v?.mediator_group);
+          const tv = isObj(v?.transaction_views) ? (v!.transaction_views as Obj) : undefined;
+          for (const r of Array.isArray(tv?.root_views) ? tv!.root_views : []) need('root_views[]', r);
+          for (const view of Array.isArray(tv?.views) ? tv!.views : []) {
+            if (!isObj(view)) continue;
+            need('view_id', view.view_id);
+            for (const s of Array.isArray(view.sub_views) ? view.sub_views : []) need('sub_views[]', s);
+            for (const cp of Array.isArray(view.confirming_parties) ? view.confirming_parties : []) if (isObj(cp)) need('threshold', cp.threshold);
+          }
+          return bad.length > 0 ? `not JSON integers: ${bad.join(', ')}` : undefined;
+        },
+        'no event found',
+      ),
+  );
+
+  conformance(
+    { id: 'scan.events.external-hash-omitted', title: 'a transaction without an external hash omits external_transaction_hash', api: 'scan', operations: ops, requirements: ['scan.events.external-hash-omitted-when-null'] },
+    (t) =>
+      everyEvent(
+        t,
+        (b) => {
+          const u = transactionOf(b);
+          if (u === undefined) return null;
+          return u.external_transaction_hash === null ? 'external_transaction_hash is sent as null instead of being omitted' : undefined;
+        },
+        'no transaction found',
+      ),
+  );
+});
