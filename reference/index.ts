@@ -2,7 +2,7 @@
  * The embedded reference server: all four interfaces in memory on one loopback port, each under its own base path.
  * It is the suite's default target and, with planted faults switched on, the proof that every check can fail.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { FAULTS, FaultSet } from './faults.js';
 import { createWorld, type World } from './world.js';
 import { ledgerRoutes } from './ledger/routes.js';
@@ -79,10 +79,24 @@ export function resolveReferenceOptions(o: ReferenceOptions = {}): ResolvedRefer
   };
 }
 
+/**
+ * Errors fastify raises before routing (a malformed URL such as bad percent-encoding in `/v2/users/%zz`) get the error
+ * shape of the interface the path belongs to: text/plain 400 on the ledger, an `{error}` JSON body under /api/.
+ */
+function frameworkErrors(error: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+  const path = (req.raw.url ?? '').split('?')[0] ?? '';
+  if (path.startsWith('/api/')) {
+    void reply.code(status).type('application/json; charset=utf-8').send({ error: error.message });
+    return;
+  }
+  void reply.code(status).header('content-type', 'text/plain; charset=UTF-8').send(`Invalid value for: path (${error.message})`);
+}
+
 export async function buildReferenceApp(options: ResolvedReferenceOptions): Promise<FastifyInstance> {
   const ctx: ReferenceContext = { options, faults: new FaultSet(options.faults), world: createWorld() };
   // ids reach 128 characters (users) and beyond (contract ids): fastify's default of 100 would answer 414
-  const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024, forceCloseConnections: true, routerOptions: { maxParamLength: 4096 } });
+  const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024, forceCloseConnections: true, routerOptions: { maxParamLength: 4096 }, frameworkErrors });
   await app.register(async (scope) => ledgerRoutes(scope, ctx));
   await app.register(async (scope) => scanRoutes(scope, ctx), { prefix: '/api/scan' });
   await app.register(async (scope) => validatorRoutes(scope, ctx), { prefix: '/api/validator' });

@@ -1,0 +1,42 @@
+/** A URL fastify cannot decode (bad percent-encoding) is answered in the error shape of the interface it addresses. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReference, type ReferenceServer } from '../../reference/index.js';
+
+let server: ReferenceServer;
+beforeAll(async () => {
+  server = await startReference();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const get = async (path: string) => {
+  const r = await fetch(`${server.urls.ledger}${path}`);
+  return { status: r.status, type: r.headers.get('content-type') ?? '', text: await r.text() };
+};
+
+describe('malformed URLs', () => {
+  it.each(['/v2/users/%zz', '/v2/users/%E0%A4%A', '/v2/parties/%'])('ledger %s: 400 text/plain', async (path) => {
+    const x = await get(path);
+    expect(x.status).toBe(400);
+    expect(x.type).toMatch(/^text\/plain/);
+    expect(x.text.length).toBeGreaterThan(0);
+  });
+
+  it.each(['/api/scan/v0/ans-entries/%zz', '/api/scan/v0/events/%E0%A4%A', '/api/validator/v0/entry/%zz', '/api/registry/registry/transfer-instruction/v1/%zz/choice-contexts/withdraw'])(
+    '%s: 400 with an {error} JSON body',
+    async (path) => {
+      const x = await get(path);
+      expect(x.status).toBe(400);
+      expect(x.type).toMatch(/^application\/json/);
+      const body = JSON.parse(x.text) as Record<string, unknown>;
+      expect(Object.keys(body)).toEqual(['error']);
+      expect(typeof body.error).toBe('string');
+    },
+  );
+
+  it('a well-formed escape still routes', async () => {
+    const x = await get('/api/scan/v0/ans-entries?page_size=1&name_prefix=%61');
+    expect(x.status).toBe(200);
+  });
+});
