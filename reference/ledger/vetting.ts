@@ -5,18 +5,27 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import { optInt, optObject, optString, optStringArray, type Obj } from './body.js';
-import { err } from './errors.js';
+import { MalformedRequest, err } from './errors.js';
 import { route, type Call } from './http.js';
 import { isPackageId, isParticipantId, isUid } from './ids.js';
 import { compareStrings, type LedgerState, type VettedEntry, type VettingRecord } from './state.js';
 import { MAX_VETTED_PACKAGES_PAGE_SIZE } from './version.js';
+import { VF } from './faults-vetting.js';
+
+type Has = (fault: string) => boolean;
+const none: Has = () => false;
 
 interface VettingQuery {
+  /** whether the filters were present in the request (even when empty) */
+  metadataPresent?: boolean;
+  topologyPresent?: boolean;
   packageIds: string[];
   packageNamePrefixes: string[];
   participantIds: string[];
   synchronizerIds: string[];
   pageToken: string;
+  /** whether pageToken was present in the request */
+  tokenGiven?: boolean;
   pageSize: number;
 }
 
@@ -24,16 +33,22 @@ function decodeQuery(body: Obj): VettingQuery {
   const pm = optObject(body, 'packageMetadataFilter') ?? {};
   const ts = optObject(body, 'topologyStateFilter') ?? {};
   return {
+    metadataPresent: body.packageMetadataFilter !== undefined && body.packageMetadataFilter !== null,
+    topologyPresent: body.topologyStateFilter !== undefined && body.topologyStateFilter !== null,
     packageIds: optStringArray(pm, 'packageIds', 'packageMetadataFilter') ?? [],
     packageNamePrefixes: optStringArray(pm, 'packageNamePrefixes', 'packageMetadataFilter') ?? [],
     participantIds: optStringArray(ts, 'participantIds', 'topologyStateFilter') ?? [],
     synchronizerIds: optStringArray(ts, 'synchronizerIds', 'topologyStateFilter') ?? [],
     pageToken: optString(body, 'pageToken') ?? '',
+    tokenGiven: typeof body.pageToken === 'string',
     pageSize: optInt(body, 'pageSize') ?? 0,
   };
 }
 
-function validateQuery(q: VettingQuery): void {
+function validateQuery(q: VettingQuery, has: Has): void {
+  if (q.pageSize === 0 && has(VF.zeroRejected)) throw err.invalidArgument('page_size must be positive');
+  if (q.pageSize < 0 && has(VF.negative)) q.pageSize = 0;
+  if (q.pageSize > MAX_VETTED_PACKAGES_PAGE_SIZE && has(VF.aboveMax)) q.pageSize = MAX_VETTED_PACKAGES_PAGE_SIZE;
   if (q.pageSize < 0) throw err.invalidArgument('page_size must be non-negative');
   if (q.pageSize > MAX_VETTED_PACKAGES_PAGE_SIZE) {
     throw err.invalidArgument(`page_size ${q.pageSize} exceeds the maximum page size of ${MAX_VETTED_PACKAGES_PAGE_SIZE}`);
@@ -48,7 +63,7 @@ function validateQuery(q: VettingQuery): void {
 function encodeToken(r: VettingRecord): string {
   return Buffer.from(JSON.stringify([r.synchronizerId, r.participantId])).toString('base64url');
 }
-function decodeToken(token: string): string | undefined {
+function decodeToken(token: string, has: Has = none): string | undefined {
   if (token === '') return undefined;
   try {
     const v = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
@@ -58,13 +73,20 @@ function decodeToken(token: string): string | undefined {
   } catch {
     // fall through: not a token this server issued
   }
+  if (has(VF.badToken)) return undefined;
   throw err.invalidArgument('Invalid page token');
 }
 
 /** Package predicate: no filter matches all; otherwise a package id in the list or a known name with a prefix. */
-function packageMatcher(state: LedgerState, q: VettingQuery): (p: VettedEntry) => boolean {
-  if (q.packageIds.length === 0 && q.packageNamePrefixes.length === 0) return () => true;
+function packageMatcher(state: LedgerState, q: VettingQuery, has: Has): (p: VettedEntry) => boolean {
+  if (q.packageIds.length === 0 && q.packageNamePrefixes.length === 0) return () => !(q.metadataPresent === true && has(VF.emptyMetadataNone));
   const ids = new Set(q.packageIds);
+  if (has(VF.packageFilterBoth) && q.packageIds.length > 0 && q.packageNamePrefixes.length > 0) {
+    return (p) => {
+      const name = state.localPackages.get(p.packageId)?.name;
+      return ids.has(p.packageId) && name !== undefined && q.packageNamePrefixes.some((prefix) => name.startsWith(prefix));
+    };
+  }
   return (p) => {
     if (ids.has(p.packageId)) return true;
     const name = state.localPackages.get(p.packageId)?.name;
@@ -72,9 +94,12 @@ function packageMatcher(state: LedgerState, q: VettingQuery): (p: VettedEntry) =
   };
 }
 
-function topologyMatcher(q: VettingQuery): (r: VettingRecord) => boolean {
+function topologyMatcher(q: VettingQuery, has: Has): (r: VettingRecord) => boolean {
   const ps = new Set(q.participantIds);
   const ss = new Set(q.synchronizerIds);
+  if (ps.size === 0 && ss.size === 0 && q.topologyPresent === true && has(VF.emptyTopologyNone)) return () => false;
+  if (ps.size > 0 && ss.size === 0 && has(VF.participantOnlyIgnored)) return () => true;
+  if (ps.size > 0 && ss.size > 0 && has(VF.topologyEither)) return (r) => ps.has(r.participantId) || ss.has(r.synchronizerId);
   return (r) => (ps.size === 0 || ps.has(r.participantId)) && (ss.size === 0 || ss.has(r.synchronizerId));
 }
 
@@ -104,9 +129,11 @@ function sortPackages(state: LedgerState, entries: VettedEntry[]): VettedEntry[]
   });
 }
 
-function encodeRecord(state: LedgerState, r: VettingRecord, packages: VettedEntry[]): Obj {
+function encodeRecord(state: LedgerState, r: VettingRecord, packages: VettedEntry[], has: Has = none): Obj {
+  const sorted = sortPackages(state, packages);
+  if (has(VF.packagesReversed)) sorted.reverse();
   return {
-    packages: sortPackages(state, packages).map((e) => {
+    packages: sorted.map((e) => {
       const info = state.localPackages.get(e.packageId);
       return {
         packageId: e.packageId,
@@ -121,38 +148,65 @@ function encodeRecord(state: LedgerState, r: VettingRecord, packages: VettedEntr
   };
 }
 
-export function listVetted(state: LedgerState, q: VettingQuery): Obj {
-  validateQuery(q);
-  const after = decodeToken(q.pageToken);
-  const size = q.pageSize === 0 ? MAX_VETTED_PACKAGES_PAGE_SIZE : q.pageSize;
-  const matchesPackage = packageMatcher(state, q);
-  const matchesTopology = topologyMatcher(q);
+export function listVetted(state: LedgerState, q: VettingQuery, has: Has = none): Obj {
+  validateQuery(q, has);
+  let after = decodeToken(q.pageToken, has);
+  const size = (q.pageSize === 0 ? MAX_VETTED_PACKAGES_PAGE_SIZE : q.pageSize) + (has(VF.pageOverflow) && q.pageSize > 0 ? 1 : 0);
+  const matchesPackage = packageMatcher(state, q, has);
+  const matchesTopology = topologyMatcher(q, has);
+  const ordered = state.vettingInOrder();
+  const keyOf = (r: VettingRecord) => `${r.synchronizerId}\u0000${r.participantId}`;
+  if (has(VF.tokenRepeats) && after !== undefined) {
+    // resume at the record before the token's: the last record of the previous page comes again
+    const i = ordered.findIndex((r) => keyOf(r) === after);
+    after = i > 0 ? keyOf(ordered[i - 1] as VettingRecord) : '';
+  }
+  if (has(VF.emptyTokenSkips) && q.pageToken === '' && q.tokenGiven === true) {
+    const first = ordered.find((r) => matchesTopology(r) && [...r.packages.values()].some(matchesPackage));
+    if (first !== undefined) after = keyOf(first);
+  }
+  const lastMatching = has(VF.lastDropped) ? [...ordered].reverse().find((r) => matchesTopology(r) && [...r.packages.values()].some(matchesPackage)) : undefined;
   const page: Obj[] = [];
   let last: VettingRecord | undefined;
   let more = false;
-  for (const r of state.vettingInOrder()) {
+  for (const r of ordered) {
     if (after !== undefined && `${r.synchronizerId}\u0000${r.participantId}` <= after) continue;
     if (!matchesTopology(r)) continue;
+    if (r === lastMatching) continue;
     const packages = [...r.packages.values()].filter(matchesPackage);
     if (packages.length === 0) continue;
     if (page.length === size) {
       more = true;
       break;
     }
-    page.push(encodeRecord(state, r, packages));
+    page.push(encodeRecord(state, r, packages, has));
     last = r;
   }
-  return { vettedPackages: page, nextPageToken: more && last !== undefined ? encodeToken(last) : '' };
+  if (has(VF.recordsReversed)) page.reverse();
+  if (has(VF.emptyRecord) && page[0] !== undefined) page[0] = { ...page[0], packages: [] };
+  const token = (more || (has(VF.tokenOnLast) && page.length > 0)) && last !== undefined ? encodeToken(last) : '';
+  if (has(VF.emptyResult) && page.length === 0) throw err.notFound('NOT_FOUND', 'No vetted packages match the request');
+  return { vettedPackages: page, nextPageToken: token };
 }
 
 export function vettingRoutes(app: FastifyInstance, ctx: ReferenceContext, state: LedgerState): void {
-  const handler = async (c: Call) => {
+  const has: Has = (f) => ctx.faults.has(f);
+  const handler = (method: 'GET' | 'POST') => async (c: Call) => {
+    if (has(method === 'GET' ? VF.getGone : VF.listGone)) throw err.notFound('NOT_FOUND', `The requested resource could not be found: ${method}`);
+    if (method === 'GET' && has(VF.emptyBody) && (c.req.headers['content-length'] ?? '0') === '0' && c.req.headers['transfer-encoding'] === undefined) {
+      throw new MalformedRequest('Invalid value for: body (missing request body)');
+    }
     // Every request field is optional, so an empty body is an empty request.
-    const q = decodeQuery(await c.json({}));
+    let body = await c.json({});
+    if (method === 'GET' && has(VF.bodyIgnored)) body = {};
+    if (method === 'POST' && has(VF.listDiffers)) body = { ...body, topologyStateFilter: undefined };
+    const q = decodeQuery(body);
     // Reading vetted packages is a public service: any authenticated user.
     await c.caller();
-    return listVetted(state, q);
+    const out = listVetted(state, q, has);
+    if (has(method === 'GET' ? VF.schema : VF.listSchema)) delete out.nextPageToken;
+    return out;
   };
-  route(app, ctx, 'GET', '/v2/package-vetting', handler);
-  route(app, ctx, 'POST', '/v2/package-vetting/list', handler);
+  route(app, ctx, 'GET', '/v2/package-vetting', handler('GET'));
+  route(app, ctx, 'POST', '/v2/package-vetting/list', handler('POST'));
 }

@@ -1,0 +1,367 @@
+import { describe } from 'vitest';
+import fc from 'fast-check';
+import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import type { Exchange } from '../../../harness/http.js';
+import { invalidNegativePageSize, invalidPageToken, vettingFilter, walkPageSize, type VettingFilter, type VettingUniverse } from '../../../generators/ledger/vetting.js';
+
+interface Pkg {
+  packageId: string;
+  packageName?: string;
+  packageVersion?: string;
+}
+interface VRecord {
+  synchronizerId: string;
+  participantId: string;
+  topologySerial: number;
+  packages: Pkg[];
+}
+interface Page {
+  x: Exchange;
+  records: VRecord[];
+  token: string;
+}
+
+const MAX_PAGES = 60;
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const key = (r: VRecord) => `${r.synchronizerId}\u0000${r.participantId}`;
+const cmpRecords = (a: VRecord, b: VRecord) => cmp(a.synchronizerId, b.synchronizerId) || cmp(a.participantId, b.participantId);
+
+/** GET /v2/package-vetting with a JSON body (deprecated form) or POST /v2/package-vetting/list. */
+async function page(t: CheckContext, body: Record<string, unknown> | undefined, op: 'getPackageVetting' | 'listPackageVetting' = 'getPackageVetting'): Promise<Page> {
+  const x = await t.call(op, body === undefined ? {} : { json: body });
+  t.expectStatus(x, 200, { requirement: op === 'getPackageVetting' ? 'ledger.versioning.get-package-vetting-served' : 'ledger.versioning.list-package-vetting-served' });
+  const j = (x.json ?? {}) as { vettedPackages?: VRecord[]; nextPageToken?: string };
+  return { x, records: Array.isArray(j.vettedPackages) ? j.vettedPackages : [], token: typeof j.nextPageToken === 'string' ? j.nextPageToken : '' };
+}
+
+/** Every page of a request, bounded; checks the pagination rules on the way. */
+async function walk(t: CheckContext, body: Record<string, unknown>, pageSize: number, op: 'getPackageVetting' | 'listPackageVetting' = 'getPackageVetting'): Promise<VRecord[]> {
+  const all: VRecord[] = [];
+  let token = '';
+  for (let n = 0; n < MAX_PAGES; n++) {
+    const p = await page(t, { ...body, pageSize, pageToken: token }, op);
+    t.expect(p.records.length <= pageSize, `a page of pageSize ${pageSize} holds ${p.records.length} records`, { requirement: 'ledger.get-package-vetting.page-size-respected', exchange: p.x });
+    if (n > 0) t.expect(p.records.length > 0, 'a nextPageToken led to an empty page: the previous page was the last and should have carried an empty token', { requirement: 'ledger.get-package-vetting.next-page-token-empty-on-last', exchange: p.x });
+    const prev = all[all.length - 1];
+    if (prev !== undefined && p.records[0] !== undefined) {
+      t.expect(cmpRecords(prev, p.records[0]) < 0, `the first record of the next page (${key(p.records[0])}) does not sort after the last one of the previous page (${key(prev)})`, { requirement: 'ledger.get-package-vetting.next-page-sorts-after', exchange: p.x });
+    }
+    for (let i = 1; i < p.records.length; i++) {
+      t.expect(cmpRecords(p.records[i - 1]!, p.records[i]!) < 0, `records ${key(p.records[i - 1]!)} and ${key(p.records[i]!)} are out of order`, { requirement: 'ledger.get-package-vetting.records-sorted', exchange: p.x });
+    }
+    all.push(...p.records);
+    if (p.token === '') return all;
+    t.expect(p.records.length === pageSize, `a page of ${p.records.length} records (pageSize ${pageSize}) carries a nextPageToken`, { requirement: 'ledger.get-package-vetting.next-page-token-empty-on-last', exchange: p.x });
+    token = p.token;
+  }
+  return t.fail(`no last page after ${MAX_PAGES} pages of size ${pageSize}`, { requirement: 'ledger.get-package-vetting.next-page-token-empty-on-last' });
+}
+
+/** The unfiltered listing, walked with the largest page size, and the filter universe it shows. */
+async function everything(t: CheckContext): Promise<{ records: VRecord[]; universe: VettingUniverse }> {
+  const records = await walk(t, {}, await maxPageSize(t));
+  if (records.length < 2) t.skip('the target lists fewer than two vetting records');
+  const uniq = (xs: string[]) => [...new Set(xs)].sort();
+  const pkgs = records.flatMap((r) => r.packages);
+  return {
+    records,
+    universe: {
+      packageIds: uniq(pkgs.map((p) => p.packageId)),
+      packageNames: uniq(pkgs.map((p) => p.packageName).filter((n): n is string => typeof n === 'string')),
+      participantIds: uniq(records.map((r) => r.participantId)),
+      synchronizerIds: uniq(records.map((r) => r.synchronizerId)),
+    },
+  };
+}
+
+async function maxPageSize(t: CheckContext): Promise<number> {
+  const v = await t.call('getVersion');
+  const max = (v.json as { features?: { packageFeature?: { maxVettedPackagesPageSize?: number } } } | undefined)?.features?.packageFeature?.maxVettedPackagesPageSize;
+  if (typeof max !== 'number' || max <= 0) t.skip('GET /v2/version advertises no maxVettedPackagesPageSize');
+  return max;
+}
+
+const pkgMatches = (f: VettingFilter, p: Pkg) => {
+  const ids = f.packageMetadataFilter?.packageIds ?? [];
+  const prefixes = f.packageMetadataFilter?.packageNamePrefixes ?? [];
+  if (ids.length === 0 && prefixes.length === 0) return true;
+  return ids.includes(p.packageId) || (p.packageName !== undefined && prefixes.some((x) => p.packageName!.startsWith(x)));
+};
+const topoMatches = (f: VettingFilter, r: VRecord) => {
+  const ps = f.topologyStateFilter?.participantIds ?? [];
+  const ss = f.topologyStateFilter?.synchronizerIds ?? [];
+  return (ps.length === 0 || ps.includes(r.participantId)) && (ss.length === 0 || ss.includes(r.synchronizerId));
+};
+
+function compareVersions(a: string, b: string): number {
+  const x = a.split('.').map(Number);
+  const y = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? -1) - (y[i] ?? -1);
+    if (d !== 0 && !Number.isNaN(d)) return d;
+  }
+  return cmp(a, b) === 0 ? 0 : 0;
+}
+
+/** vettedPackages and nextPageToken, which the catalogue requires and the schema leaves optional. */
+function expectVettingResponse(t: CheckContext, x: Exchange, requirement: string): void {
+  const j = x.json as { vettedPackages?: unknown; nextPageToken?: unknown } | undefined;
+  t.expect(Array.isArray(j?.vettedPackages), 'the response has no vettedPackages list', { requirement, exchange: x });
+  t.expect(typeof j?.nextPageToken === 'string', 'the response has no string nextPageToken', { requirement, exchange: x });
+}
+
+describe('GET /v2/package-vetting', () => {
+  conformance(
+    {
+      id: 'ledger.get-package-vetting.empty-request',
+      title: 'answers an empty JSON body and no body at all with 200 and the vetting response schema',
+      api: 'ledger',
+      operations: ['getPackageVetting'],
+      requirements: ['ledger.get-package-vetting.all-fields-optional', 'ledger.get-package-vetting.response-schema', 'ledger.versioning.get-package-vetting-served'],
+    },
+    async (t) => {
+      const withBody = await t.call('getPackageVetting', { json: {} });
+      t.expectStatus(withBody, 200, { requirement: 'ledger.versioning.get-package-vetting-served' });
+      expectVettingResponse(t, withBody, 'ledger.get-package-vetting.response-schema');
+      const noBody = await t.call('getPackageVetting');
+      t.expectStatus(noBody, 200, { requirement: 'ledger.get-package-vetting.all-fields-optional' });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.get-package-vetting.json-body-on-get',
+      title: 'reads its filter from the JSON body of the GET',
+      api: 'ledger',
+      operations: ['getPackageVetting'],
+      requirements: ['ledger.get-package-vetting.json-body-on-get'],
+    },
+    async (t) => {
+      const { records } = await everything(t);
+      const parts = [...new Set(records.map((r) => r.synchronizerId))];
+      if (parts.length < 2) t.skip('every record is on one synchronizer: a synchronizer filter would not show that the body was read');
+      const p = await page(t, { topologyStateFilter: { participantIds: [], synchronizerIds: [parts[0]] } });
+      t.expect(p.records.length > 0 && p.records.every((r) => r.synchronizerId === parts[0]), `a GET with synchronizerIds [${parts[0]}] in its body returned records of other synchronizers (or none)`, { exchange: p.x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.get-package-vetting.empty-result',
+      title: 'answers a filter no record matches with 200 and an empty list',
+      api: 'ledger',
+      operations: ['getPackageVetting'],
+      requirements: ['ledger.get-package-vetting.empty-result-allowed'],
+    },
+    async (t) => {
+      const x = await t.call('getPackageVetting', { json: { packageMetadataFilter: { packageIds: ['f'.repeat(63) + '0'], packageNamePrefixes: [] } } });
+      t.expectStatus(x, 200);
+      const list = (x.json as { vettedPackages?: unknown[] } | undefined)?.vettedPackages;
+      t.expect(Array.isArray(list) && list.length === 0, 'a filter naming an unknown package id returned records', { exchange: x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.get-package-vetting.filters-model',
+      title: 'returns exactly the records that have a package matching both filters, under generated filters',
+      api: 'ledger',
+      operations: ['getPackageVetting'],
+      requirements: [
+        'ledger.get-package-vetting.records-match-filters',
+        'ledger.get-package-vetting.matching-records-returned',
+        'ledger.get-package-vetting.package-filter-either',
+        'ledger.get-package-vetting.topology-filter-both',
+        'ledger.get-package-vetting.packages-non-empty',
+      ],
+    },
+    async (t) => {
+      const { records: all, universe } = await everything(t);
+      await t.property(
+        vettingFilter(universe),
+        async (f) => {
+          const got = await walk(t, { ...f }, 100);
+          const ids = f.packageMetadataFilter?.packageIds ?? [];
+          const prefixes = f.packageMetadataFilter?.packageNamePrefixes ?? [];
+          const ps = f.topologyStateFilter?.participantIds ?? [];
+          const ss = f.topologyStateFilter?.synchronizerIds ?? [];
+          for (const r of got) {
+            t.expect(Array.isArray(r.packages) && r.packages.length > 0, `record ${key(r)} has no packages`, { requirement: 'ledger.get-package-vetting.packages-non-empty' });
+            if (!topoMatches(f, r)) {
+              const either = ps.length > 0 && ss.length > 0 && (ps.includes(r.participantId) || ss.includes(r.synchronizerId));
+              t.fail(`record ${key(r)} does not match the topology filter ${JSON.stringify(f.topologyStateFilter)}`, {
+                requirement: either ? 'ledger.get-package-vetting.topology-filter-both' : 'ledger.get-package-vetting.records-match-filters',
+              });
+            }
+            t.expect(r.packages.some((p) => pkgMatches(f, p)), `record ${key(r)} has no package matching ${JSON.stringify(f.packageMetadataFilter)}`, { requirement: 'ledger.get-package-vetting.records-match-filters' });
+          }
+          const gotKeys = new Set(got.map(key));
+          for (const r of all) {
+            if (!topoMatches(f, r) || !r.packages.some((p) => pkgMatches(f, p)) || gotKeys.has(key(r))) continue;
+            // attributed to the either-rule when the record matches only through one of two package lists
+            const byId = r.packages.some((p) => ids.includes(p.packageId));
+            const byName = r.packages.some((p) => p.packageName !== undefined && prefixes.some((x) => p.packageName!.startsWith(x)));
+            const onlyOne = ids.length > 0 && prefixes.length > 0 && !r.packages.some((p) => ids.includes(p.packageId) && p.packageName !== undefined && prefixes.some((x) => p.packageName!.startsWith(x))) && (byId || byName);
+            t.fail(`record ${key(r)} matches ${JSON.stringify(f)} but was not returned`, {
+              requirement: onlyOne ? 'ledger.get-package-vetting.package-filter-either' : 'ledger.get-package-vetting.matching-records-returned',
+            });
+          }
+        },
+        { runs: Math.min(t.config.run.runs, 15) },
+      );
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.get-package-vetting.empty-filters',
+      title: 'treats an empty or absent package filter and topology filter as matching everything',
+      api: 'ledger',
+      operations: ['getPackageVetting'],
+      requirements: ['ledger.get-package-vetting.empty-metadata-filter-any', 'ledger.get-package-vetting.empty-topology-filter-any'],
+    },
+    async (t) => {
+      const { records: all } = await everything(t);
+      const sync = all[0]!.synchronizerId;
+      const onSync = all.filter((r) => r.synchronizerId === sync).map(key);
+      const emptyMeta = await walk(t, { packageMetadataFilter: { packageIds: [], packageNamePrefixes: [] }, topologyStateFilter: { participantIds: [], synchronizerIds: [sync] } }, 100);
+      t.expect(JSON.stringify(emptyMeta.map(key)) === JSON.stringify(onSync), `an empty packageMetadataFilter returned ${emptyMeta.length} of the ${onSync.length} records on ${sync}`, { requirement: 'ledger.get-package-vetting.empty-metadata-filter-any' });
+      const anyPkg = all[0]!.packages[0]!.packageId;
+      const withPkg = all.filter((r) => r.packages.some((p) => p.packageId === anyPkg)).map(key);
+      const emptyTopo = await walk(t, { packageMetadataFilter: { packageIds: [anyPkg], packageNamePrefixes: [] }, topologyStateFilter: { participantIds: [], synchronizerIds: [] } }, 100);
+      t.expect(JSON.stringify(emptyTopo.map(key)) === JSON.stringify(withPkg), `an empty topologyStateFilter returned ${emptyTopo.length} of the ${withPkg.length} records vetting ${anyPkg}`, { requirement: 'ledger.get-package-vetting.empty-topology-filter-any' });
+      const absentTopo = await walk(t, { packageMetadataFilter: { packageIds: [anyPkg], packageNamePrefixes: [] } }, 100);
+      t.expect(JSON.stringify(absentTopo.map(key)) === JSON.stringify(withPkg), 'an absent topologyStateFilter did not match every record', { requirement: 'ledger.get-package-vetting.empty-topology-filter-any' });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.get-package-vetting.pagination-walk',
+      title: 'walks every record once, in order, with generated page sizes',
+      api: 'ledger',
+      operations: ['getPackageVetting'],
+      requirements: [
+        'ledger.get-package-vetting.records-sorted',
+        'ledger.get-package-vetting.next-page-sorts-after',
+        'ledger.get-package-vetting.next-page-token-empty-on-last',
+        'ledger.get-package-vetting.page-size-respected',
+        'ledger.get-package-vetting.packages-sorted',
+        'ledger.get-package-vetting.packages-non-empty',
+      ],
+    },
+    async (t) => {
+      const { records: all } = await everything(t);
+      const expected = all.map(key);
+      for (const r of all) {
+        t.expect(Array.isArray(r.packages) && r.packages.length > 0, `record ${key(r)} has no packages`, { requirement: 'ledger.get-package-vetting.packages-non-empty' });
+        const named = r.packages.filter((p) => typeof p.packageName === 'string');
+        const unnamed = r.packages.filter((p) => typeof p.packageName !== 'string');
+        for (let i = 1; i < named.length; i++) {
+          const a = named[i - 1]!;
+          const b = named[i]!;
+          const d = cmp(a.packageName!, b.packageName!) || compareVersions(a.packageVersion ?? '', b.packageVersion ?? '') || cmp(a.packageId, b.packageId);
+          t.expect(d <= 0, `record ${key(r)}: package ${a.packageName} ${a.packageVersion} (${a.packageId}) is listed before ${b.packageName} ${b.packageVersion} (${b.packageId})`, { requirement: 'ledger.get-package-vetting.packages-sorted' });
+        }
+        for (let i = 1; i < unnamed.length; i++) {
+          t.expect(cmp(unnamed[i - 1]!.packageId, unnamed[i]!.packageId) < 0, `record ${key(r)}: packages without a name are not sorted by packageId`, { requirement: 'ledger.get-package-vetting.packages-sorted' });
+        }
+      }
+      await t.property(
+        walkPageSize(Math.max(1, Math.min(5, all.length))),
+        async (size) => {
+          const got = (await walk(t, {}, size)).map(key);
+          t.expect(new Set(got).size === got.length, `page size ${size}: a record appears twice`, { requirement: 'ledger.get-package-vetting.next-page-sorts-after' });
+          t.expect(JSON.stringify(got) === JSON.stringify(expected), `page size ${size}: the walk returned ${got.length} records, the full listing ${expected.length}`, { requirement: 'ledger.get-package-vetting.next-page-sorts-after' });
+        },
+        { runs: Math.min(t.config.run.runs, 5) },
+      );
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.get-package-vetting.empty-token',
+      title: 'returns the first page for an empty pageToken',
+      api: 'ledger',
+      operations: ['getPackageVetting'],
+      requirements: ['ledger.get-package-vetting.empty-page-token-first-page'],
+    },
+    async (t) => {
+      const absent = await page(t, { pageSize: 1 });
+      const empty = await page(t, { pageSize: 1, pageToken: '' });
+      t.expect(JSON.stringify(absent.records.map(key)) === JSON.stringify(empty.records.map(key)), 'pageToken "" returned another page than no pageToken', { exchange: empty.x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.get-package-vetting.page-size-zero',
+      title: 'accepts pageSize 0 and chooses the page size',
+      api: 'ledger',
+      operations: ['getPackageVetting'],
+      requirements: ['ledger.get-package-vetting.page-size-zero-server-chooses'],
+    },
+    async (t) => {
+      const x = await t.call('getPackageVetting', { json: { pageSize: 0 } });
+      t.expectStatus(x, 200);
+      const list = (x.json as { vettedPackages?: unknown[] } | undefined)?.vettedPackages;
+      t.expect(Array.isArray(list) && list.length > 0, 'pageSize 0 returned no records although the unfiltered listing is not empty', { exchange: x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.get-package-vetting.page-size-above-max',
+      title: 'rejects a pageSize above the advertised maxVettedPackagesPageSize with 400',
+      api: 'ledger',
+      operations: ['getPackageVetting', 'getVersion'],
+      requirements: ['ledger.get-package-vetting.page-size-above-max-rejected'],
+    },
+    async (t) => {
+      const max = await maxPageSize(t);
+      await t.property(fc.integer({ min: max + 1, max: 2 ** 31 - 1 }), async (size) => {
+        t.expectStatus(await t.call('getPackageVetting', { json: { pageSize: size } }), 400);
+      }, { runs: Math.min(t.config.run.runs, 5) });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.get-package-vetting.invalid-page-size-and-token',
+      title: 'rejects a negative pageSize and a page token it did not issue with 400, on GET and POST /list',
+      api: 'ledger',
+      operations: ['getPackageVetting', 'listPackageVetting'],
+      requirements: ['ledger.get-package-vetting.negative-page-size-rejected', 'ledger.get-package-vetting.invalid-page-token-rejected'],
+    },
+    async (t) => {
+      await t.property(fc.tuple(invalidNegativePageSize(), invalidPageToken(), fc.constantFrom('getPackageVetting', 'listPackageVetting')), async ([size, token, op]) => {
+        t.expectStatus(await t.call(op, { json: { pageSize: size } }), 400, { requirement: 'ledger.get-package-vetting.negative-page-size-rejected' });
+        t.expectStatus(await t.call(op, { json: { pageToken: token } }), 400, { requirement: 'ledger.get-package-vetting.invalid-page-token-rejected' });
+      }, { runs: Math.min(t.config.run.runs, 6) });
+    },
+  );
+});
+
+describe('POST /v2/package-vetting/list', () => {
+  conformance(
+    {
+      id: 'ledger.list-package-vetting.same-as-get',
+      title: 'answers the requests of GET /v2/package-vetting with the same records',
+      api: 'ledger',
+      operations: ['listPackageVetting', 'getPackageVetting'],
+      requirements: ['ledger.list-package-vetting.same-as-get', 'ledger.list-package-vetting.response-schema', 'ledger.versioning.list-package-vetting-served'],
+    },
+    async (t) => {
+      const { universe } = await everything(t);
+      const first = await t.call('listPackageVetting', { json: {} });
+      t.expectStatus(first, 200, { requirement: 'ledger.versioning.list-package-vetting-served' });
+      expectVettingResponse(t, first, 'ledger.list-package-vetting.response-schema');
+      await t.property(vettingFilter(universe), async (f) => {
+        const viaGet = await walk(t, { ...f }, 100, 'getPackageVetting');
+        const viaPost = await walk(t, { ...f }, 100, 'listPackageVetting');
+        t.expect(JSON.stringify(viaGet) === JSON.stringify(viaPost), `GET returned ${viaGet.length} records, POST /list ${viaPost.length}, for ${JSON.stringify(f)}`);
+      }, { runs: Math.min(t.config.run.runs, 8) });
+    },
+  );
+});
