@@ -1,0 +1,135 @@
+/**
+ * 409 while a contract of a choice context is being reassigned (SPEC.md, States and transitions): the check moves an
+ * instruction through the ledger API (unassign, then assign) and asks the registry in between and after. It needs a
+ * ledger target next to the registry target, and a ledger user who can act as a stakeholder of the instruction
+ * (registry fixtures reassignmentUser and reassignmentSubmitter).
+ */
+import { describe } from 'vitest';
+import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import type { Exchange } from '../../../harness/http.js';
+import { KIND, disclosedContractsOf, isObject, reassignableInstructionId, stableInstructionIds, validWithdraw, type InstructionKind } from '../../../harness/fixtures/registry.js';
+
+interface Mover {
+  user: string;
+  submitter: string;
+  synchronizers: string[];
+}
+
+/** The ledger user and party that move contracts, and the connected synchronizers; skips when either API or a fixture is missing. */
+async function mover(t: CheckContext): Promise<Mover> {
+  if (t.config.targets.ledger === undefined) t.skip('no ledger target configured: the check moves the instruction through the ledger API');
+  const user = t.fixture<string>('reassignmentUser');
+  const submitter = t.fixture<string>('reassignmentSubmitter');
+  if (typeof user !== 'string' || typeof submitter !== 'string') {
+    t.skip('no reassignmentUser and reassignmentSubmitter configured (registry fixtures: a ledger user who can act as a stakeholder of the instructions, and that party)');
+  }
+  const x = await t.clientFor('ledger').call('getConnectedSynchronizers', { auth: { user }, query: { party: submitter } });
+  if (x.status !== 200) throw new Error(`setup: GET /v2/state/connected-synchronizers answered ${x.status}: ${x.text.slice(0, 200)}`);
+  const list = (x.json as { connectedSynchronizers?: Array<{ synchronizerId?: unknown }> }).connectedSynchronizers ?? [];
+  const synchronizers = [...new Set(list.map((s) => s.synchronizerId).filter((s): s is string => typeof s === 'string'))];
+  if (synchronizers.length < 2) t.skip(`the participant is connected to ${synchronizers.length} synchronizer(s): a reassignment needs two`);
+  return { user, submitter, synchronizers };
+}
+
+type Command = { UnassignCommand: { value: { contractId: string; source: string; target: string } } } | { AssignCommand: { value: { reassignmentId: string; source: string; target: string } } };
+
+async function reassign(t: CheckContext, m: Mover, command: Command, conform = true): Promise<Exchange> {
+  return t.clientFor('ledger').call('submitAndWaitForReassignment', {
+    auth: { user: m.user },
+    conform,
+    json: {
+      reassignmentCommands: { commandId: t.uniqueName('cc-reassign'), submitter: m.submitter, commands: [{ command }] },
+      eventFormat: { filtersByParty: { [m.submitter]: { cumulative: [] } }, verbose: false },
+    },
+  });
+}
+
+function reassignmentIdOf(x: Exchange): string | undefined {
+  const events = (x.json as { reassignment?: { events?: unknown[] } } | undefined)?.reassignment?.events ?? [];
+  for (const e of events) {
+    if (!isObject(e)) continue;
+    const u = e.JsUnassignedEvent ?? e;
+    if (isObject(u) && typeof u.reassignmentId === 'string') return u.reassignmentId;
+  }
+  return undefined;
+}
+
+/** Unassigns `cid` from whichever connected synchronizer holds it; returns the move, or undefined when none could. */
+async function unassign(t: CheckContext, m: Mover, cid: string): Promise<{ source: string; target: string; reassignmentId: string } | undefined> {
+  for (const source of m.synchronizers) {
+    const target = m.synchronizers.find((s) => s !== source)!;
+    const x = await reassign(t, m, { UnassignCommand: { value: { contractId: cid, source, target } } });
+    if (x.status !== 200) continue;
+    const reassignmentId = reassignmentIdOf(x);
+    if (reassignmentId === undefined) throw new Error(`setup: the unassignment of ${cid} answered 200 without an unassigned event carrying a reassignmentId`);
+    return { source, target, reassignmentId };
+  }
+  return undefined;
+}
+
+function conflictCheck(kind: InstructionKind, id: string, requirement: string): void {
+  const { operation, label } = KIND[kind];
+  conformance(
+    {
+      id,
+      title: `answers 409 with an {error} body while the ${label} is being reassigned, and 200 once it is assigned again`,
+      api: 'registry',
+      operations: [operation],
+      requirements: [requirement],
+    },
+    async (t) => {
+      const cid = reassignableInstructionId(t, kind) ?? t.skip(`no ${label} to move: configure ${KIND[kind].reassignFixture} or at least two ${KIND[kind].fixture}`);
+      const m = await mover(t);
+      const before = await validWithdraw(t, kind, cid);
+      if (before.status !== 200) throw new Error(`setup: the ${label} ${cid} answered ${before.status} before the move: ${before.text.slice(0, 200)}`);
+      const move = await unassign(t, m, cid);
+      if (move === undefined) throw new Error(`setup: ${m.user} could not unassign the ${label} ${cid} from any connected synchronizer as ${m.submitter}`);
+      let assigned = false;
+      const assign = () => reassign(t, m, { AssignCommand: { value: { reassignmentId: move.reassignmentId, source: move.source, target: move.target } } }, !assigned);
+      t.defer(async () => {
+        if (!assigned) await assign();
+        // move it back, so that the target is as the check found it
+        const back = await reassign(t, m, { UnassignCommand: { value: { contractId: cid, source: move.target, target: move.source } } }, false);
+        const rid = reassignmentIdOf(back);
+        if (rid !== undefined) await reassign(t, m, { AssignCommand: { value: { reassignmentId: rid, source: move.target, target: move.source } } }, false);
+      });
+      const during = await validWithdraw(t, kind, cid);
+      t.expectStatus(during, 409, { what: `${operation} for the ${label} ${cid} between its unassignment and assignment` });
+      const done = await assign();
+      if (done.status !== 200) throw new Error(`setup: assigning the ${label} ${cid} to ${move.target} answered ${done.status}: ${done.text.slice(0, 200)}`);
+      assigned = true;
+      const after = await validWithdraw(t, kind, cid);
+      t.expectStatus(after, 200, { what: `${operation} for the ${label} ${cid} once it is assigned to ${move.target}` });
+    },
+  );
+}
+
+describe('registry choice contexts during a reassignment', () => {
+  conflictCheck('allocation', 'registry.reassignment.allocation-instruction-conflict', 'registry.get-allocation-instruction-withdraw-context.reassignment-conflict');
+  conflictCheck('transfer', 'registry.reassignment.transfer-instruction-conflict', 'registry.get-transfer-instruction-withdraw-context.reassignment-conflict');
+
+  conformance(
+    {
+      id: 'registry.reassignment.synchronizer-connected',
+      title: 'names a synchronizer the participant is connected to as every disclosed contract\'s synchronizerId',
+      api: 'registry',
+      operations: ['getTransferInstructionWithdrawContext', 'getAllocationInstructionWithdrawContext'],
+      requirements: ['registry.choice-context.synchronizer-current'],
+    },
+    async (t) => {
+      const m = await mover(t);
+      let judged = 0;
+      for (const kind of ['transfer', 'allocation'] as const) {
+        if (t.fixture(KIND[kind].fixture) === undefined) continue;
+        const [id] = stableInstructionIds(t, kind, 1) as [string];
+        const x = await t.call(KIND[kind].operation, { params: { [KIND[kind].param]: id }, json: { excludeDebugFields: true } });
+        if (x.status !== 200) continue;
+        for (const [i, d] of disclosedContractsOf(x).entries()) {
+          judged++;
+          t.expect(m.synchronizers.includes(d.synchronizerId as string), `disclosedContracts[${i}].synchronizerId ${JSON.stringify(d.synchronizerId)} is not among the participant's connected synchronizers (${m.synchronizers.join(', ')})`, { exchange: x });
+        }
+      }
+      if (judged === 0) t.skip('no withdraw choice context with disclosed contracts to judge (no instruction ids configured, or none answered 200)');
+    },
+  );
+});
