@@ -6,7 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import type { Right, UserRecord } from '../world.js';
 import { elementObject, oneOf, optArray, optString, reqObject, reqString, type Obj } from './body.js';
-import { CantonError, err } from './errors.js';
+import { CantonError, MalformedRequest, err } from './errors.js';
+import { F } from './faults-users.js';
+import type { FaultSet } from '../faults.js';
 import type { Caller } from './access.js';
 import { route } from './http.js';
 import { isParty, isUserId } from './ids.js';
@@ -97,20 +99,41 @@ function checkPathMatchesBody(pathId: string, bodyId: string): void {
   }
 }
 
+/** Grant-request faults that act on the raw body: rights of unknown kinds or without a party are dropped. */
+function faultyRightsBody(body: Obj, faults: FaultSet): Obj {
+  if (faults.has(F.grantNeedsRights) && body.rights === undefined) throw new MalformedRequest(`Invalid value for: body (missing field 'rights')`);
+  if (!Array.isArray(body.rights)) return body;
+  const keep = (r: unknown): boolean => {
+    const kind = (r as { kind?: Record<string, { value?: { party?: unknown } }> } | null)?.kind;
+    if (typeof kind !== 'object' || kind === null) return true;
+    const name = Object.keys(kind)[0] ?? '';
+    if (faults.has(F.unknownKindIgnored) && !(KINDS as readonly string[]).includes(name)) return false;
+    if (faults.has(F.partylessIgnored) && (PARTY_KINDS as readonly string[]).includes(name) && typeof kind[name]?.value?.party !== 'string') return false;
+    if (faults.has(F.emptyRightAccepted) && name === 'Empty') return false;
+    return true;
+  };
+  return { ...body, rights: body.rights.filter(keep) };
+}
+
 export function rightsRoutes(app: FastifyInstance, ctx: ReferenceContext, state: LedgerState): void {
   route(app, ctx, 'POST', '/v2/users/:userId/rights', async (c) => {
-    const req = decodeRightsRequest(await c.json());
+    const req = decodeRightsRequest(faultyRightsBody(await c.json(), ctx.faults));
     const caller = await c.caller();
-    caller.requireIdpAdmin(req.identityProviderId);
+    if (!ctx.faults.has(F.grantByAnyone)) caller.requireIdpAdmin(req.identityProviderId);
+    if (ctx.faults.has(F.idpAdminRefused) && !caller.isAdmin) throw err.permissionDenied('Claims do not authorize the use of administrative services.');
     checkPathMatchesBody(c.params.userId ?? '', req.userId);
     const rights = validateRights(req.rights);
     requireMayGrant(caller, rights);
-    const user = userInIdp(state, req.userId, req.identityProviderId, caller);
+    const user = ctx.faults.has(F.grantByAnyone) ? userInIdp(state, req.userId, req.identityProviderId, { isAdmin: true } as Caller) : userInIdp(state, req.userId, req.identityProviderId, caller);
     const held = new Set(user.rights.map(rightKey));
-    const granted = distinctRights(rights).filter((r) => !held.has(rightKey(r)));
-    if (MAX_RIGHTS_PER_USER > 0 && user.rights.length + granted.length > MAX_RIGHTS_PER_USER) throw tooManyRights(user.id);
-    user.rights.push(...granted);
-    return { newlyGrantedRights: granted.map(encodeRight) };
+    const requested = distinctRights(rights);
+    const granted = requested.filter((r) => !held.has(rightKey(r)));
+    if (!ctx.faults.has(F.noRightsLimit) && MAX_RIGHTS_PER_USER > 0 && user.rights.length + granted.length > MAX_RIGHTS_PER_USER) throw tooManyRights(user.id);
+    user.rights.push(...granted.filter((r) => !(ctx.faults.has(F.grantNotPersisted) && r.kind === 'CanExecuteAs')));
+    if (ctx.faults.has(F.grantBumpsVersion)) user.resourceVersion = state.nextResourceVersion();
+    const reported =
+      (ctx.faults.has(F.grantReportsHeld) && granted.length > 0) || (ctx.faults.has(F.regrantNotEmpty) && granted.length === 0) ? requested : granted;
+    return { newlyGrantedRights: ctx.faults.has(F.grantBadShape) ? {} : reported.map(encodeRight) };
   });
 
   route(app, ctx, 'PATCH', '/v2/users/:userId/rights', async (c) => {
@@ -124,7 +147,7 @@ export function rightsRoutes(app: FastifyInstance, ctx: ReferenceContext, state:
     const revoke = new Set(rights.map(rightKey));
     const revoked = user.rights.filter((r) => revoke.has(rightKey(r)));
     user.rights = user.rights.filter((r) => !revoke.has(rightKey(r)));
-    return { newlyRevokedRights: revoked.map(encodeRight) };
+    return ctx.faults.has(F.revokeBadShape) ? { revokedRights: revoked.map(encodeRight) } : { newlyRevokedRights: revoked.map(encodeRight) };
   });
 
   route(app, ctx, 'GET', '/v2/users/:userId/rights', async (c) => {
@@ -133,7 +156,7 @@ export function rightsRoutes(app: FastifyInstance, ctx: ReferenceContext, state:
     // Any user may read its own rights.
     if (id !== caller.id) caller.requireIdpAdmin(caller.user.identityProviderId);
     const user = targetUser(state, id, caller);
-    return { rights: user.rights.map(encodeRight) };
+    return { rights: user.rights.map((r) => (ctx.faults.has(F.listRightsBadShape) ? encodeRight(r).kind : encodeRight(r))) };
   });
 }
 

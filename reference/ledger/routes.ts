@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import './faults-thin.js';
+import './faults-users.js';
 import './faults-vetting.js';
 import { setupHttp } from './http.js';
 import { packageRoutes } from './packages.js';

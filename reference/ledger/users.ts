@@ -10,10 +10,13 @@ import { optBool, optObject, optString, optStringMap, reqObject, reqString, type
 import { route } from './http.js';
 import { LEDGER_UPDATE_USER_EMPTY_MASK_ACCEPTED } from './faults-thin.js';
 import { isParty, isUserId } from './ids.js';
+import { F } from './faults-users.js';
+import type { FaultSet } from '../faults.js';
 import { checkSize, mergeAnnotations, validateAnnotations } from './annotations.js';
 import { decodeRights, distinctRights, requireMayGrant, targetUser, tooManyRights, userNotFound, validateRights } from './rights.js';
 import { lowerBound, type LedgerState } from './state.js';
 import { MAX_RIGHTS_PER_USER, MAX_USERS_PAGE_SIZE } from './version.js';
+import { REFERENCE_ADMIN_USER } from '../index.js';
 
 /** A User as sent in a request body. */
 interface UserInput {
@@ -39,8 +42,17 @@ function decodeUser(o: Obj, path: string): UserInput {
   };
 }
 
-function validateUserFields(u: UserInput): void {
-  if (!isUserId(u.id)) throw err.invalidField('user.id', `Invalid user id ${JSON.stringify(u.id.slice(0, 200))}`);
+function validateUserFields(u: UserInput, faults?: FaultSet): void {
+  const f = (n: string) => faults?.has(n) === true;
+  const tolerated =
+    (f(F.idTooLongAccepted) && u.id.length === 129 && isUserId(u.id.slice(0, 128)) && isUserId(u.id.slice(1))) ||
+    (f(F.idEmptyAccepted) && u.id === '') ||
+    (f(F.idBadCharAccepted) && u.id.includes('/') && isUserId(u.id.replaceAll('/', 'a')));
+  if (f(F.idCharRejected) && u.id.includes('`')) throw err.invalidField('user.id', `Invalid user id ${JSON.stringify(u.id.slice(0, 200))}`);
+  if (!isUserId(u.id) && !tolerated) {
+    const cause = `Invalid user id ${JSON.stringify(u.id.slice(0, 200))}`;
+    throw f(F.idCode) ? err.invalidArgument(cause) : err.invalidField('user.id', cause);
+  }
   if (u.primaryParty !== undefined && u.primaryParty !== '' && !isParty(u.primaryParty)) {
     throw err.invalidField('user.primary_party', `Invalid party ${JSON.stringify(u.primaryParty.slice(0, 200))}`);
   }
@@ -52,7 +64,23 @@ function requireKnownIdp(state: LedgerState, idp: string): void {
   }
 }
 
-export function encodeUser(u: UserRecord, ledgerVersion: string): Obj {
+/** Read-back faults of GET /v2/users/{user-id}. */
+const everDeactivated = new WeakSet<UserRecord>();
+
+export function encodeUser(u: UserRecord, ledgerVersion: string, faults?: FaultSet): Obj {
+  const f = (n: string) => faults?.has(n) === true;
+  if (u.isDeactivated) everDeactivated.add(u);
+  const out = encodeUserPlain(u, ledgerVersion);
+  if (f(F.defaultIdp) && u.identityProviderId === '') out.identityProviderId = 'default';
+  if (f(F.deactivatedReadsActive) && u.isDeactivated) out.isDeactivated = false;
+  if (f(F.reactivatedReadsDeactivated) && everDeactivated.has(u)) out.isDeactivated = true;
+  return out;
+}
+
+/** True once the user has been seen deactivated (for the reactivation faults). */
+export const wasDeactivated = (u: UserRecord) => u.isDeactivated || everDeactivated.has(u);
+
+function encodeUserPlain(u: UserRecord, ledgerVersion: string): Obj {
   return {
     id: u.id,
     primaryParty: u.primaryParty,
@@ -79,12 +107,18 @@ const USER_PATHS = new Set([
 const invalidUpdate = (cause: string) =>
   new CantonError('INVALID_USER_UPDATE_REQUEST', 'INVALID_ARGUMENT', `Update operation for user failed due to an invalid update request: ${cause}`);
 
-function validateMask(paths: string[]): Set<string> {
+function validateMask(paths: string[], faults?: FaultSet): Set<string> {
+  const f = (n: string) => faults?.has(n) === true;
   if (paths.length === 0) throw invalidUpdate('The update mask contains no entries');
   const seen = new Set<string>();
   for (const p of paths) {
-    if (!USER_PATHS.has(p)) throw invalidUpdate(`The update path: '${p.slice(0, 200)}' points to an unknown field`);
-    if (seen.has(p)) throw invalidUpdate(`The update path: '${p}' is duplicated`);
+    const unknown = !USER_PATHS.has(p) || (f(F.idPathRejected) && p === 'id') || (f(F.ppaPathRejected) && p === 'primary_party_authentication');
+    if (unknown && f(F.unknownPath) && !USER_PATHS.has(p)) continue;
+    if (unknown) {
+      const cause = `The update path: '${p.slice(0, 200)}' points to an unknown field`;
+      throw f(F.maskCode) ? err.invalidArgument(cause) : invalidUpdate(cause);
+    }
+    if (seen.has(p) && !f(F.duplicatePath)) throw invalidUpdate(`The update path: '${p}' is duplicated`);
     seen.add(p);
   }
   return seen;
@@ -100,30 +134,41 @@ function decodeMaskPaths(body: Obj): string[] {
 }
 
 /** Applies the masked, modifiable fields of `input` to `user`; fields outside the mask never change. */
-function applyUpdate(user: UserRecord, input: UserInput, mask: Set<string>): void {
-  if (mask.has('primary_party')) user.primaryParty = input.primaryParty ?? '';
+function applyUpdate(user: UserRecord, input: UserInput, mask: Set<string>, faults: FaultSet): void {
+  if (mask.has('primary_party') ? !faults.has(F.ppIgnored) : faults.has(F.unmaskedChanges) && (input.primaryParty ?? '') !== '') user.primaryParty = input.primaryParty ?? '';
   if (mask.has('is_deactivated')) user.isDeactivated = input.isDeactivated ?? false;
-  if (mask.has('primary_party_authentication')) user.primaryPartyAuthentication = input.primaryPartyAuthentication ?? false;
-  if (mask.has('metadata') || mask.has('metadata.annotations')) user.annotations = mergeAnnotations(user.annotations, input.annotations);
+  if (mask.has('primary_party_authentication') && !faults.has(F.ppaIgnored)) user.primaryPartyAuthentication = input.primaryPartyAuthentication ?? false;
+  if (mask.has('identity_provider_id') && faults.has(F.idpModified)) user.identityProviderId = input.identityProviderId;
+  if (mask.has('metadata') || mask.has('metadata.annotations')) {
+    if (faults.has(F.emptyMapClears) && mask.has('metadata.annotations') && Object.keys(input.annotations).length === 0) user.annotations = {};
+    else user.annotations = mergeAnnotations(user.annotations, input.annotations, faults);
+  }
 }
 
-function decodeListQuery(q: Record<string, string | undefined>): { pageSize: number; pageToken: string; idp: string } {
+function decodeListQuery(q: Record<string, string | undefined>, faults?: FaultSet): { pageSize: number; pageToken: string; idp: string } {
   const raw = q.pageSize;
   if (raw !== undefined && raw !== '' && !/^-?\d{1,10}$/.test(raw)) {
     throw new MalformedRequest(`Invalid value for: query parameter pageSize (expected an int32)`);
   }
   const pageSize = raw === undefined || raw === '' ? 0 : Number(raw);
-  if (pageSize < 0) throw err.invalidArgument('Page size must be non-negative');
-  return { pageSize, pageToken: q.pageToken ?? '', idp: q.identityProviderId ?? '' };
+  if (pageSize < 0 && !faults?.has(F.negativePageSize)) throw err.invalidArgument('Page size must be non-negative');
+  if (pageSize > MAX_USERS_PAGE_SIZE && faults?.has(F.pageSizeRejected)) throw err.invalidArgument('Page size is above the maximum');
+  return { pageSize: Math.max(0, pageSize), pageToken: q.pageToken ?? '', idp: q.identityProviderId ?? '' };
 }
 
 /** A page token is the base64url of the last user id of the previous page. */
-function decodeUserToken(token: string): string {
+function decodeUserToken(token: string, faults?: FaultSet): string {
   if (token === '') return '';
   const id = Buffer.from(token, 'base64url').toString('utf8');
-  if (!isUserId(id) || Buffer.from(id).toString('base64url') !== token) throw err.invalidArgument('Invalid page token');
+  if (!isUserId(id) || Buffer.from(id).toString('base64url') !== token) {
+    if (faults?.has(F.badPageToken)) return '';
+    throw err.invalidArgument('Invalid page token');
+  }
   return id;
 }
+
+/** The resourceVersion each user had when it was last returned by an update (for the empty-version fault). */
+const lastReturnedVersion = new WeakMap<UserRecord, string>();
 
 export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: LedgerState): void {
   const users = state.world.users;
@@ -135,14 +180,15 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
     const decodedRights = decodeRights(body, 'rights');
     const caller = await c.caller();
     caller.requireIdpAdmin(input.identityProviderId);
-    validateUserFields(input);
-    if (input.resourceVersion !== '') throw err.invalidArgument('user.metadata.resource_version must be empty when creating a user');
-    validateAnnotations(input.annotations, 'create');
+    validateUserFields(input, ctx.faults);
+    if (input.resourceVersion !== '' && !ctx.faults.has(F.createVersionIgnored)) throw err.invalidArgument('user.metadata.resource_version must be empty when creating a user');
+    validateAnnotations(input.annotations, 'create', ctx.faults);
     requireKnownIdp(state, input.identityProviderId);
     const rights = distinctRights(validateRights(decodedRights));
     requireMayGrant(caller, rights);
     if (MAX_RIGHTS_PER_USER > 0 && rights.length > MAX_RIGHTS_PER_USER) throw tooManyRights(input.id);
     if (users.has(input.id)) {
+      if (ctx.faults.has(F.existing400)) throw err.invalidArgument(`user "${input.id}" already exists`);
       throw err.alreadyExists('USER_ALREADY_EXISTS', `creating user failed, as user "${input.id}" already exists`, [['USER_ID', input.id]]);
     }
     const user: UserRecord = {
@@ -155,16 +201,19 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
       resourceVersion: state.nextResourceVersion(),
       rights,
     };
+    const withAnnotations = Object.keys(user.annotations).length > 0;
+    if (ctx.faults.has(F.annotationsNotEmpty) && !withAnnotations) user.annotations['reference.canton.network/created'] = 'true';
+    if (ctx.faults.has(F.serverUnprefixed) && withAnnotations) user.annotations['created-by'] = 'reference';
     users.set(user.id, user);
     state.addUserId(user.id);
-    return { user: encodeUser(user, v) };
+    return ctx.faults.has(F.createNoUser) ? {} : { user: encodeUser(user, v, ctx.faults) };
   });
 
   route(app, ctx, 'GET', '/v2/users', async (c) => {
-    const q = decodeListQuery(c.query);
+    const q = decodeListQuery(c.query, ctx.faults);
     const caller = await c.caller();
-    caller.requireIdpAdmin(q.idp);
-    const after = decodeUserToken(q.pageToken);
+    if (!ctx.faults.has(F.listUsersAsAdmin)) caller.requireIdpAdmin(q.idp);
+    const after = decodeUserToken(q.pageToken, ctx.faults);
     const size = q.pageSize === 0 ? MAX_USERS_PAGE_SIZE : Math.min(q.pageSize, MAX_USERS_PAGE_SIZE);
     const page: UserRecord[] = [];
     let i = after === '' ? 0 : lowerBound(state.userIds, after);
@@ -181,8 +230,8 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
     }
     const last = page[page.length - 1];
     return {
-      users: page.map((u) => encodeUser(u, v)),
-      nextPageToken: more && last !== undefined ? Buffer.from(last.id).toString('base64url') : '',
+      users: page.map((u) => encodeUser(u, v, ctx.faults)),
+      ...(ctx.faults.has(F.listNoToken) ? {} : { nextPageToken: more && last !== undefined ? Buffer.from(last.id).toString('base64url') : '' }),
     };
   });
 
@@ -195,17 +244,21 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
     const caller = await c.caller();
     const id = c.params.userId ?? '';
     // Any user may read itself; other users need (identity provider) administration rights.
-    if (id !== caller.id) caller.requireIdpAdmin(caller.user.identityProviderId);
-    return { user: encodeUser(targetUser(state, id, caller), v) };
+    if (id !== caller.id && !ctx.faults.has(F.readOthers)) caller.requireIdpAdmin(caller.user.identityProviderId);
+    const out = encodeUser(targetUser(state, id, caller), v, ctx.faults);
+    if (ctx.faults.has(F.rvEmptyOnRead)) (out.metadata as Obj).resourceVersion = '';
+    if (ctx.faults.has(F.getUserBadShape)) out.isDeactivated = String(out.isDeactivated);
+    return { user: out };
   });
 
   route(app, ctx, 'DELETE', '/v2/users/:userId', async (c) => {
     const caller = await c.caller();
     caller.requireIdpAdmin(caller.user.identityProviderId);
+    if (ctx.faults.has(F.deleteUnknown) && isUserId(c.params.userId ?? '') && !users.has(c.params.userId ?? '')) return {};
     const user = targetUser(state, c.params.userId ?? '', caller);
     users.delete(user.id);
     state.removeUserId(user.id);
-    return {};
+    return ctx.faults.has(F.deleteBadShape) ? [] : {};
   });
 
   route(app, ctx, 'PATCH', '/v2/users/:userId', async (c) => {
@@ -213,19 +266,30 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
     const input = decodeUser(reqObject(body, 'user'), 'user');
     const paths = decodeMaskPaths(body);
     const caller = await c.caller();
-    caller.requireIdpAdmin(input.identityProviderId);
+    if (!ctx.faults.has(F.updateByAnyone)) caller.requireIdpAdmin(input.identityProviderId);
+    if (ctx.faults.has(F.createdAdminRefused) && caller.isAdmin && caller.id !== REFERENCE_ADMIN_USER) {
+      throw err.permissionDenied('Claims do not authorize the use of administrative services.');
+    }
     const pathId = c.params.userId ?? '';
-    if (pathId !== input.id) {
+    if (pathId !== input.id && !ctx.faults.has(F.pathIdIgnored)) {
       throw err.invalidArgument(`user id in the path (${pathId.slice(0, 200)}) differs from user.id in the body (${input.id.slice(0, 200)})`);
     }
-    validateUserFields(input);
-    const mask = paths.length === 0 && ctx.faults.has(LEDGER_UPDATE_USER_EMPTY_MASK_ACCEPTED) ? new Set<string>() : validateMask(paths);
-    validateAnnotations(input.annotations, 'update');
+    validateUserFields(input, ctx.faults);
+    const mask = paths.length === 0 && ctx.faults.has(LEDGER_UPDATE_USER_EMPTY_MASK_ACCEPTED) ? new Set<string>() : validateMask(paths, ctx.faults);
+    validateAnnotations(input.annotations, 'update', ctx.faults);
     const user = users.get(input.id);
-    if (user === undefined || user.identityProviderId !== input.identityProviderId) throw userNotFound(input.id);
-    if (!caller.isAdmin && user.identityProviderId !== caller.user.identityProviderId) throw userNotFound(input.id);
+    const idpMatches = user !== undefined && (user.identityProviderId === input.identityProviderId || (ctx.faults.has(F.idpModified) && mask.has('identity_provider_id')));
+    if (user === undefined || !idpMatches) throw userNotFound(input.id);
+    if (!caller.isAdmin && user.identityProviderId !== caller.user.identityProviderId && !ctx.faults.has(F.updateByAnyone)) throw userNotFound(input.id);
     // An empty resourceVersion disables the concurrency check.
-    if (input.resourceVersion !== '' && input.resourceVersion !== user.resourceVersion) {
+    const stale =
+      ctx.faults.has(F.emptyVersionChecked) && input.resourceVersion === ''
+        ? lastReturnedVersion.has(user)
+        : ctx.faults.has(F.currentRejected)
+          ? input.resourceVersion !== ''
+          : !ctx.faults.has(F.staleAccepted) && input.resourceVersion !== '' && input.resourceVersion !== user.resourceVersion;
+    if (stale && ctx.faults.has(F.staleWrongStatus)) throw err.invalidArgument(`resource version ${input.resourceVersion.slice(0, 100)} is outdated`);
+    if (stale) {
       throw new CantonError(
         'CONCURRENT_USER_UPDATE_DETECTED',
         'ABORTED',
@@ -237,11 +301,26 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
     if (mask.has('is_deactivated') && input.isDeactivated === true && user.id === caller.id) {
       throw err.invalidArgument('Requesting user cannot self-deactivate');
     }
+    const before = encodeUser(user, v, ctx.faults);
     const next: UserRecord = { ...user, annotations: { ...user.annotations } };
-    applyUpdate(next, input, mask);
-    checkSize(next.annotations);
-    next.resourceVersion = state.nextResourceVersion();
+    applyUpdate(next, input, mask, ctx.faults);
+    checkSize(next.annotations, ctx.faults);
+    const annotationsOnly = [...mask].every((p) => p === 'metadata' || p === 'metadata.annotations' || p === 'metadata.resource_version');
+    if (ctx.faults.has(F.rvKeptOnAnnotations) && annotationsOnly) next.resourceVersion = user.resourceVersion;
+    else if (ctx.faults.has(F.rvRecycled)) next.resourceVersion = user.resourceVersion === 'rv-a' ? 'rv-b' : 'rv-a';
+    else next.resourceVersion = state.nextResourceVersion();
     Object.assign(user, next);
-    return { user: encodeUser(user, v) };
+    const out = encodeUser(user, v, ctx.faults);
+    if (ctx.faults.has(F.notPersisted)) user.resourceVersion = state.nextResourceVersion();
+    lastReturnedVersion.set(user, user.resourceVersion);
+    if (ctx.faults.has(F.idRenamed) && mask.has('id')) {
+      users.delete(user.id);
+      state.removeUserId(user.id);
+      user.id = `${user.id}-renamed`;
+      users.set(user.id, user);
+      state.addUserId(user.id);
+    }
+    if (ctx.faults.has(F.updateNoId)) delete out.id;
+    return { user: ctx.faults.has(F.staleResponse) ? before : out };
   });
 }

@@ -1,6 +1,8 @@
 import { describe } from 'vitest';
 import { conformance } from '../../../harness/conformance.js';
+import fc from 'fast-check';
 import { createUser } from '../../../harness/fixtures/ledger.js';
+import { allocateParty, annotationsOf, errorCode, getUser, readUser, updateUser, userOf, versionOf } from '../../../harness/fixtures/ledger-users.js';
 
 describe('PATCH /v2/users/{user-id}', () => {
   conformance(
@@ -18,6 +20,355 @@ describe('PATCH /v2/users/{user-id}', () => {
         json: { user: { id: user.id, primaryParty: 'someone', metadata: { resourceVersion: '', annotations: {} } }, updateMask: { paths: [] } },
       });
       t.expectStatus(x, 400);
+    },
+  );
+});
+
+// --- update masks, modifiable fields, resourceVersion (ledger user management area) ---
+
+const api = 'ledger' as const;
+const ALL_PATHS = ['id', 'primary_party', 'is_deactivated', 'metadata', 'metadata.annotations', 'metadata.resource_version', 'identity_provider_id', 'primary_party_authentication'];
+
+describe('PATCH /v2/users/{user-id}: masks and fields', () => {
+  conformance(
+    { id: 'ledger.update-user.schema', title: 'answers 200 with the updated user', api, operations: ['updateUser'], requirements: ['ledger.update-user.response-schema'] },
+    async (t) => {
+      const u = await createUser(t);
+      const x = await updateUser(t, u.id, { primaryPartyAuthentication: false, metadata: { resourceVersion: u.resourceVersion, annotations: { k: 'v' } } }, ['metadata.annotations']);
+      t.expectStatus(x, 200);
+      t.expect(userOf(x)?.id === u.id, `the response's user has id ${JSON.stringify(userOf(x)?.id)}`, { exchange: x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.update-user.unknown-path',
+      title: 'rejects a mask naming a path that is not a field of User with 400',
+      api,
+      operations: ['updateUser'],
+      requirements: ['ledger.update-user.unknown-path-rejected'],
+    },
+    async (t) => {
+      const u = await createUser(t);
+      const unknown = fc.oneof(
+        fc.constantFrom('primaryParty', 'isDeactivated', 'user.id', 'metadata.foo', 'rights', 'annotations', 'ID', ''),
+        fc.string({ minLength: 1, maxLength: 20 }).filter((p) => !ALL_PATHS.includes(p)),
+      );
+      await t.property(fc.tuple(fc.subarray(['primary_party', 'metadata']), unknown), async ([valid, bad]) => {
+        const x = await updateUser(t, u.id, { primaryParty: '' }, [...valid, bad]);
+        t.expectStatus(x, 400, { what: `mask ${JSON.stringify([...valid, bad])}` });
+      }, { runs: Math.min(t.config.run.runs, 15) });
+    },
+  );
+
+  conformance(
+    { id: 'ledger.update-user.duplicate-path', title: 'rejects a mask naming the same path twice with 400', api, operations: ['updateUser'], requirements: ['ledger.update-user.duplicate-path-rejected'] },
+    async (t) => {
+      const u = await createUser(t);
+      for (const p of ['primary_party', 'metadata.annotations']) {
+        const x = await updateUser(t, u.id, { primaryParty: '' }, [p, p]);
+        t.expectStatus(x, 400, { what: `mask ${JSON.stringify([p, p])}` });
+      }
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.update-user.invalid-mask-code',
+      title: 'answers INVALID_USER_UPDATE_REQUEST for an empty mask, an unknown path and a duplicated path',
+      api,
+      operations: ['updateUser'],
+      requirements: ['ledger.update-user.invalid-mask-code'],
+    },
+    async (t) => {
+      const u = await createUser(t);
+      for (const paths of [[], ['no_such_field'], ['primary_party', 'primary_party']]) {
+        const x = await updateUser(t, u.id, { primaryParty: '' }, paths);
+        t.expectStatus(x, 400, { what: `mask ${JSON.stringify(paths)}` });
+        t.expect(errorCode(x) === 'INVALID_USER_UPDATE_REQUEST', `mask ${JSON.stringify(paths)}: expected code INVALID_USER_UPDATE_REQUEST, got ${errorCode(x)}`, { exchange: x });
+      }
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.update-user.identity-paths',
+      title: 'accepts the mask paths id and metadata.resource_version',
+      api,
+      operations: ['updateUser'],
+      requirements: ['ledger.update-user.identity-paths-accepted'],
+    },
+    async (t) => {
+      const u = await createUser(t);
+      for (const paths of [['id'], ['metadata.resource_version'], ['id', 'metadata.resource_version', 'primary_party']]) {
+        const cur = await readUser(t, u.id);
+        const x = await updateUser(t, u.id, { primaryParty: '', metadata: { resourceVersion: versionOf(cur) ?? '', annotations: {} } }, paths);
+        t.expectStatus(x, 200, { what: `mask ${JSON.stringify(paths)}` });
+      }
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.update-user.valid-paths',
+      title: 'accepts each valid User path alone in the mask',
+      api,
+      operations: ['updateUser'],
+      requirements: ['ledger.update-user.valid-paths-accepted'],
+    },
+    async (t) => {
+      const u = await createUser(t);
+      for (const p of ALL_PATHS) {
+        const x = await updateUser(t, u.id, { primaryParty: '', isDeactivated: false, primaryPartyAuthentication: false, identityProviderId: '', metadata: { resourceVersion: '', annotations: {} } }, [p]);
+        t.expect(x.status === 200, `mask [${p}]: expected 200, got ${x.status}: ${x.text.slice(0, 200)}`, { exchange: x });
+      }
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.update-user.only-masked-fields',
+      title: 'leaves every field that no mask path names at its stored value',
+      api,
+      operations: ['updateUser', 'getUser'],
+      requirements: ['ledger.update-user.only-masked-fields-change'],
+    },
+    async (t) => {
+      const party = await allocateParty(t);
+      const u = await createUser(t, { annotations: { keep: 'me' } });
+      const field = { primary_party: 'primaryParty', primary_party_authentication: 'primaryPartyAuthentication', is_deactivated: 'isDeactivated' } as const;
+      const body = fc.record({
+        primaryParty: fc.constantFrom(party, ''),
+        primaryPartyAuthentication: fc.boolean(),
+        isDeactivated: fc.boolean(),
+        annotations: fc.constantFrom<Record<string, string>>({}, { keep: 'changed' }, { added: 'x' }),
+      });
+      const masks = fc.subarray(['primary_party', 'primary_party_authentication', 'is_deactivated', 'metadata.annotations'], { minLength: 1 });
+      await t.property(fc.tuple(body, masks), async ([b, paths]) => {
+        const before = await readUser(t, u.id);
+        const x = await updateUser(t, u.id, { primaryParty: b.primaryParty, primaryPartyAuthentication: b.primaryPartyAuthentication, isDeactivated: b.isDeactivated, metadata: { annotations: b.annotations } }, paths);
+        t.expectStatus(x, 200, { what: `update with mask ${JSON.stringify(paths)}` });
+        const after = await readUser(t, u.id);
+        for (const [path, name] of Object.entries(field)) {
+          if (paths.includes(path)) continue;
+          t.expect(JSON.stringify(after[name] ?? null) === JSON.stringify(before[name] ?? null) || (before[name] === undefined && !after[name]),
+            `${name} changed from ${JSON.stringify(before[name])} to ${JSON.stringify(after[name])} though the mask ${JSON.stringify(paths)} does not name ${path}`);
+        }
+        if (!paths.includes('metadata.annotations')) {
+          t.expect(JSON.stringify(annotationsOf(after)) === JSON.stringify(annotationsOf(before)), `annotations changed though the mask ${JSON.stringify(paths)} does not name them`);
+        }
+      }, { runs: Math.min(t.config.run.runs, 20) });
+    },
+  );
+
+  conformance(
+    { id: 'ledger.update-user.id-unchanged', title: "never changes the user's id, also with id in the mask", api, operations: ['updateUser', 'getUser'], requirements: ['ledger.update-user.id-never-changes'] },
+    async (t) => {
+      const u = await createUser(t);
+      const x = await updateUser(t, u.id, { primaryParty: '' }, ['id', 'primary_party']);
+      t.expectStatus(x, 200);
+      t.expect(userOf(x)?.id === u.id, `the response's user has id ${JSON.stringify(userOf(x)?.id)}`, { exchange: x });
+      const { x: r, user } = await getUser(t, u.id);
+      t.expect(user?.id === u.id, `reading user ${u.id} after the update answered ${r.status} with id ${JSON.stringify(user?.id)}`, { exchange: r });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.update-user.idp-unchanged',
+      title: 'never changes identityProviderId, also with identity_provider_id in the mask',
+      api,
+      operations: ['updateUser', 'getUser'],
+      requirements: ['ledger.update-user.identity-provider-not-modified'],
+    },
+    async (t) => {
+      const u = await createUser(t);
+      const before = await readUser(t, u.id);
+      const x = await updateUser(t, u.id, { identityProviderId: t.uniqueName('cc-idp') }, ['identity_provider_id']);
+      const after = await readUser(t, u.id);
+      t.expect((after.identityProviderId ?? '') === (before.identityProviderId ?? ''),
+        `identityProviderId changed from ${JSON.stringify(before.identityProviderId)} to ${JSON.stringify(after.identityProviderId)} (update answered ${x.status})`, { exchange: x });
+    },
+  );
+
+  const settable: Array<[string, string, string, string, (party: string) => Record<string, unknown>, string]> = [
+    ['ledger.update-user.set-primary-party', 'sets primaryParty with primary_party in the mask', 'ledger.update-user.primary-party-modifiable', 'primary_party', (p) => ({ primaryParty: p }), 'primaryParty'],
+    ['ledger.update-user.set-ppa', 'sets primaryPartyAuthentication with primary_party_authentication in the mask', 'ledger.update-user.primary-party-authentication-modifiable', 'primary_party_authentication', () => ({ primaryPartyAuthentication: true }), 'primaryPartyAuthentication'],
+  ];
+  for (const [id, title, requirement, path, body, name] of settable) {
+    conformance({ id, title, api, operations: ['updateUser', 'getUser'], requirements: [requirement] }, async (t) => {
+      const party = path === 'primary_party' ? await allocateParty(t) : '';
+      const u = await createUser(t);
+      const want = body(party);
+      const x = await updateUser(t, u.id, want, [path]);
+      t.expectStatus(x, 200);
+      const after = await readUser(t, u.id);
+      t.expect(after[name] === want[name], `${name} reads back as ${JSON.stringify(after[name])}, not ${JSON.stringify(want[name])}`);
+    });
+  }
+
+  conformance(
+    { id: 'ledger.update-user.deactivate', title: 'deactivates a user with isDeactivated true and is_deactivated in the mask', api, operations: ['updateUser', 'getUser'], requirements: ['ledger.update-user.deactivate'] },
+    async (t) => {
+      const u = await createUser(t);
+      t.expectStatus(await updateUser(t, u.id, { isDeactivated: true }, ['is_deactivated']), 200);
+      const after = await readUser(t, u.id);
+      t.expect(after.isDeactivated === true, `the user reads back with isDeactivated ${JSON.stringify(after.isDeactivated)}`);
+    },
+  );
+
+  conformance(
+    { id: 'ledger.update-user.reactivate', title: 'reactivates a deactivated user with isDeactivated unset and is_deactivated in the mask', api, operations: ['updateUser', 'getUser'], requirements: ['ledger.update-user.reactivate'] },
+    async (t) => {
+      const u = await createUser(t, { isDeactivated: true });
+      t.expectStatus(await updateUser(t, u.id, { isDeactivated: true }, ['is_deactivated']), 200);
+      t.expectStatus(await updateUser(t, u.id, {}, ['is_deactivated']), 200);
+      const after = await readUser(t, u.id);
+      t.expect(after.isDeactivated !== true, `the user reads back with isDeactivated ${JSON.stringify(after.isDeactivated)}`);
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.update-user.returns-updated',
+      title: "answers with the updated values and the new resourceVersion",
+      api,
+      operations: ['updateUser'],
+      requirements: ['ledger.update-user.returns-updated-user'],
+    },
+    async (t) => {
+      const u = await createUser(t, { annotations: { a: '1' } });
+      const x = await updateUser(t, u.id, { primaryPartyAuthentication: true, metadata: { annotations: { b: '2' } } }, ['metadata.annotations', 'primary_party_authentication']);
+      t.expectStatus(x, 200);
+      const got = userOf(x);
+      t.expect(JSON.stringify(annotationsOf(got)) === JSON.stringify({ a: '1', b: '2' }) || (annotationsOf(got).a === '1' && annotationsOf(got).b === '2'),
+        `the response's annotations are ${JSON.stringify(annotationsOf(got))}, expected a=1 and b=2`, { exchange: x });
+      t.expect((versionOf(got) ?? u.resourceVersion) !== u.resourceVersion, 'the response carries the old resourceVersion', { exchange: x });
+    },
+  );
+
+  conformance(
+    { id: 'ledger.update-user.persisted', title: 'a later read returns the values and the resourceVersion the update returned', api, operations: ['updateUser', 'getUser'], requirements: ['ledger.update-user.update-persisted'] },
+    async (t) => {
+      const u = await createUser(t);
+      const x = await updateUser(t, u.id, { metadata: { annotations: { k: 'v' } } }, ['metadata.annotations']);
+      t.expectStatus(x, 200);
+      const after = await readUser(t, u.id);
+      t.expect(versionOf(after) === versionOf(userOf(x)), `the update returned resourceVersion ${JSON.stringify(versionOf(userOf(x)))}, a read returns ${JSON.stringify(versionOf(after))}`, { exchange: x });
+      t.expect(annotationsOf(after).k === 'v', `the updated annotation reads back as ${JSON.stringify(annotationsOf(after).k)}`);
+    },
+  );
+
+  conformance(
+    { id: 'ledger.update-user.current-version', title: 'accepts an update passing the current resourceVersion', api, operations: ['updateUser'], requirements: ['ledger.update-user.current-resource-version-accepted'] },
+    async (t) => {
+      const u = await createUser(t);
+      for (let i = 0; i < 3; i++) {
+        const cur = await readUser(t, u.id);
+        const x = await updateUser(t, u.id, { metadata: { resourceVersion: versionOf(cur) ?? '', annotations: { n: String(i) } } }, ['metadata.annotations']);
+        t.expectStatus(x, 200, { what: `update ${i + 1} with the current resourceVersion` });
+      }
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.update-user.stale-version',
+      title: 'fails an update passing a replaced resourceVersion and leaves the user unchanged',
+      api,
+      operations: ['updateUser', 'getUser'],
+      requirements: ['ledger.update-user.stale-resource-version-fails'],
+    },
+    async (t) => {
+      const u = await createUser(t);
+      t.expectStatus(await updateUser(t, u.id, { metadata: { annotations: { n: '1' } } }, ['metadata.annotations']), 200);
+      const before = await readUser(t, u.id);
+      const x = await updateUser(t, u.id, { metadata: { resourceVersion: u.resourceVersion, annotations: { n: 'stale' } } }, ['metadata.annotations']);
+      t.expect(x.status >= 400 && x.status < 500, `a stale update answered ${x.status}`, { exchange: x });
+      const after = await readUser(t, u.id);
+      t.expect(annotationsOf(after).n === '1' && versionOf(after) === versionOf(before), `the stale update changed the user: ${JSON.stringify(after.metadata)}`);
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.update-user.stale-version-conflict',
+      title: 'answers 409 CONCURRENT_USER_UPDATE_DETECTED to a stale resourceVersion',
+      api,
+      operations: ['updateUser'],
+      requirements: ['ledger.update-user.stale-resource-version-conflict'],
+    },
+    async (t) => {
+      const u = await createUser(t);
+      t.expectStatus(await updateUser(t, u.id, { metadata: { annotations: { n: '1' } } }, ['metadata.annotations']), 200);
+      const x = await updateUser(t, u.id, { metadata: { resourceVersion: u.resourceVersion, annotations: { n: 'stale' } } }, ['metadata.annotations']);
+      t.expectStatus(x, 409);
+      t.expect(errorCode(x) === 'CONCURRENT_USER_UPDATE_DETECTED', `expected code CONCURRENT_USER_UPDATE_DETECTED, got ${errorCode(x)}`, { exchange: x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.update-user.empty-version',
+      title: 'accepts an empty or absent resourceVersion whatever updates happened',
+      api,
+      operations: ['updateUser'],
+      requirements: ['ledger.update-user.empty-resource-version-no-check'],
+    },
+    async (t) => {
+      const u = await createUser(t);
+      t.expectStatus(await updateUser(t, u.id, { metadata: { resourceVersion: u.resourceVersion, annotations: { n: '1' } } }, ['metadata.annotations']), 200);
+      t.expectStatus(await updateUser(t, u.id, { metadata: { resourceVersion: '', annotations: { n: '2' } } }, ['metadata.annotations']), 200, { what: 'update with an empty resourceVersion' });
+      t.expectStatus(await updateUser(t, u.id, { primaryParty: '' }, ['primary_party']), 200, { what: 'update without metadata' });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.update-user.path-body-mismatch',
+      title: "rejects a path user id different from the body's with 400",
+      api,
+      operations: ['updateUser'],
+      requirements: ['ledger.update-user.path-body-id-mismatch-rejected'],
+    },
+    async (t) => {
+      const a = await createUser(t);
+      const b = await createUser(t);
+      const x = await updateUser(t, b.id, { metadata: { annotations: { touched: 'yes' } } }, ['metadata.annotations'], { pathId: a.id });
+      t.expectStatus(x, 400);
+    },
+  );
+
+  conformance(
+    { id: 'ledger.update-user.version-changes', title: 'returns a different resourceVersion after every update', api, operations: ['updateUser'], requirements: ['ledger.users.resource-version-changes'] },
+    async (t) => {
+      const u = await createUser(t);
+      let prev = u.resourceVersion;
+      for (const [paths, user] of [
+        [['metadata.annotations'], { metadata: { annotations: { a: '1' } } }],
+        [['primary_party_authentication'], { primaryPartyAuthentication: true }],
+        [['metadata'], { metadata: { annotations: { a: '' } } }],
+      ] as const) {
+        const x = await updateUser(t, u.id, user, [...paths]);
+        t.expectStatus(x, 200);
+        const next = versionOf(userOf(x));
+        t.expect(next !== prev, `an update with mask ${JSON.stringify(paths)} kept resourceVersion ${JSON.stringify(prev)}`, { exchange: x });
+        prev = next ?? '';
+      }
+    },
+  );
+
+  conformance(
+    { id: 'ledger.update-user.version-unique', title: 'never gives a user a resourceVersion it held before', api, operations: ['updateUser', 'getUser'], requirements: ['ledger.users.resource-version-unique'] },
+    async (t) => {
+      const u = await createUser(t);
+      const seen = [u.resourceVersion];
+      for (let i = 0; i < 5; i++) {
+        t.expectStatus(await updateUser(t, u.id, { metadata: { annotations: { n: String(i) } } }, ['metadata.annotations']), 200);
+        const v = versionOf(await readUser(t, u.id)) ?? '';
+        t.expect(!seen.includes(v), `resourceVersion ${JSON.stringify(v)} came back after update ${i + 1} (earlier: ${JSON.stringify(seen)})`);
+        seen.push(v);
+      }
     },
   );
 });

@@ -1,0 +1,207 @@
+import { describe } from 'vitest';
+import fc from 'fast-check';
+import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import { createUser } from '../../../harness/fixtures/ledger.js';
+import { annotationsOf, errorCode, grantRights, listRights, readUser, right, rightKey, tryCreateUser, updateUser, userOf, versionOf } from '../../../harness/fixtures/ledger-users.js';
+import { FORBIDDEN_USER_ID_CHARS, USER_ID_ALPHABET, tooLongUserId, userId, userIdWithInvalidChar } from '../../../generators/ledger/userId.js';
+
+const api = 'ledger' as const;
+
+/** Creates, reads, updates and grants a right to a user with the given id; every step must accept the id. */
+async function roundTrip(t: CheckContext, id: string): Promise<void> {
+  const created = await tryCreateUser(t, { id });
+  if (created.status === 409) return; // a user of that id exists already (left by someone else): nothing to learn
+  t.expectStatus(created, 200, { what: `creating user ${JSON.stringify(id)}` });
+  t.expect(userOf(created)?.id === id, `creating user ${JSON.stringify(id)} returned id ${JSON.stringify(userOf(created)?.id)}`, { exchange: created });
+  const read = await t.call('getUser', { params: { 'user-id': id } });
+  t.expectStatus(read, 200, { what: `reading user ${JSON.stringify(id)}` });
+  t.expect(userOf(read)?.id === id, `reading user ${JSON.stringify(id)} returned id ${JSON.stringify(userOf(read)?.id)}`, { exchange: read });
+  const upd = await updateUser(t, id, { metadata: { annotations: { k: 'v' } } }, ['metadata.annotations']);
+  t.expectStatus(upd, 200, { what: `updating user ${JSON.stringify(id)}` });
+  t.expect(userOf(upd)?.id === id, `updating user ${JSON.stringify(id)} returned id ${JSON.stringify(userOf(upd)?.id)}`, { exchange: upd });
+  const g = await grantRights(t, id, [right.readAsAnyParty()]);
+  t.expectStatus(g, 200, { what: `granting a right to user ${JSON.stringify(id)}` });
+  const { x, rights } = await listRights(t, id);
+  t.expect(rights?.map(rightKey).includes('CanReadAsAnyParty'), `the rights of user ${JSON.stringify(id)} do not include the granted right`, { exchange: x });
+  await t.clientFor('ledger').call('deleteUser', { params: { 'user-id': id }, conform: false });
+}
+
+describe('POST /v2/users', () => {
+  conformance(
+    {
+      id: 'ledger.create-user.id-allowed-characters',
+      title: 'accepts user ids of 1 to 128 allowed characters and they round-trip through read, update and rights',
+      api,
+      operations: ['createUser', 'getUser', 'updateUser', 'grantUserRights', 'listUserRights'],
+      requirements: ['ledger.users.id-allowed-characters'],
+    },
+    async (t) => {
+      // every allowed character at once, and the longest id, then generated ids (a minimal one on failure)
+      const tag = t.uniqueName('').replace(/[^a-zA-Z0-9]/g, '').slice(-6);
+      await roundTrip(t, `${tag}${USER_ID_ALPHABET}`);
+      await roundTrip(t, `${tag}${'x'.repeat(128 - tag.length)}`);
+      await t.property(userId(), (id) => roundTrip(t, id));
+    },
+  );
+
+  const invalidCases: Array<[string, string, string, () => fc.Arbitrary<string>, string[]]> = [
+    ['ledger.create-user.id-too-long', 'rejects user ids longer than 128 characters with 400 on create, update and grant', 'ledger.users.id-too-long-rejected', tooLongUserId, ['a'.repeat(129)]],
+    ['ledger.create-user.id-invalid-character', 'rejects user ids with a character outside the allowed set with 400 on create, update and grant', 'ledger.users.id-invalid-character-rejected', userIdWithInvalidChar, FORBIDDEN_USER_ID_CHARS.map((c) => `cc${c}id`)],
+  ];
+  for (const [id, title, requirement, arb, fixed] of invalidCases) {
+    conformance({ id, title, api, operations: ['createUser', 'updateUser', 'grantUserRights'], requirements: [requirement] }, async (t) => {
+      const tryAll = async (bad: string) => {
+        const c = await tryCreateUser(t, { id: bad });
+        t.expectStatus(c, 400, { what: `creating user ${JSON.stringify(bad)}` });
+        const u = await updateUser(t, bad, { primaryParty: '' }, ['primary_party']);
+        t.expectStatus(u, 400, { what: `updating user ${JSON.stringify(bad)}` });
+        const g = await grantRights(t, bad, [right.readAsAnyParty()]);
+        t.expectStatus(g, 400, { what: `granting rights to user ${JSON.stringify(bad)}` });
+      };
+      for (const bad of fixed) {
+        const c = await tryCreateUser(t, { id: bad });
+        t.expectStatus(c, 400, { what: `creating user ${JSON.stringify(bad)}` });
+      }
+      await t.property(arb(), tryAll, { runs: Math.min(t.config.run.runs, 15) });
+    });
+  }
+
+  conformance(
+    { id: 'ledger.create-user.id-empty', title: 'rejects an empty user id with 400', api, operations: ['createUser'], requirements: ['ledger.users.id-empty-rejected'] },
+    async (t) => {
+      const x = await tryCreateUser(t, { id: '' });
+      t.expectStatus(x, 400);
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.create-user.invalid-id-code',
+      title: 'answers error code INVALID_FIELD for a user id rejected for its length or characters',
+      api,
+      operations: ['createUser', 'updateUser', 'grantUserRights'],
+      requirements: ['ledger.users.invalid-id-code'],
+    },
+    async (t) => {
+      for (const bad of ['a'.repeat(129), 'cc id', 'cc/id']) {
+        for (const x of [await tryCreateUser(t, { id: bad }), await updateUser(t, bad, { primaryParty: '' }, ['primary_party']), await grantRights(t, bad, [right.readAsAnyParty()])]) {
+          t.expectStatus(x, 400);
+          t.expect(errorCode(x) === 'INVALID_FIELD', `user id ${JSON.stringify(bad)}: expected code INVALID_FIELD, got ${errorCode(x)}`, { exchange: x });
+        }
+      }
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.create-user.default-identity-provider',
+      title: 'puts a user created without identityProviderId in the default identity provider',
+      api,
+      operations: ['createUser', 'getUser', 'grantUserRights'],
+      requirements: ['ledger.users.default-identity-provider'],
+    },
+    async (t) => {
+      const u = await createUser(t);
+      const read = await t.call('getUser', { params: { 'user-id': u.id } });
+      t.expectStatus(read, 200);
+      const idp = userOf(read)?.identityProviderId;
+      t.expect(idp === undefined || idp === '', `the user reads back with identityProviderId ${JSON.stringify(idp)}, not the default (empty)`, { exchange: read });
+      const g = await grantRights(t, u.id, [right.readAsAnyParty()]);
+      t.expectStatus(g, 200, { what: 'granting rights without identityProviderId' });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.create-user.resource-version-non-empty',
+      title: 'returns a non-empty resourceVersion on create, read and update',
+      api,
+      operations: ['createUser', 'getUser', 'updateUser'],
+      requirements: ['ledger.users.resource-version-non-empty'],
+    },
+    async (t) => {
+      const c = await tryCreateUser(t, { id: t.uniqueName('cc-rv') });
+      t.expectStatus(c, 200);
+      t.expect((versionOf(userOf(c)) ?? '') !== '', 'the created user has an empty resourceVersion', { exchange: c });
+      const id = userOf(c)?.id ?? '';
+      const r = await t.call('getUser', { params: { 'user-id': id } });
+      t.expect((versionOf(userOf(r)) ?? '') !== '', 'the user read back has an empty resourceVersion', { exchange: r });
+      const u = await updateUser(t, id, { primaryParty: '' }, ['primary_party']);
+      t.expect((versionOf(userOf(u)) ?? '') !== '', 'the updated user has an empty resourceVersion', { exchange: u });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.create-user.annotations-may-be-empty',
+      title: 'accepts a user without annotations and reads it back with none',
+      api,
+      operations: ['createUser', 'getUser'],
+      requirements: ['ledger.users.annotations-may-be-empty'],
+    },
+    async (t) => {
+      const u = await createUser(t);
+      const user = await readUser(t, u.id);
+      t.expect(Object.keys(annotationsOf(user)).length === 0, `the user reads back with annotations ${JSON.stringify(annotationsOf(user))}`);
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.create-user.server-annotations-prefixed',
+      title: 'adds no unprefixed annotation key of its own',
+      api,
+      operations: ['createUser', 'getUser'],
+      requirements: ['ledger.users.server-annotations-prefixed'],
+    },
+    async (t) => {
+      const mine = { 'cc-mine': 'x' };
+      for (const annotations of [{}, mine]) {
+        const u = await createUser(t, { annotations });
+        const user = await readUser(t, u.id);
+        const extra = Object.keys(annotationsOf(user)).filter((k) => !(k in annotations) && !k.includes('/'));
+        t.expect(extra.length === 0, `the server set unprefixed annotation keys ${JSON.stringify(extra)}`);
+      }
+    },
+  );
+
+  conformance(
+    { id: 'ledger.create-user.schema', title: 'answers 200 with the created user', api, operations: ['createUser'], requirements: ['ledger.create-user.response-schema'] },
+    async (t) => {
+      const id = t.uniqueName('cc-create');
+      const x = await tryCreateUser(t, { id, metadata: { resourceVersion: '', annotations: { 'a.example.com/k': 'v' } } }, [right.readAsAnyParty()]);
+      t.expectStatus(x, 200);
+      t.expect(userOf(x)?.id === id, `the response's user has id ${JSON.stringify(userOf(x)?.id)}`, { exchange: x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.create-user.existing-id',
+      title: 'answers 409 USER_ALREADY_EXISTS for an id that exists',
+      api,
+      operations: ['createUser'],
+      requirements: ['ledger.create-user.existing-id-conflict'],
+    },
+    async (t) => {
+      const u = await createUser(t);
+      const x = await tryCreateUser(t, { id: u.id });
+      t.expectStatus(x, 409);
+      t.expect(errorCode(x) === 'USER_ALREADY_EXISTS', `expected code USER_ALREADY_EXISTS, got ${errorCode(x)}`, { exchange: x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.create-user.resource-version-rejected',
+      title: 'rejects a non-empty metadata.resourceVersion on creation with 400',
+      api,
+      operations: ['createUser'],
+      requirements: ['ledger.create-user.non-empty-resource-version-rejected'],
+    },
+    async (t) => {
+      const x = await tryCreateUser(t, { id: t.uniqueName('cc-rv'), metadata: { resourceVersion: '1', annotations: {} } });
+      t.expectStatus(x, 400);
+    },
+  );
+});
