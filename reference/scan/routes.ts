@@ -9,6 +9,9 @@ import { listActivities, seedActivities } from './activities.js';
 import { ScanHistory } from './history.js';
 import { DAML_VALUE_ENCODINGS, type DamlValueEncoding } from './values.js';
 import { scanAnsFaults } from './faults-ans.js';
+import { licenseFaults, SCAN_LICENSE_FAULTS as LF } from './faults-licenses.js';
+import { TEMPLATES } from '../data/templates.js';
+import { SCAN_ACTIVITY_FAULTS as AF } from './faults-activities.js';
 import { applyEventFaults, SCAN_EVENT_FAULTS as EF } from './faults-events.js';
 
 const histories = new WeakMap<ReferenceContext['world'], ScanHistory>();
@@ -34,7 +37,7 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
   installJsonErrors(app);
   const data = sharedScanData(ctx);
   const history = scanHistory(ctx);
-  const activitiesAvailable = compareVersions(ctx.options.scanVersion, '0.6.8') < 0;
+  const activitiesAvailable = compareVersions(ctx.options.scanVersion, '0.6.8') < 0 ? !ctx.faults.has(AF.removedEarly) : ctx.faults.has(AF.stillServed);
   const activities = activitiesAvailable ? seedActivities(ctx.world) : [];
 
   app.get('/v0/events/*', async (req, reply) => {
@@ -86,8 +89,9 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
     }),
   );
 
+  const lf = licenseFaults(ctx.faults);
   app.get('/v0/admin/validator/licenses', async (req, reply) => {
-    const limit = intParam(req.query, 'limit', { min: 1, max: 1000, required: false, default: 1000 })!;
+    const limit = intParam(req.query, 'limit', { min: lf.min, max: lf.max, required: false, default: lf.defaultLimit })!;
     const afterRaw = queryParam(req.query, 'after');
     let after: number | undefined;
     if (afterRaw !== undefined) {
@@ -96,20 +100,32 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
       if (big > 9223372036854775807n || big < -9223372036854775808n) throw new HttpError(400, 'after must be an int64');
       after = big > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : big < 0n ? 0 : Number(big);
     }
-    const page = data.licenses.page(after, limit);
-    const body: Record<string, unknown> = { validator_licenses: page.licenses };
-    if (page.next !== undefined) body.next_page_token = page.next;
+    const page = data.licenses.page(after !== undefined && lf.has(LF.skipOne) ? after - 1 : after, Math.max(0, limit + (lf.has(LF.plusOne) ? 1 : 0)));
+    let licenses: Record<string, unknown>[] = page.licenses as unknown as Record<string, unknown>[];
+    if (lf.has(LF.reversed)) licenses = [...licenses].reverse();
+    if (lf.has(LF.template)) licenses = licenses.map((l, k) => (k % 10 === 3 ? { ...l, template_id: TEMPLATES.featuredAppRight } : l));
+    if (lf.has(LF.schema)) licenses = licenses.map(({ created_event_blob: _b, ...rest }) => rest);
+    const body: Record<string, unknown> = { validator_licenses: licenses };
+    if (page.next !== undefined && !(after !== undefined && lf.has(LF.tokenDropped))) body.next_page_token = page.next;
+    if (page.next === undefined && licenses.length > 0 && lf.has(LF.tokenOnLast)) body.next_page_token = 1;
     return reply.send(body);
   });
 
   app.post('/v0/activities', async (req, reply) => {
     if (!activitiesAvailable) return sendError(reply, 404, 'POST /v0/activities was removed in scan 0.6.8');
     const body = objectBody(req.body, false);
-    const ps = body.page_size;
+    const ps = body.page_size === undefined && ctx.faults.has(AF.pageSizeDefault) ? 10 : body.page_size;
     if (typeof ps !== 'number' || !Number.isInteger(ps)) throw new HttpError(400, 'page_size must be an integer');
     if (ps < 1) throw new HttpError(400, 'page_size must be positive');
     const begin = body.begin_after_id;
     if (begin !== undefined && begin !== null && typeof begin !== 'string') throw new HttpError(400, 'begin_after_id must be a string');
-    return reply.send({ activities: listActivities(activities, typeof begin === 'string' ? begin : undefined, ps) });
+    const ordered = ctx.faults.has(AF.ascending) ? [...activities].reverse() : activities;
+    // the inclusive fault lists from the given id on: the activity just above it sorts below the id plus a suffix
+    const from = typeof begin === 'string' ? (ctx.faults.has(AF.inclusive) ? `${begin}\u0000` : begin) : undefined;
+    let listed = listActivities(ordered, from, ps + (ctx.faults.has(AF.plusOne) ? 1 : 0));
+    if (ctx.faults.has(AF.ascending) && from !== undefined) listed = ordered.filter((a) => a.event_id < from).slice(0, ps).map((a) => structuredClone(a));
+    if (ctx.faults.has(AF.schema)) listed = listed.map((a) => ({ ...a, round: String(a.round) }));
+    if (ctx.faults.has(AF.twoKinds)) listed = listed.map((a) => ('mint' in a ? { ...a, tap: structuredClone(a.mint) } : a));
+    return reply.send({ activities: listed });
   });
 }

@@ -1,0 +1,155 @@
+import fc from 'fast-check';
+import { describe } from 'vitest';
+import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import type { Exchange } from '../../../harness/http.js';
+import { isObj } from '../../../harness/fixtures/scan.js';
+
+// POST /v0/activities was removed in scan 0.6.8: the requirements below carry since/until, so the wrapper runs the
+// removal check on newer scans and the listing checks on older ones only.
+
+type Obj = Record<string, unknown>;
+const KINDS = ['transfer', 'mint', 'tap', 'abort_transfer_instruction'] as const;
+
+async function list(t: CheckContext, body: Obj): Promise<{ x: Exchange; activities: Obj[] }> {
+  const x = await t.call('listActivities', { json: body });
+  t.expectStatus(x, 200, { requirement: 'scan.versioning.activities-served' });
+  const a = isObj(x.json) && Array.isArray(x.json.activities) ? x.json.activities.filter(isObj) : [];
+  return { x, activities: a };
+}
+
+const ids = (as: Obj[]) => as.map((a) => String(a.event_id));
+
+describe('POST /v0/activities (removed in 0.6.8)', () => {
+  conformance(
+    {
+      id: 'scan.versioning.activities-removed',
+      title: 'answers 404 from 0.6.8 on',
+      api: 'scan',
+      operations: ['listActivities'],
+      requirements: ['scan.versioning.activities-removed'],
+    },
+    async (t) => {
+      t.expectStatus(await t.call('listActivities', { json: { page_size: 10 } }), 404);
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.versioning.activities-served',
+      title: 'answers a valid request with 200 before 0.6.8',
+      api: 'scan',
+      operations: ['listActivities'],
+      requirements: ['scan.versioning.activities-served'],
+    },
+    async (t) => {
+      t.expectStatus(await t.call('listActivities', { json: { page_size: 10 } }), 200);
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.list-activities.schema',
+      title: 'answers 200 with activities, a list of historical activity items',
+      api: 'scan',
+      operations: ['listActivities'],
+      requirements: ['scan.list-activities.response-schema'],
+    },
+    async (t) => {
+      const x = await t.call('listActivities', { json: { page_size: 50 } });
+      t.expectStatus(x, 200);
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.list-activities.descending',
+      title: 'lists activities in descending event_id order',
+      api: 'scan',
+      operations: ['listActivities'],
+      requirements: ['scan.list-activities.descending'],
+    },
+    async (t) => {
+      const { x, activities } = await list(t, { page_size: 100 });
+      const e = ids(activities);
+      const k = e.findIndex((id, i) => i > 0 && !(id < e[i - 1]!));
+      t.expect(k < 0, `event_id ${e[k]} follows ${e[k - 1]}`, { exchange: x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.list-activities.begin-after-id',
+      title: 'begin_after_id continues the listing past that activity, without it',
+      api: 'scan',
+      operations: ['listActivities'],
+      requirements: ['scan.list-activities.begin-after-id'],
+    },
+    async (t) => {
+      const all = ids((await list(t, { page_size: 100 })).activities);
+      if (all.length < 2) t.skip('fewer than two activities listed');
+      await t.property(
+        fc.record({ at: fc.nat({ max: all.length - 2 }), pageSize: fc.integer({ min: 1, max: 10 }) }),
+        async ({ at, pageSize }) => {
+          const begin = all[at]!;
+          const { x, activities } = await list(t, { begin_after_id: begin, page_size: pageSize });
+          const got = ids(activities);
+          t.expect(!got.includes(begin), `begin_after_id ${begin} lists that activity again`, { exchange: x });
+          const expected = all.slice(at + 1, at + 1 + pageSize);
+          t.expect(JSON.stringify(got) === JSON.stringify(expected.slice(0, got.length)) && got.length > 0, `begin_after_id ${begin} lists ${JSON.stringify(got)}, not the continuation ${JSON.stringify(expected)}`, { exchange: x });
+        },
+        { runs: Math.min(t.config.run.runs, 10) },
+      );
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.list-activities.page-size-required',
+      title: 'rejects a request without page_size with a 4xx status',
+      api: 'scan',
+      operations: ['listActivities'],
+      requirements: ['scan.list-activities.page-size-required'],
+    },
+    async (t) => {
+      const x = await t.call('listActivities', { json: {} });
+      t.expect(x.status >= 400 && x.status < 500, `a request without page_size answered ${x.status}`, { exchange: x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.list-activities.at-most-page-size',
+      title: 'holds at most page_size activities',
+      api: 'scan',
+      operations: ['listActivities'],
+      requirements: ['scan.list-activities.at-most-page-size'],
+    },
+    async (t) => {
+      await t.property(
+        fc.integer({ min: 1, max: 60 }),
+        async (pageSize) => {
+          const { x, activities } = await list(t, { page_size: pageSize });
+          t.expect(activities.length <= pageSize, `${activities.length} activities for page_size ${pageSize}`, { exchange: x });
+        },
+        { runs: Math.min(t.config.run.runs, 10) },
+      );
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.list-activities.one-activity-kind',
+      title: 'each activity carries exactly one of transfer, mint, tap and abort_transfer_instruction',
+      api: 'scan',
+      operations: ['listActivities'],
+      requirements: ['scan.list-activities.one-activity-kind'],
+    },
+    async (t) => {
+      const { x, activities } = await list(t, { page_size: 100 });
+      for (const a of activities) {
+        const kinds = KINDS.filter((k) => a[k] !== undefined && a[k] !== null);
+        t.expect(kinds.length === 1, `activity ${String(a.event_id)} carries ${kinds.length === 0 ? 'none' : kinds.join(' and ')} of ${KINDS.join(', ')}`, { exchange: x });
+      }
+    },
+  );
+});
