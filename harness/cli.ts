@@ -109,25 +109,26 @@ function listCommand(program: Command, done: Done, out: (s: string) => void): Co
       const { collectChecks } = await import('./discover.js');
       const { loadCatalogue } = await import('./catalogue.js');
       const checks = await collectChecks(only);
-      const rows = loadCatalogue()
+      const all = loadCatalogue()
         .requirements.filter((r) => only.includes(r.api))
-        .map((r) => ({ ...r, checks: checks.filter((c) => c.requirements.includes(r.id)).map((c) => ({ id: c.id, title: c.title, file: c.file })) }))
-        .filter((r) => !opts.untested || r.checks.length === 0);
+        .map((r) => ({ ...r, checks: checks.filter((c) => c.requirements.includes(r.id)).map((c) => ({ id: c.id, title: c.title, file: c.file })) }));
+      const rows = all.filter((r) => !opts.untested || r.checks.length === 0);
       if (opts.json) {
         out(`${JSON.stringify({ requirements: rows, checks }, null, 2)}\n`);
         return EXIT.ok;
       }
       for (const api of only) {
         const mine = rows.filter((r) => r.api === api);
-        const covered = mine.filter((r) => r.checks.length > 0).length;
-        out(`\n${api}: ${mine.length} requirements, ${covered} covered by a check\n`);
+        const ofApi = all.filter((r) => r.api === api);
+        const covered = ofApi.filter((r) => r.checks.length > 0).length;
+        out(`\n${api}: ${ofApi.length} requirements, ${covered} covered by a check${opts.untested ? `, ${mine.length} untested` : ''}\n`);
         for (const r of mine) {
           out(`  ${r.id} [${r.level}]${r.observable ? '' : ' (not observable)'}\n      ${r.statement}\n`);
           if (r.checks.length === 0) out('      checks: none (untested)\n');
           for (const c of r.checks) out(`      check: ${c.id} - ${c.title} (${c.file})\n`);
         }
       }
-      const orphans = checks.flatMap((c) => c.requirements.filter((id) => !rows.some((r) => r.id === id) && only.includes(c.api)).map((id) => `${c.id} cites unknown requirement ${id}`));
+      const orphans = checks.flatMap((c) => c.requirements.filter((id) => !all.some((r) => r.id === id) && only.includes(c.api)).map((id) => `${c.id} cites unknown requirement ${id}`));
       for (const o of orphans) out(`warning: ${o}\n`);
       return EXIT.ok;
     }));
