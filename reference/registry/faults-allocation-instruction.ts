@@ -6,6 +6,8 @@ export const AI_UNKNOWN_ID_EMPTY_CONTEXT = 'registry-allocation-instruction-with
 export const AI_MALFORMED_BODY_ACCEPTED = 'registry-allocation-instruction-withdraw-malformed-body-accepted';
 export const AI_SERVED_DURING_REASSIGNMENT = 'registry-allocation-instruction-withdraw-served-during-reassignment';
 export const AI_UNSUPPORTED = 'registry-allocation-instructions-unsupported';
+export const AI_NOT_SERVED = 'registry-versioning-allocation-endpoints-not-served';
+export const TI_UNDER_V2 = 'registry-versioning-transfer-instruction-under-v2';
 
 registerFaults([
   {
@@ -27,6 +29,16 @@ registerFaults([
     name: AI_SERVED_DURING_REASSIGNMENT,
     requirement: 'registry.get-allocation-instruction-withdraw-context.reassignment-conflict',
     description: 'the allocation-instruction withdraw context is answered 200 while the instruction is being reassigned',
+  },
+  {
+    name: AI_NOT_SERVED,
+    requirement: 'registry.versioning.allocation-endpoints-added',
+    description: 'a 0.6.11 registry that does not serve the allocation-instruction endpoints: both answer 404 (no route); the allocation checks that need a 200 fail too',
+  },
+  {
+    name: TI_UNDER_V2,
+    requirement: 'registry.versioning.path-versions',
+    description: 'the transfer-instruction withdraw endpoint is served under /v2 only: /registry/transfer-instruction/v1/... answers 404 (no route); the transfer checks that need a 200 fail too',
   },
   {
     name: AI_UNSUPPORTED,

@@ -112,6 +112,7 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
       const id = wildcardSegment(req.params, '/choice-contexts/withdraw');
       if (id === undefined) throw new HttpError(404, `no route for POST ${req.url.split('?')[0]}`);
       const allocation = templateId === TEMPLATES.allocationInstruction;
+      if (f.has(allocation ? AI.AI_NOT_SERVED : AI.TI_UNDER_V2)) throw new HttpError(404, `no route for POST ${req.url.split('?')[0]}`);
       if (allocation && f.has(AI.AI_UNSUPPORTED)) throw new HttpError(400, 'this registry does not support allocation instructions');
       const lenient = f.has(allocation ? AI.AI_MALFORMED_BODY_ACCEPTED : TI.TI_MALFORMED_BODY_ACCEPTED);
       const { excludeDebugFields, body } = commonBody(req.body, true, lenient);
@@ -138,6 +139,7 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
   app.post('/registry/transfer-instruction/v1/*', withdrawContext(TEMPLATES.transferInstruction, 'transfer instruction'));
 
   app.post('/registry/allocation-instruction/v2/allocation-factory', async (req) => {
+    if (f.has(AI.AI_NOT_SERVED)) throw new HttpError(404, `no route for POST ${req.url.split('?')[0]}`);
     if (f.has(AI.AI_UNSUPPORTED)) throw new HttpError(400, 'this registry does not support allocation instructions');
     const { excludeDebugFields, body } = commonBody(req.body, false);
     let choiceArguments = body.choiceArguments;

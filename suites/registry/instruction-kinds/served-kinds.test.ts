@@ -1,0 +1,57 @@
+/**
+ * Which instruction kinds a registry serves: the documented paths answer a valid request (200, or 400 for a kind the
+ * registry does not support, FACTS.md), and an unsupported kind is reported as unsupported, not failed.
+ */
+import { describe } from 'vitest';
+import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import type { Exchange } from '../../../harness/http.js';
+import { KIND, factoryChoiceArguments, instructionIds, isObject } from '../../../harness/fixtures/registry.js';
+import { factoryRequest, hasTransferLegs } from '../../../generators/registry/GetFactoryRequest.js';
+
+/** One valid request per configured endpoint: [label, requirement its path belongs to, exchange]. */
+async function probe(t: CheckContext): Promise<Array<[string, string, Exchange]>> {
+  const out: Array<[string, string, Exchange]> = [];
+  const transfer = instructionIds(t, 'transfer')[0];
+  if (transfer !== undefined) {
+    out.push(['transfer-instruction withdraw (/registry/transfer-instruction/v1)', 'registry.versioning.path-versions', await t.call(KIND.transfer.operation, { params: { [KIND.transfer.param]: transfer }, json: {} })]);
+  }
+  const allocation = instructionIds(t, 'allocation')[0];
+  if (allocation !== undefined) {
+    out.push(['allocation-instruction withdraw (/registry/allocation-instruction/v2)', 'registry.versioning.allocation-endpoints-added', await t.call(KIND.allocation.operation, { params: { [KIND.allocation.param]: allocation }, json: {} })]);
+  }
+  const args = t.fixture<unknown>('allocationFactoryChoiceArguments');
+  if (isObject(args) && hasTransferLegs(args)) {
+    out.push(['allocation factory (/registry/allocation-instruction/v2)', 'registry.versioning.allocation-endpoints-added', await t.call('getAllocationFactory', { json: factoryRequest(factoryChoiceArguments(t), 1) })]);
+  }
+  if (out.length === 0) t.skip('no instruction ids or factory choice arguments configured (registry fixtures)');
+  return out;
+}
+
+describe('registry instruction kinds', () => {
+  conformance(
+    {
+      id: 'registry.versioning.served-paths',
+      title: 'serves transfer instructions under /v1 and allocation instructions under /v2: a valid request is answered 200, or 400 for an unsupported kind',
+      api: 'registry',
+      operations: ['getTransferInstructionWithdrawContext', 'getAllocationInstructionWithdrawContext', 'getAllocationFactory'],
+      requirements: ['registry.versioning.path-versions', 'registry.versioning.allocation-endpoints-added'],
+    },
+    async (t) => {
+      for (const [label, requirement, x] of await probe(t)) t.expectStatus(x, [200, 400], { requirement, what: `a valid ${label} request` });
+    },
+  );
+
+  conformance(
+    {
+      id: 'registry.instruction-kinds.unsupported-as-400',
+      title: 'reports an instruction kind whose valid requests are answered 400 as unsupported',
+      api: 'registry',
+      operations: ['getTransferInstructionWithdrawContext', 'getAllocationInstructionWithdrawContext', 'getAllocationFactory'],
+      requirements: ['registry.choice-context.unsupported-kind-may-400'],
+    },
+    async (t) => {
+      const refused = (await probe(t)).filter(([, , x]) => x.status === 400).map(([label, , x]) => `${label}: ${x.text.slice(0, 120)}`);
+      if (refused.length > 0) t.unsupported(`the registry answers 400 to valid requests, so it does not support these kinds: ${refused.join('; ')}`);
+    },
+  );
+});
