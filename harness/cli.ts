@@ -42,10 +42,20 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--timeout-ms <n>', 'per-request timeout in milliseconds')
     .option('--reports-dir <dir>', 'where reports/<run-id>/ and reports/latest are written (default: reports)')
     .option('--no-html', 'skip rendering the single-file Allure HTML report')
+    .option('--baseline <file>', 'known failures of this target (YAML "expectations:" list); they do not fail the run')
+    .option('--compare <file>', 'an earlier conformance.json to diff against (default: the reports dir\'s latest run)')
+    .option('--no-compare', 'do not diff against an earlier run')
     .option('--fault <name>', 'embedded reference only: switch on a planted fault (repeatable)', collect)
     .addHelpText('after', EXIT_HELP)
-    .action(done(async (opts: ConfigFlags & { html: boolean }) => {
-      const config = loadConfig({ flags: { ...opts, html: opts.html === false ? false : undefined } as ConfigFlags });
+    .action(done(async (opts: ConfigFlags & { html: boolean; compare?: string | boolean }) => {
+      // commander sets negatable flags to true when absent: only an explicit --no-x overrides the config file
+      const flags = { ...opts, html: opts.html === false ? false : undefined, compare: opts.compare === true ? undefined : opts.compare } as ConfigFlags;
+      const config = loadConfig({ flags });
+      if (config.run.baseline !== undefined) {
+        const { loadBaseline } = await import('./reporting/baseline.js');
+        const { loadCatalogue } = await import('./catalogue.js');
+        loadBaseline(config.run.baseline, loadCatalogue());
+      }
       if (!config.useReference && config.reference.faults.length > 0) {
         throw new UsageError('--fault applies only to the embedded reference server, but a target URL is configured');
       }
@@ -68,6 +78,12 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
           const c = perLevel.ALL;
           const must = perLevel.MUST;
           out(`  ${api.padEnd(9)} ${c.pass} pass, ${c.fail} fail (${must.fail} MUST), ${c.error} error, ${c.skipped} skipped, ${c.unsupported} unsupported, ${c.untested} untested\n`);
+        }
+        if (r.diff !== undefined) {
+          out(`since ${r.diff.against.runId}: ${r.diff.regressions.length} regression(s), ${r.diff.fixes.length} fix(es), ${r.diff.other.length} other change(s)\n`);
+        }
+        if (r.baseline !== undefined) {
+          out(`baseline: ${r.baseline.known.length} known failure(s) held${r.baseline.stale.length > 0 ? `, ${r.baseline.stale.length} expectation(s) no longer hold (see summary.md)` : ''}\n`);
         }
         for (const n of r.notes) out(`note: ${n}\n`);
         out(`reports: ${relative(process.cwd(), result.dir) || '.'}/ (${result.files.map((f) => relative(result.dir, f)).join(', ')})\n`);

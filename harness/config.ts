@@ -49,6 +49,10 @@ export interface RunConfig {
   only: Api[];
   requirements: string[];
   html: boolean;
+  /** expectations file of known failures */
+  baseline?: string;
+  /** earlier conformance.json to diff against: true = reports/latest, false = no diff */
+  compare: string | boolean;
 }
 
 export interface ReferenceSettings {
@@ -83,6 +87,7 @@ export const DEFAULT_RUN: RunConfig = {
   only: [...APIS],
   requirements: [],
   html: true,
+  compare: true,
 };
 
 /** A configuration problem: the CLI prints the message and exits 2. */
@@ -105,6 +110,8 @@ export interface ConfigFlags {
   reportsDir?: string;
   html?: boolean;
   fault?: string[];
+  baseline?: string;
+  compare?: string | boolean;
 }
 
 /** The environment variables read, each the same as the flag in its comment. */
@@ -224,6 +231,8 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
   }
   if (flags.requirement !== undefined && flags.requirement.length > 0) ensureRun(raw).requirements = flags.requirement;
   if (flags.html !== undefined) ensureRun(raw).html = flags.html;
+  if (flags.baseline !== undefined) ensureRun(raw).baseline = flags.baseline;
+  if (flags.compare !== undefined) ensureRun(raw).compare = flags.compare;
   if (flags.fault !== undefined && flags.fault.length > 0) {
     if (!isObject(raw.reference)) raw.reference = {};
     (raw.reference as Json).faults = flags.fault;

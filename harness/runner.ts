@@ -13,6 +13,8 @@ import { ConformanceCollector, type CollectedRun } from './reporting/collector.j
 import { aggregate } from './reporting/aggregate.js';
 import type { RunReport } from './reporting/model.js';
 import { createRunDir, newRunId, renderAllureHtml, writeReports } from './reporting/write.js';
+import { applyBaseline, loadBaseline } from './reporting/baseline.js';
+import { diffRuns, readEarlierReport } from './reporting/diff.js';
 
 export interface RunOptions {
   /** where progress lines go (stderr by default) */
@@ -143,6 +145,11 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
 
 export async function runConformance(config: Config, options: RunOptions = {}): Promise<RunResult> {
   const started = new Date();
+  const catalogue = loadCatalogue(config.internal?.catalogueDir);
+  // read before the run: a bad baseline is a configuration error, and reports/latest still names the earlier run
+  const expectations = config.run.baseline !== undefined ? loadBaseline(config.run.baseline, catalogue) : [];
+  const compareFile = config.run.compare === false ? undefined : config.run.compare === true ? join(config.run.reportsDir, 'latest', 'conformance.json') : config.run.compare;
+  const earlier = compareFile !== undefined ? readEarlierReport(compareFile) : undefined;
   const runId = newRunId(started);
   const dir = createRunDir(config.run.reportsDir, runId);
   void loadVitest().catch(() => undefined);
@@ -157,7 +164,9 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   }
   const finished = new Date();
   const apis: Api[] = config.run.only.filter((a) => config.targets[a] !== undefined || !config.useReference);
-  const agg = aggregate(loadCatalogue(config.internal?.catalogueDir), run.checks, config.run.only, config.run.requirements, run.runErrors);
+  const knownIds = new Set(expectations.map((e) => e.requirement));
+  const agg = aggregate(catalogue, run.checks, config.run.only, config.run.requirements, run.runErrors, knownIds);
+  const baseline = config.run.baseline !== undefined ? { file: config.run.baseline, ...applyBaseline(expectations, new Map(agg.requirements.map((r) => [r.id, r.verdict]))) } : undefined;
   const targets: RunReport['targets'] = {};
   for (const api of apis) {
     const t = config.targets[api];
@@ -183,6 +192,8 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     requirements: agg.requirements,
     checks: run.checks,
     runErrors: run.runErrors,
+    ...(baseline !== undefined ? { baseline } : {}),
+    ...(earlier !== undefined && compareFile !== undefined ? { diff: diffRuns(earlier, compareFile, agg.requirements) } : {}),
     notes: [],
   };
   let files = writeReports(dir, report);

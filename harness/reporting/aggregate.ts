@@ -41,7 +41,18 @@ const emptyCounts = (): VerdictCounts => ({ pass: 0, fail: 0, error: 0, skipped:
 /** Stronger evidence wins: a failure anywhere fails the requirement; then error; then pass; then the not-run kinds. */
 const RANK: Verdict[] = ['fail', 'error', 'pass', 'unsupported', 'skipped'];
 
-export function aggregate(catalogue: Catalogue, checks: CheckResultMeta[], apis: Api[], selection: string[], runErrors: string[]): Aggregate {
+/**
+ * `known` holds the requirement ids whose failure the target's baseline expects: they stay failed in every report
+ * but do not decide the exit code.
+ */
+export function aggregate(
+  catalogue: Catalogue,
+  checks: CheckResultMeta[],
+  apis: Api[],
+  selection: string[],
+  runErrors: string[],
+  known: ReadonlySet<string> = new Set(),
+): Aggregate {
   const selected = catalogue.requirements.filter((r) => apis.includes(r.api) && (selection.length === 0 || selection.includes(r.id)));
   const requirements = selected.map((r) => judge(r, checks));
   const counts: Aggregate['counts'] = {};
@@ -53,18 +64,19 @@ export function aggregate(catalogue: Catalogue, checks: CheckResultMeta[], apis:
   const checkCounts: Record<Verdict, number> = { pass: 0, fail: 0, error: 0, skipped: 0, unsupported: 0 };
   for (const c of checks) checkCounts[c.verdict ?? 'error']++;
 
-  const mustFailed = requirements.filter((r) => r.level === 'MUST' && r.verdict === 'fail');
-  const errored = requirements.filter((r) => r.verdict === 'error');
+  const mustFailed = requirements.filter((r) => r.level === 'MUST' && r.verdict === 'fail' && !known.has(r.id));
+  const errored = requirements.filter((r) => r.verdict === 'error' && !known.has(r.id));
+  const knownNote = requirements.some((r) => known.has(r.id) && (r.verdict === 'fail' || r.verdict === 'error')) ? ' (known failures of the baseline excluded)' : '';
   let exitCode: Aggregate['exitCode'] = 0;
   let outcome = 'PASSED: no MUST requirement failed';
   if (mustFailed.length > 0) {
     exitCode = 1;
     outcome = `FAILED: ${mustFailed.length} MUST requirement${mustFailed.length === 1 ? '' : 's'} failed`;
-  } else if (errored.length > 0 || runErrors.length > 0 || checkCounts.error > 0) {
+  } else if (errored.length > 0 || runErrors.length > 0) {
     exitCode = 3;
     outcome = `INCOMPLETE: no MUST requirement failed, but ${errored.length} requirement${errored.length === 1 ? '' : 's'} could not be decided because of errors${runErrors.length > 0 ? ` and ${runErrors.length} run error(s)` : ''}`;
   }
-  return { requirements, counts, checkCounts, exitCode, outcome };
+  return { requirements, counts, checkCounts, exitCode, outcome: outcome + knownNote };
 }
 
 function judge(r: Requirement, checks: CheckResultMeta[]): RequirementResult {

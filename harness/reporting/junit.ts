@@ -5,6 +5,7 @@ const esc = (s: string) =>
   s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function renderJunit(report: RunReport): string {
+  const known = new Set((report.baseline?.known ?? []).map((e) => e.requirement));
   const byApi = new Map<string, RunReport['checks']>();
   for (const c of report.checks) byApi.set(c.api, [...(byApi.get(c.api) ?? []), c]);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
@@ -27,7 +28,10 @@ export function renderJunit(report: RunReport): string {
       out.push(`        <property name="verdict" value="${esc(c.verdict ?? 'error')}"/>`);
       for (const p of c.properties ?? []) out.push(`        <property name="fast-check" value="${esc(`seed=${p.seed} runs=${p.numRuns}${p.path ? ` path=${p.path}` : ''}`)}"/>`);
       out.push('      </properties>');
-      if (c.verdict === 'fail') {
+      const knownOnly = c.verdict === 'fail' && (c.failures ?? []).length > 0 && (c.failures ?? []).every((f) => known.has(f.requirement));
+      if (knownOnly) {
+        out.push(`      <skipped message="${esc(`known failure (baseline): ${(c.failures ?? []).map((f) => `[${f.requirement}] ${f.message}`).join('; ').slice(0, 500)}`)}"/>`);
+      } else if (c.verdict === 'fail') {
         const msg = (c.failures ?? []).map((x) => `[${x.requirement}] ${x.message}`).join('\n');
         out.push(`      <failure message="${esc((c.failures?.[0]?.message ?? 'failed').slice(0, 500))}" type="ConformanceFailure">${esc(msg)}</failure>`);
       } else if (c.verdict === 'error') {

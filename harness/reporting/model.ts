@@ -1,5 +1,7 @@
 /** The content of every report of a run, built once and rendered by each writer. */
 import type { Aggregate } from './aggregate.js';
+import type { BaselineOutcome } from './baseline.js';
+import type { RunDiff } from './diff.js';
 import type { Api, CheckResultMeta } from '../types.js';
 
 export interface RunReport {
@@ -23,6 +25,10 @@ export interface RunReport {
   requirements: Aggregate['requirements'];
   checks: CheckResultMeta[];
   runErrors: string[];
+  /** the target's known failures and the expectations that no longer hold */
+  baseline?: BaselineOutcome & { file: string };
+  /** what changed since the earlier run */
+  diff?: RunDiff;
   /** notes about the reports themselves (e.g. the HTML renderer failed) */
   notes: string[];
 }

@@ -47,11 +47,34 @@ export function renderSummary(r: RunReport): string {
   const cc = r.checkCounts;
   out.push('', `Checks: ${cc.pass} pass, ${cc.fail} fail, ${cc.error} error, ${cc.skipped} skipped, ${cc.unsupported} unsupported.`, '');
 
+  if (r.diff !== undefined) {
+    const d = r.diff;
+    out.push(`## Changes since the last run (${d.against.runId}, ${d.against.startedAt})`, '');
+    if (d.regressions.length + d.fixes.length + d.other.length === 0) out.push('No requirement changed its verdict.', '');
+    for (const [title, list] of [['Regressions (passed before, fail or error now)', d.regressions], ['Fixed (failed before, pass now)', d.fixes], ['Other changes', d.other]] as const) {
+      if (list.length === 0) continue;
+      out.push(`${title}:`, '', ...list.map((c) => `- \`${c.id}\` (${c.level}): ${c.before} -> ${c.after}`), '');
+    }
+  }
+
+  const known = new Map((r.baseline?.known ?? []).map((e) => [e.requirement, e.reason]));
+  if (r.baseline !== undefined) {
+    out.push(`## Baseline (${r.baseline.file})`, '');
+    out.push(`${r.baseline.known.length} known failure(s) held as expected; they do not fail the run.`, '');
+    if (r.baseline.stale.length > 0) {
+      out.push('Expectations that no longer hold (remove them from the baseline):', '');
+      for (const e of r.baseline.stale) out.push(`- \`${e.requirement}\`: expected ${e.verdict}, now ${e.actual} (${e.reason})`);
+      out.push('');
+    }
+  }
+
   const failed = r.requirements.filter((q) => q.verdict === 'fail');
   out.push(`## Failures (${failed.length})`, '');
   if (failed.length === 0) out.push('None.', '');
   for (const q of failed) {
-    out.push(`### ${q.id} (${q.level})`, '', `> ${q.statement}`, '', `Source: ${q.source}.`, '');
+    const why = known.get(q.id);
+    out.push(`### ${q.id} (${q.level})${why !== undefined ? ' (known failure)' : ''}`, '', `> ${q.statement}`, '', `Source: ${q.source}.`, '');
+    if (why !== undefined) out.push(`Known failure in the baseline: ${why}.`, '');
     for (const f of q.failures) {
       out.push(`- check: \`${f.checkId}\`: ${f.checkTitle}${f.file ? ` (${f.file})` : ''}${f.check ? `; found by the generic check \`${f.check}\`` : ''}`);
       out.push(`- what: ${f.message}`);

@@ -97,3 +97,19 @@ targets:
     expect(text).toContain('"user":"<redacted>"');
   });
 });
+
+describe('shipped example files', () => {
+  it('conformance.config.example.yaml is a valid configuration', async () => {
+    const { PACKAGE_ROOT } = await import('../../harness/paths.js');
+    const env = { LEDGER_JWT_SECRET: 'x-secret', VALIDATOR_USER_TOKEN: 'x-token', REGISTRY_CLIENT_SECRET: 'x-client' };
+    const c = loadConfig({ flags: { config: join(PACKAGE_ROOT, 'conformance.config.example.yaml') }, env });
+    expect(Object.keys(c.targets)).toEqual(['ledger', 'scan', 'validator', 'registry']);
+  });
+
+  it('conformance.baseline.example.yaml names catalogue requirements', async () => {
+    const { PACKAGE_ROOT } = await import('../../harness/paths.js');
+    const { loadBaseline } = await import('../../harness/reporting/baseline.js');
+    const { loadCatalogue } = await import('../../harness/catalogue.js');
+    expect(loadBaseline(join(PACKAGE_ROOT, 'conformance.baseline.example.yaml'), loadCatalogue()).length).toBeGreaterThan(0);
+  });
+});
