@@ -3,6 +3,7 @@ import type { ReferenceContext } from '../index.js';
 import './faults-thin.js';
 import './faults-users.js';
 import './faults-vetting.js';
+import './faults-topology.js';
 import { setupHttp } from './http.js';
 import { packageRoutes } from './packages.js';
 import { partyRoutes } from './parties.js';

@@ -11,6 +11,9 @@ import { MalformedRequest, err } from './errors.js';
 import { route } from './http.js';
 import { fingerprint, isPartyHint, isUid } from './ids.js';
 import type { LedgerState } from './state.js';
+import { TF } from './faults-topology.js';
+
+type Has = (fault: string) => boolean;
 
 export const KEY_FORMATS = [
   'CRYPTO_KEY_FORMAT_UNSPECIFIED',
@@ -38,8 +41,9 @@ interface TopologyRequest {
   observing: string[];
 }
 
-function decodeEnum(o: Obj, key: string, values: readonly string[], path: string): string {
+function decodeEnum(o: Obj, key: string, values: readonly string[], path: string, has: Has): string {
   const v = reqString(o, key, path);
+  if (!values.includes(v) && has(TF.unknownAccepted)) return values[1] as string;
   if (!values.includes(v)) throw new MalformedRequest(`Invalid value for: body (unknown enum value at '${path}.${key}')`);
   return v;
 }
@@ -51,14 +55,14 @@ function decodeBase64(s: string, path: string): Buffer {
   return Buffer.from(s, s.includes('-') || s.includes('_') ? 'base64url' : 'base64');
 }
 
-function decodeRequest(body: Obj): TopologyRequest {
+function decodeRequest(body: Obj, has: Has): TopologyRequest {
   const key = reqObject(body, 'publicKey');
   return {
     synchronizer: reqString(body, 'synchronizer'),
     partyHint: reqString(body, 'partyHint'),
-    format: decodeEnum(key, 'format', KEY_FORMATS, 'publicKey'),
+    format: decodeEnum(key, 'format', KEY_FORMATS, 'publicKey', has),
     keyData: decodeBase64(reqString(key, 'keyData', 'publicKey'), 'publicKey.keyData'),
-    keySpec: decodeEnum(key, 'keySpec', KEY_SPECS, 'publicKey'),
+    keySpec: decodeEnum(key, 'keySpec', KEY_SPECS, 'publicKey', has),
     localObservationOnly: optBool(body, 'localParticipantObservationOnly') ?? false,
     otherConfirming: optStringArray(body, 'otherConfirmingParticipantUids') ?? [],
     threshold: optInt(body, 'confirmationThreshold') ?? 0,
@@ -67,10 +71,20 @@ function decodeRequest(body: Obj): TopologyRequest {
 }
 
 /** Validates the request; returns the local participant's UID and the effective threshold. */
-function validate(state: LedgerState, r: TopologyRequest): { localUid: string; threshold: number } {
+function validate(state: LedgerState, r: TopologyRequest, has: Has): { localUid: string; threshold: number } {
+  if (r.partyHint === '' && has(TF.emptyHint)) r.partyHint = `party-${state.nextSeq()}`;
+  if (r.keyData.length === 0 && has(TF.emptyKey)) r.keyData = Buffer.from([0]);
+  if (r.threshold < 0 && has(TF.negative)) r.threshold = 0;
+  if (r.threshold === 0 && has(TF.zeroRejected)) throw err.invalidArgument('confirmation_threshold must be positive');
+  if (r.format === 'CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO' && has(TF.derRejected)) throw err.invalidArgument('unsupported key format');
+  if (r.keySpec === 'SIGNING_KEY_SPEC_EC_SECP256K1' && has(TF.secp256k1Rejected)) throw err.invalidArgument('unsupported key spec');
+  if (has(TF.duplicates)) {
+    r.otherConfirming = [...new Set(r.otherConfirming)];
+    r.observing = [...new Set(r.observing)].filter((u) => !r.otherConfirming.includes(u));
+  }
   if (r.partyHint === '') throw err.invalidArgument('party_hint must not be empty');
   if (!isPartyHint(r.partyHint)) throw err.invalidField('party_hint', `Invalid party hint ${JSON.stringify(r.partyHint.slice(0, 200))}`);
-  if (!state.world.synchronizers.includes(r.synchronizer)) {
+  if (!state.world.synchronizers.includes(r.synchronizer) && !has(TF.unknownSync)) {
     throw err.invalidArgument(`Synchronizer ${r.synchronizer.slice(0, 200)} is unknown or not connected`);
   }
   if (r.keyData.length === 0) throw err.invalidArgument('public_key.key_data must not be empty');
@@ -86,6 +100,7 @@ function validate(state: LedgerState, r: TopologyRequest): { localUid: string; t
   if (dup !== undefined) throw err.invalidArgument(`Participant ${dup.slice(0, 200)} appears more than once`);
   const confirmers = (r.localObservationOnly ? 0 : 1) + r.otherConfirming.length;
   if (confirmers === 0) throw err.invalidArgument('The party needs at least one confirming participant');
+  if (r.threshold > confirmers && has(TF.above)) r.threshold = confirmers;
   if (r.threshold > confirmers) {
     throw err.invalidArgument(`confirmation_threshold ${r.threshold} is above the number of confirming participants (${confirmers})`);
   }
@@ -97,11 +112,12 @@ const serialize = (mapping: object) => Buffer.concat([Buffer.from([0x0a, 0x22]),
 
 export function topologyRoutes(app: FastifyInstance, ctx: ReferenceContext, state: LedgerState): void {
   route(app, ctx, 'POST', '/v2/parties/external/generate-topology', async (c) => {
-    const r = decodeRequest(await c.json());
+    const has: Has = (f) => ctx.faults.has(f);
+    const r = decodeRequest(await c.json(), has);
     (await c.caller()).requireIdpAdmin('');
-    const { localUid, threshold } = validate(state, r);
+    const { localUid, threshold } = validate(state, r, has);
     const fp = fingerprint(r.keyData);
-    const partyId = `${r.partyHint}::${fp}`;
+    const partyId = `${has(TF.hint) ? `party${state.nextSeq()}` : r.partyHint}::${fp}`;
     const confirming = [...(r.localObservationOnly ? [] : [localUid]), ...r.otherConfirming];
     const observing = [...(r.localObservationOnly ? [localUid] : []), ...r.observing];
     const txs = [
@@ -121,9 +137,9 @@ export function topologyRoutes(app: FastifyInstance, ctx: ReferenceContext, stat
     const multiHash = Buffer.concat([Buffer.from([0x12, 0x20]), createHash('sha256').update(Buffer.concat(hashes)).digest()]);
     return {
       partyId,
-      publicKeyFingerprint: fp,
-      topologyTransactions: txs.map((t) => t.toString('base64')),
-      multiHash: multiHash.toString('base64'),
+      ...(has(TF.schema) ? {} : { publicKeyFingerprint: fp }),
+      topologyTransactions: has(TF.txsEmpty) ? [] : txs.map((t) => t.toString('base64')),
+      multiHash: has(TF.hashEmpty) ? '' : multiHash.toString('base64'),
     };
   });
 }

@@ -1,0 +1,124 @@
+import { describe } from 'vitest';
+import fc from 'fast-check';
+import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import { connectedSynchronizers } from '../../../harness/fixtures/ledger.js';
+import {
+  ed25519DerKey,
+  invalidEmptyKeyData,
+  invalidKeyEnum,
+  invalidNegativeThreshold,
+  listedKey,
+  participantUid,
+  partyHint,
+} from '../../../generators/ledger/topology.js';
+
+const P = 'ledger.generate-external-party-topology';
+
+async function synchronizer(t: CheckContext): Promise<string> {
+  const s = t.fixture<string>('synchronizerId') ?? (await connectedSynchronizers(t))[0];
+  if (s === undefined) t.skip('the participant is connected to no synchronizer');
+  return s;
+}
+
+const generate = (t: CheckContext, json: Record<string, unknown>) => t.call('generateExternalPartyTopology', { json });
+
+describe('POST /v2/parties/external/generate-topology', () => {
+  conformance(
+    {
+      id: 'ledger.generate-external-party-topology.response',
+      title: 'answers an Ed25519 DER key with a party id built from the hint, topology transactions and a multi-hash',
+      api: 'ledger',
+      operations: ['generateExternalPartyTopology'],
+      requirements: [
+        `${P}.ed25519-der-accepted`,
+        `${P}.response-schema`,
+        `${P}.party-id-from-hint`,
+        `${P}.topology-transactions-non-empty`,
+        `${P}.multi-hash-non-empty`,
+      ],
+    },
+    async (t) => {
+      const sync = await synchronizer(t);
+      const check = async (hint: string) => {
+          const x = await generate(t, { synchronizer: sync, partyHint: hint, publicKey: ed25519DerKey() });
+          t.expectStatus(x, 200, { requirement: `${P}.ed25519-der-accepted` });
+          const j = (x.json ?? {}) as { partyId?: unknown; publicKeyFingerprint?: unknown; topologyTransactions?: unknown; multiHash?: unknown };
+          t.expect(typeof j.partyId === 'string' && typeof j.publicKeyFingerprint === 'string' && Array.isArray(j.topologyTransactions) && typeof j.multiHash === 'string',
+            'the response lacks partyId, publicKeyFingerprint, topologyTransactions or multiHash', { requirement: `${P}.response-schema`, exchange: x });
+          const partyId = j.partyId as string;
+          t.expect(partyId.includes(hint) && partyId.includes(j.publicKeyFingerprint as string), `partyId ${partyId} does not contain the hint ${hint} and the fingerprint`, { requirement: `${P}.party-id-from-hint`, exchange: x });
+          t.expect((j.topologyTransactions as unknown[]).length > 0, 'topologyTransactions is empty', { requirement: `${P}.topology-transactions-non-empty`, exchange: x });
+          t.expect((j.multiHash as string).length > 0, 'multiHash is empty', { requirement: `${P}.multi-hash-non-empty`, exchange: x });
+      };
+      // one example outside the property, so that a rule the schema also encodes is reported under its own id
+      await check(t.uniqueName('cc-ext'));
+      await t.property(partyHint(), check, { runs: Math.min(t.config.run.runs, 5) });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.generate-external-party-topology.listed-keys',
+      title: 'accepts keys of every listed key spec in a listed format their data fits',
+      api: 'ledger',
+      operations: ['generateExternalPartyTopology'],
+      requirements: [`${P}.listed-key-values-accepted`],
+    },
+    async (t) => {
+      const sync = await synchronizer(t);
+      await t.property(fc.tuple(partyHint(), listedKey()), async ([hint, key]) => {
+        t.expectStatus(await generate(t, { synchronizer: sync, partyHint: hint, publicKey: key }), 200, { what: `a ${key.keySpec} key in ${key.format}` });
+      }, { runs: Math.min(t.config.run.runs, 10) });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.generate-external-party-topology.thresholds',
+      title: 'accepts a confirmationThreshold of 0 or none, rejects a negative one and one above the confirmers with 400',
+      api: 'ledger',
+      operations: ['generateExternalPartyTopology'],
+      requirements: [`${P}.zero-threshold-defaults`, `${P}.negative-threshold-rejected`, `${P}.threshold-above-confirmers-rejected`],
+    },
+    async (t) => {
+      const sync = await synchronizer(t);
+      const base = { synchronizer: sync, partyHint: t.uniqueName('cc-ext'), publicKey: ed25519DerKey() };
+      t.expectStatus(await generate(t, { ...base, confirmationThreshold: 0 }), 200, { requirement: `${P}.zero-threshold-defaults` });
+      t.expectStatus(await generate(t, base), 200, { requirement: `${P}.zero-threshold-defaults` });
+      await t.property(invalidNegativeThreshold(), async (n) => {
+        t.expectStatus(await generate(t, { ...base, confirmationThreshold: n }), 400, { requirement: `${P}.negative-threshold-rejected` });
+      }, { runs: Math.min(t.config.run.runs, 3) });
+      // only the local participant confirms: any threshold above 1 exceeds the confirmers
+      t.expectStatus(await generate(t, { ...base, confirmationThreshold: 2 }), 400, { requirement: `${P}.threshold-above-confirmers-rejected` });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.generate-external-party-topology.invalid',
+      title: 'rejects empty key data, unlisted key values, an empty hint, an unknown synchronizer and a participant named twice with 400',
+      api: 'ledger',
+      operations: ['generateExternalPartyTopology'],
+      requirements: [
+        `${P}.empty-key-data-rejected`,
+        `${P}.unknown-key-value-rejected`,
+        `${P}.empty-party-hint-rejected`,
+        `${P}.unknown-synchronizer-rejected`,
+        `${P}.duplicate-participants-rejected`,
+      ],
+    },
+    async (t) => {
+      const sync = await synchronizer(t);
+      const base = { synchronizer: sync, partyHint: t.uniqueName('cc-ext'), publicKey: ed25519DerKey() };
+      const [empty] = fc.sample(invalidEmptyKeyData(), { seed: t.seed, numRuns: 1 });
+      t.expectStatus(await generate(t, { ...base, publicKey: empty }), 400, { requirement: `${P}.empty-key-data-rejected` });
+      await t.property(invalidKeyEnum(), async (key) => {
+        t.expectStatus(await generate(t, { ...base, publicKey: key }), 400, { requirement: `${P}.unknown-key-value-rejected` });
+      }, { runs: Math.min(t.config.run.runs, 4) });
+      t.expectStatus(await generate(t, { ...base, partyHint: '' }), 400, { requirement: `${P}.empty-party-hint-rejected` });
+      t.expectStatus(await generate(t, { ...base, synchronizer: `cc-unknown-sync::1220${'cd'.repeat(32)}` }), 400, { requirement: `${P}.unknown-synchronizer-rejected` });
+      const [uid] = fc.sample(participantUid(), { seed: t.seed, numRuns: 1 });
+      t.expectStatus(await generate(t, { ...base, otherConfirmingParticipantUids: [uid], observingParticipantUids: [uid] }), 400, { requirement: `${P}.duplicate-participants-rejected` });
+    },
+  );
+});
