@@ -1,8 +1,12 @@
 import { describe } from 'vitest';
-import { conformance } from '../../../harness/conformance.js';
+import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import fc from 'fast-check';
 import { createUser } from '../../../harness/fixtures/ledger.js';
-import { allocateParty, annotationsOf, errorCode, getUser, readUser, updateUser, userOf, versionOf } from '../../../harness/fixtures/ledger-users.js';
+import { allocateParty, annotationsOf, errorCode, getUser, readUser, tryCreateUser, updateUser, userOf, versionOf } from '../../../harness/fixtures/ledger-users.js';
+import {
+  MAX_ANNOTATIONS_BYTES, annotationName, annotationPrefix, annotationValue, annotations, annotationsBytes, annotationsOfSize, invalidPrefix, keyWithTwoSlashes,
+  nameOfLength, nameWithBadChar, nameWithBadEnd, prefixOfLength,
+} from '../../../generators/ledger/annotations.js';
 
 describe('PATCH /v2/users/{user-id}', () => {
   conformance(
@@ -369,6 +373,180 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
         t.expect(!seen.includes(v), `resourceVersion ${JSON.stringify(v)} came back after update ${i + 1} (earlier: ${JSON.stringify(seen)})`);
         seen.push(v);
       }
+    },
+  );
+});
+
+// --- annotations: key syntax, size, merge semantics (create and update) ---
+
+describe('PATCH /v2/users/{user-id}: annotations', () => {
+  /** Sends the annotations on create and on update of a fresh user; both must answer `status`. */
+  async function onCreateAndUpdate(t: CheckContext, a: Record<string, string>, status: number, what: string): Promise<void> {
+    const c = await tryCreateUser(t, { id: t.uniqueName('cc-ann'), metadata: { resourceVersion: '', annotations: a } });
+    t.expectStatus(c, status, { what: `creating a user with ${what}` });
+    const u = await createUser(t);
+    const x = await updateUser(t, u.id, { metadata: { annotations: a } }, ['metadata.annotations']);
+    t.expectStatus(x, status, { what: `updating a user with ${what}` });
+  }
+
+  const rejected: Array<[string, string, string, string[], (() => fc.Arbitrary<string>) | undefined]> = [
+    ['ledger.annotations.prefix-too-long', 'rejects a key prefix of 254 characters with 400', 'ledger.annotations.prefix-max-253', [`${prefixOfLength(254)}/n`], undefined],
+    ['ledger.annotations.prefix-not-dns', 'rejects key prefixes that are not DNS subdomains with 400', 'ledger.annotations.prefix-dns-subdomain', ['-a/n', 'a-/n', 'a..b/n', '.a/n', 'a_b/n'], () => fc.tuple(invalidPrefix(), annotationName(10)).map(([p, n]) => `${p}/${n}`)],
+    ['ledger.annotations.name-empty', 'rejects a key whose name is empty with 400', 'ledger.annotations.name-required', ['example.com/', ''], undefined],
+    ['ledger.annotations.name-too-long', 'rejects a key name of 64 characters with 400', 'ledger.annotations.name-max-63', [nameOfLength(64), `example.com/${nameOfLength(64)}`], undefined],
+    ['ledger.annotations.name-bad-char', 'rejects key names with characters other than letters, digits, dot, hyphen, underscore with 400', 'ledger.annotations.name-characters', ['a b', 'a*b', 'a@b', 'a:b', 'aéb', 'a+b', 'a~b', 'a#b'], nameWithBadChar],
+    ['ledger.annotations.name-bad-end', 'rejects key names that start or end with a non-alphanumeric with 400', 'ledger.annotations.name-alphanumeric-ends', ['.a', 'a.', '-a', 'a-', '_a', 'a_', 'example.com/a_'], nameWithBadEnd],
+    ['ledger.annotations.two-slashes', 'rejects keys with more than one slash with 400', 'ledger.annotations.single-slash', ['a/b/c', 'example.com/a/b'], keyWithTwoSlashes],
+  ];
+  for (const [id, title, requirement, fixed, arb] of rejected) {
+    conformance({ id, title, api, operations: ['createUser', 'updateUser'], requirements: [requirement] }, async (t) => {
+      for (const key of fixed) await onCreateAndUpdate(t, { [key]: 'v' }, 400, `annotation key ${JSON.stringify(key)}`);
+      if (arb !== undefined) {
+        const u = await createUser(t);
+        await t.property(arb(), async (key) => {
+          const x = await updateUser(t, u.id, { metadata: { annotations: { [key]: 'v' } } }, ['metadata.annotations']);
+          t.expectStatus(x, 400, { what: `updating with annotation key ${JSON.stringify(key)}` });
+        }, { runs: Math.min(t.config.run.runs, 15) });
+      }
+    });
+  }
+
+  const accepted: Array<[string, string, string, string[], () => fc.Arbitrary<string>]> = [
+    ['ledger.annotations.prefixed-key', 'accepts prefixed keys and reads them back unchanged', 'ledger.annotations.prefixed-key-accepted', [`${prefixOfLength(253)}/${nameOfLength(63)}`, 'a/b', 'x-1.example.com/a.b-c_d'], () => fc.tuple(annotationPrefix(), annotationName()).map(([p, n]) => `${p}/${n}`)],
+    ['ledger.annotations.unprefixed-key', 'accepts unprefixed keys and reads them back unchanged', 'ledger.annotations.unprefixed-key-accepted', [nameOfLength(63), 'a', 'a.b-c_d', 'A9'], () => annotationName()],
+  ];
+  for (const [id, title, requirement, fixed, arb] of accepted) {
+    conformance({ id, title, api, operations: ['createUser', 'updateUser', 'getUser'], requirements: [requirement] }, async (t) => {
+      const fixedMap = Object.fromEntries(fixed.map((k, i) => [k, `v${i}`]));
+      const c = await tryCreateUser(t, { id: t.uniqueName('cc-ann'), metadata: { resourceVersion: '', annotations: fixedMap } });
+      t.expectStatus(c, 200, { what: `creating a user with annotation keys ${JSON.stringify(fixed)}` });
+      const back = annotationsOf(await readUser(t, userOf(c)?.id ?? ''));
+      for (const [k, v] of Object.entries(fixedMap)) t.expect(back[k] === v, `key ${JSON.stringify(k)} reads back as ${JSON.stringify(back[k])}`);
+      const u = await createUser(t);
+      await t.property(fc.tuple(arb(), annotationValue()), async ([key, value]) => {
+        const x = await updateUser(t, u.id, { metadata: { annotations: { [key]: value } } }, ['metadata.annotations']);
+        t.expectStatus(x, 200, { what: `updating with annotation key ${JSON.stringify(key)}` });
+        const got = annotationsOf(await readUser(t, u.id))[key];
+        t.expect(got === value, `key ${JSON.stringify(key)} reads back with ${JSON.stringify(got)}, not ${JSON.stringify(value)}`);
+      }, { runs: Math.min(t.config.run.runs, 15) });
+    });
+  }
+
+  conformance(
+    { id: 'ledger.annotations.invalid-key-code', title: 'answers INVALID_ARGUMENT for an invalid annotation key', api, operations: ['createUser', 'updateUser'], requirements: ['ledger.annotations.invalid-key-code'] },
+    async (t) => {
+      const u = await createUser(t);
+      for (const key of ['-a/n', 'a/b/c', '_n']) {
+        for (const x of [
+          await tryCreateUser(t, { id: t.uniqueName('cc-ann'), metadata: { resourceVersion: '', annotations: { [key]: 'v' } } }),
+          await updateUser(t, u.id, { metadata: { annotations: { [key]: 'v' } } }, ['metadata.annotations']),
+        ]) {
+          t.expectStatus(x, 400);
+          t.expect(errorCode(x) === 'INVALID_ARGUMENT', `key ${JSON.stringify(key)}: expected code INVALID_ARGUMENT, got ${errorCode(x)}`, { exchange: x });
+        }
+      }
+    },
+  );
+
+  conformance(
+    { id: 'ledger.annotations.size-over-limit', title: 'rejects annotations of 262145 UTF-8 bytes with 400', api, operations: ['createUser', 'updateUser'], requirements: ['ledger.annotations.total-size-limit'] },
+    async (t) => {
+      await onCreateAndUpdate(t, annotationsOfSize(MAX_ANNOTATIONS_BYTES + 1), 400, 'annotations of 262145 bytes');
+      // over the limit only together with what the user already has
+      const u = await createUser(t, { annotations: annotationsOfSize(1000, { keyPrefix: 'old' }) });
+      const x = await updateUser(t, u.id, { metadata: { annotations: annotationsOfSize(MAX_ANNOTATIONS_BYTES - 999) } }, ['metadata.annotations']);
+      t.expectStatus(x, 400, { what: 'an update bringing the annotations to 262145 bytes' });
+    },
+  );
+
+  conformance(
+    { id: 'ledger.annotations.size-at-limit', title: 'accepts annotations of exactly 262144 UTF-8 bytes', api, operations: ['createUser', 'updateUser'], requirements: ['ledger.annotations.total-size-at-limit-accepted'] },
+    async (t) => {
+      await onCreateAndUpdate(t, annotationsOfSize(MAX_ANNOTATIONS_BYTES), 200, 'annotations of 262144 bytes');
+      const u = await createUser(t, { annotations: annotationsOfSize(1000, { keyPrefix: 'old' }) });
+      const x = await updateUser(t, u.id, { metadata: { annotations: annotationsOfSize(MAX_ANNOTATIONS_BYTES - 1000) } }, ['metadata.annotations']);
+      t.expectStatus(x, 200, { what: 'an update bringing the annotations to 262144 bytes' });
+    },
+  );
+
+  conformance(
+    { id: 'ledger.annotations.size-utf8', title: 'counts multi-byte characters by their UTF-8 bytes toward the limit', api, operations: ['createUser', 'updateUser'], requirements: ['ledger.annotations.size-counted-in-utf8-bytes'] },
+    async (t) => {
+      const a = annotationsOfSize(MAX_ANNOTATIONS_BYTES + 1, { multibyte: true });
+      t.expect(annotationsBytes(a) === MAX_ANNOTATIONS_BYTES + 1, 'generator: wrong size');
+      await onCreateAndUpdate(t, a, 400, 'annotations of 262145 UTF-8 bytes in fewer characters');
+      await onCreateAndUpdate(t, annotationsOfSize(MAX_ANNOTATIONS_BYTES, { multibyte: true }), 200, 'annotations of 262144 UTF-8 bytes with multi-byte characters');
+    },
+  );
+
+  conformance(
+    { id: 'ledger.annotations.size-without-deletions', title: 'does not count keys sent with an empty value toward the limit', api, operations: ['updateUser'], requirements: ['ledger.annotations.size-excludes-empty-values'] },
+    async (t) => {
+      const u = await createUser(t, { annotations: annotationsOfSize(MAX_ANNOTATIONS_BYTES - 300, { keyPrefix: 'keep' }) });
+      // 1000 deletions of missing keys of about 300 characters each: over 256 KiB of keys, all with empty values
+      const deletions = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`${prefixOfLength(230)}/${nameOfLength(60)}${i}`, '']));
+      const x = await updateUser(t, u.id, { metadata: { annotations: { ...deletions, added: 'x' } } }, ['metadata.annotations']);
+      t.expectStatus(x, 200);
+    },
+  );
+
+  conformance(
+    { id: 'ledger.annotations.empty-value-on-create', title: 'rejects an annotation with an empty value on creation with 400', api, operations: ['createUser'], requirements: ['ledger.annotations.empty-value-rejected-on-create'] },
+    async (t) => {
+      const x = await tryCreateUser(t, { id: t.uniqueName('cc-ann'), metadata: { resourceVersion: '', annotations: { a: 'x', b: '' } } });
+      t.expectStatus(x, 400);
+    },
+  );
+
+  /** Creates a user with `initial`, applies `update` under `path`, and expects `expected` to read back. */
+  async function merge(t: CheckContext, initial: Record<string, string>, update: Record<string, string>, expected: Record<string, string>, path = 'metadata.annotations'): Promise<void> {
+    const u = await createUser(t, { annotations: initial });
+    const base = annotationsOf(await readUser(t, u.id)); // keys the server may have set itself stay
+    const x = await updateUser(t, u.id, { metadata: { annotations: update } }, [path]);
+    t.expectStatus(x, 200, { what: `updating annotations ${JSON.stringify(initial)} with ${JSON.stringify(update)} under ${path}` });
+    const want = { ...Object.fromEntries(Object.entries(base).filter(([k]) => !(k in initial))), ...expected };
+    const got = annotationsOf(await readUser(t, u.id));
+    const sort = (o: Record<string, string>) => JSON.stringify(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
+    t.expect(sort(got) === sort(want), `annotations ${JSON.stringify(initial)} updated with ${JSON.stringify(update)} under ${path} read back as ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
+  }
+
+  conformance(
+    { id: 'ledger.annotations.empty-value-deletes', title: 'removes a key sent with an empty value in an update', api, operations: ['updateUser'], requirements: ['ledger.annotations.empty-value-deletes'] },
+    async (t) => {
+      await merge(t, { a: '1', b: '2' }, { a: '' }, { b: '2' });
+      await merge(t, { 'x.io/a': '1' }, { 'x.io/a': '' }, {}, 'metadata');
+    },
+  );
+
+  conformance(
+    { id: 'ledger.annotations.delete-missing-key', title: 'accepts deleting a key the user does not have and changes nothing', api, operations: ['updateUser'], requirements: ['ledger.annotations.delete-missing-key-noop'] },
+    async (t) => {
+      await merge(t, { a: '1' }, { missing: '' }, { a: '1' });
+    },
+  );
+
+  conformance(
+    { id: 'ledger.annotations.upsert', title: 'adds new keys and overwrites existing ones in an update', api, operations: ['updateUser'], requirements: ['ledger.annotations.update-upserts'] },
+    async (t) => {
+      await merge(t, { a: '1' }, { a: '2', b: '3' }, { a: '2', b: '3' });
+    },
+  );
+
+  conformance(
+    { id: 'ledger.annotations.merge', title: 'keeps the keys an update does not send (random merges)', api, operations: ['updateUser'], requirements: ['ledger.annotations.update-merges'] },
+    async (t) => {
+      await t.property(fc.tuple(annotations({ maxKeys: 3 }), annotations({ maxKeys: 2 })), async ([initial, update]) => {
+        const expected = { ...initial, ...update };
+        await merge(t, initial, update, expected);
+      }, { runs: Math.min(t.config.run.runs, 10) });
+    },
+  );
+
+  conformance(
+    { id: 'ledger.annotations.empty-map', title: 'leaves annotations unchanged for an empty map under metadata or metadata.annotations', api, operations: ['updateUser'], requirements: ['ledger.annotations.empty-map-unchanged'] },
+    async (t) => {
+      await merge(t, { a: '1' }, {}, { a: '1' }, 'metadata.annotations');
+      await merge(t, { a: '1' }, {}, { a: '1' }, 'metadata');
     },
   );
 });

@@ -1,0 +1,189 @@
+import { describe } from 'vitest';
+import fc from 'fast-check';
+import { conformance } from '../../../harness/conformance.js';
+import { createUser } from '../../../harness/fixtures/ledger.js';
+import {
+  allRightVariants, allocateParty, createAdminUser, errorCode, grantRights, listRights, newlyGranted, readUser, right, rightKey, rightKeys, tokenFor, updateUser, userLimits, versionOf,
+} from '../../../harness/fixtures/ledger-users.js';
+
+const api = 'ledger' as const;
+
+describe('POST /v2/users/{user-id}/rights', () => {
+  conformance(
+    { id: 'ledger.grant-user-rights.schema', title: 'answers 200 with the list of newly granted rights', api, operations: ['grantUserRights'], requirements: ['ledger.grant-user-rights.response-schema'] },
+    async (t) => {
+      const u = await createUser(t);
+      const x = await grantRights(t, u.id, [right.readAsAnyParty()]);
+      t.expectStatus(x, 200);
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.grant-user-rights.newly-granted',
+      title: 'lists exactly the requested rights the user did not hold',
+      api,
+      operations: ['grantUserRights', 'createUser'],
+      requirements: ['ledger.grant-user-rights.newly-granted'],
+    },
+    async (t) => {
+      const party = await allocateParty(t);
+      const variants = allRightVariants(party);
+      const arb = fc.tuple(fc.subarray(variants), fc.subarray(variants, { minLength: 1 })).filter(([held, req]) => req.some((r) => !held.includes(r)));
+      await t.property(arb, async ([held, requested]) => {
+        const u = await createUser(t, { rights: held });
+        const x = await grantRights(t, u.id, requested);
+        t.expectStatus(x, 200);
+        const want = requested.filter((r) => !held.includes(r)).map(rightKey).sort();
+        const got = rightKeys(newlyGranted(x));
+        t.expect(JSON.stringify(got) === JSON.stringify(want), `holding ${JSON.stringify(held.map(rightKey))} and requesting ${JSON.stringify(requested.map(rightKey))}: newlyGrantedRights ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`, { exchange: x });
+        await t.clientFor('ledger').call('deleteUser', { params: { 'user-id': u.id }, conform: false });
+      }, { runs: Math.min(t.config.run.runs, 15) });
+    },
+  );
+
+  conformance(
+    { id: 'ledger.grant-user-rights.regrant', title: 'answers an empty newlyGrantedRights when every requested right is held', api, operations: ['grantUserRights'], requirements: ['ledger.grant-user-rights.regrant-empty'] },
+    async (t) => {
+      const party = await allocateParty(t);
+      const u = await createUser(t);
+      const rs = allRightVariants(party);
+      t.expectStatus(await grantRights(t, u.id, rs), 200);
+      const x = await grantRights(t, u.id, rs);
+      t.expectStatus(x, 200);
+      t.expect(newlyGranted(x).length === 0, `re-granting answered newlyGrantedRights ${JSON.stringify(rightKeys(newlyGranted(x)))}`, { exchange: x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.grant-user-rights.persisted',
+      title: 'stores every granted right, each variant round-tripping through the rights list',
+      api,
+      operations: ['grantUserRights', 'listUserRights'],
+      requirements: ['ledger.grant-user-rights.rights-persisted'],
+    },
+    async (t) => {
+      const party = await allocateParty(t);
+      const u = await createUser(t);
+      const rs = allRightVariants(party);
+      t.expectStatus(await grantRights(t, u.id, rs), 200);
+      const { x, rights } = await listRights(t, u.id);
+      t.expectStatus(x, 200);
+      const got = new Set((rights ?? []).map(rightKey));
+      const missing = rs.map(rightKey).filter((k) => !got.has(k));
+      t.expect(missing.length === 0, `the rights list lacks ${JSON.stringify(missing)}`, { exchange: x });
+    },
+  );
+
+  conformance(
+    { id: 'ledger.grant-user-rights.version-unchanged', title: "leaves the user's resourceVersion unchanged", api, operations: ['grantUserRights', 'getUser'], requirements: ['ledger.grant-user-rights.resource-version-unchanged'] },
+    async (t) => {
+      const party = await allocateParty(t);
+      const u = await createUser(t);
+      const before = versionOf(await readUser(t, u.id));
+      t.expectStatus(await grantRights(t, u.id, [right.actAs(party), right.readAsAnyParty()]), 200);
+      const after = versionOf(await readUser(t, u.id));
+      t.expect(before === after, `granting changed resourceVersion from ${JSON.stringify(before)} to ${JSON.stringify(after)}`);
+    },
+  );
+
+  conformance(
+    { id: 'ledger.grant-user-rights.rights-optional', title: 'accepts a grant without rights with an empty newlyGrantedRights', api, operations: ['grantUserRights'], requirements: ['ledger.grant-user-rights.rights-optional'] },
+    async (t) => {
+      const u = await createUser(t);
+      const x = await t.call('grantUserRights', { params: { 'user-id': u.id }, json: { userId: u.id } });
+      t.expectStatus(x, 200);
+      t.expect(newlyGranted(x).length === 0, `newlyGrantedRights is ${JSON.stringify(newlyGranted(x))}`, { exchange: x });
+    },
+  );
+
+  conformance(
+    { id: 'ledger.grant-user-rights.empty-right', title: 'rejects the Empty right with 400', api, operations: ['grantUserRights'], requirements: ['ledger.grant-user-rights.empty-right-rejected'] },
+    async (t) => {
+      const u = await createUser(t);
+      t.expectStatus(await grantRights(t, u.id, [right.empty()]), 400);
+      t.expectStatus(await grantRights(t, u.id, [right.readAsAnyParty(), right.empty()]), 400);
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.grant-user-rights.too-many',
+      title: 'rejects a grant above maxRightsPerUser with 400 TOO_MANY_USER_RIGHTS',
+      api,
+      operations: ['grantUserRights', 'getVersion'],
+      requirements: ['ledger.grant-user-rights.too-many-rights-rejected'],
+    },
+    async (t) => {
+      const limits = await userLimits(t);
+      if (limits.maxRightsPerUser === undefined) t.skip('GET /v2/version does not advertise maxRightsPerUser');
+      const maxRightsPerUser = limits.maxRightsPerUser ?? 0;
+      if (maxRightsPerUser === 0) t.unsupported('maxRightsPerUser is 0: the target sets no limit');
+      if (maxRightsPerUser > 5000) t.skip(`maxRightsPerUser ${maxRightsPerUser} is too large to exceed in one check`);
+      const party = await allocateParty(t);
+      const u = await createUser(t);
+      const rights = Array.from({ length: maxRightsPerUser + 1 }, (_, i) => right.readAs(i === 0 ? party : `${party.split('::')[0]}-${i}::${party.split('::')[1] ?? 'ns'}`));
+      const x = await grantRights(t, u.id, rights);
+      t.expectStatus(x, 400);
+      t.expect(errorCode(x) === 'TOO_MANY_USER_RIGHTS', `expected code TOO_MANY_USER_RIGHTS, got ${errorCode(x)}`, { exchange: x });
+    },
+  );
+
+  conformance(
+    { id: 'ledger.rights.unknown-kind', title: 'rejects a right of an unknown kind with 400', api, operations: ['grantUserRights'], requirements: ['ledger.rights.unknown-kind-rejected'] },
+    async (t) => {
+      const u = await createUser(t);
+      for (const kind of [{ CanSing: { value: {} } }, { canActAs: { value: { party: 'p' } } }]) {
+        t.expectStatus(await grantRights(t, u.id, [{ kind }]), 400, { what: `granting right kind ${Object.keys(kind)[0]}` });
+      }
+    },
+  );
+
+  conformance(
+    { id: 'ledger.rights.party-required', title: 'rejects CanActAs, CanExecuteAs and CanReadAs without value.party with 400', api, operations: ['grantUserRights'], requirements: ['ledger.rights.party-required'] },
+    async (t) => {
+      const u = await createUser(t);
+      for (const name of ['CanActAs', 'CanExecuteAs', 'CanReadAs']) {
+        t.expectStatus(await grantRights(t, u.id, [{ kind: { [name]: { value: {} } } }]), 400, { what: `granting ${name} without a party` });
+      }
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.rights.identity-provider-admin',
+      title: 'lets an IdentityProviderAdmin update and grant rights to users of its identity provider',
+      api,
+      operations: ['updateUser', 'grantUserRights'],
+      requirements: ['ledger.rights.identity-provider-admin'],
+    },
+    async (t) => {
+      const admin = await createUser(t, { rights: [right.identityProviderAdmin()] });
+      const auth = tokenFor(t, admin.id);
+      const target = await createUser(t);
+      t.expectStatus(await updateUser(t, target.id, { metadata: { annotations: { by: 'idp-admin' } } }, ['metadata.annotations'], { auth }), 200, { what: 'update by an IdentityProviderAdmin' });
+      t.expectStatus(await grantRights(t, target.id, [right.readAsAnyParty()], auth), 200, { what: 'grant by an IdentityProviderAdmin' });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.rights.participant-admin',
+      title: 'lets a ParticipantAdmin administer users and upload packages',
+      api,
+      operations: ['updateUser', 'grantUserRights', 'uploadPackage'],
+      requirements: ['ledger.rights.participant-admin'],
+    },
+    async (t) => {
+      const admin = await createAdminUser(t);
+      const auth = tokenFor(t, admin.id);
+      const target = await createUser(t);
+      t.expectStatus(await updateUser(t, target.id, { metadata: { annotations: { by: 'admin' } } }, ['metadata.annotations'], { auth }), 200, { what: 'update by a ParticipantAdmin' });
+      t.expectStatus(await grantRights(t, target.id, [right.readAsAnyParty()], auth), 200, { what: 'grant by a ParticipantAdmin' });
+      // not a valid DAR: whatever the verdict on the archive, the caller is not refused for lack of authorization
+      const up = await t.call('uploadPackage', { body: new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array(18).fill(0)]), headers: { 'content-type': 'application/octet-stream' }, auth });
+      t.expect(up.status !== 401 && up.status !== 403, `a package upload by a ParticipantAdmin was refused with ${up.status}`, { exchange: up });
+    },
+  );
+});
