@@ -5,6 +5,9 @@ import { bearerSubject } from '../auth.js';
 import { listAnsEntriesHandler } from '../data/ans-routes.js';
 import { installJsonErrors, sendError, wildcardSegment } from '../data/http.js';
 import { sharedScanData } from '../data/shared.js';
+import { VALIDATOR_ENTRY_FAULTS as EF } from './faults-entry.js';
+import { proxyAnsFaults, VALIDATOR_PROXY_FAULTS as PF } from './faults-scan-proxy.js';
+import { party } from '../data/seed.js';
 import { VALIDATOR_LIST_OWNED_ANS_ENTRIES_AMOUNT_NUMBER, VALIDATOR_LIST_OWNED_ANS_ENTRIES_NO_AUTH } from './faults-thin.js';
 
 /**
@@ -31,29 +34,52 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
   app.get('/v0/entry/all', async (req, reply) => {
     let sub = await bearerSubject(req, ctx.options.jwtSecret);
     if (sub === undefined && req.headers.authorization === undefined && ctx.faults.has(VALIDATOR_LIST_OWNED_ANS_ENTRIES_NO_AUTH)) sub = REFERENCE_VALIDATOR_USER;
+    if (sub === undefined && ctx.faults.has(EF.unverified)) sub = unverifiedSubject(req.headers.authorization);
     if (sub === undefined) return sendError(reply, 401, 'missing or invalid bearer token');
     const owner = partyOf(sub);
     if (owner === 'denied') return sendError(reply, 401, `user ${sub} is deactivated`);
     if (owner === undefined) return sendError(reply, 404, `user ${sub} is not onboarded on this validator`);
     const now = Date.now();
-    const entries = data.ans
-      .ownedBy(owner)
-      .filter((i) => data.ans.isActive(i, now))
-      .map((i) => data.ans.entryResponse(i));
+    let owned = data.ans.ownedBy(owner);
+    if (ctx.faults.has(EF.othersListed)) owned = [...owned, ...data.ans.ownedBy(party(ctx.world, 'alice')).slice(0, 3)];
+    let active = owned.filter((i) => ctx.faults.has(EF.expiredListed) || data.ans.isActive(i, now));
+    if (ctx.faults.has(EF.oldestOmitted)) active = active.slice(1);
+    const entries = active.map((i) => data.ans.entryResponse(i));
     if (ctx.faults.has(VALIDATOR_LIST_OWNED_ANS_ENTRIES_AMOUNT_NUMBER)) return reply.send({ entries: entries.map((e) => ({ ...e, amount: Number(e.amount) })) });
     return reply.send({ entries });
   });
 
   app.get('/v0/scan-proxy/open-and-issuing-mining-rounds', async (_req, reply) =>
-    reply.send({ open_mining_rounds: structuredClone(data.rounds.open), issuing_mining_rounds: structuredClone(data.rounds.issuing) }),
+    reply.send(
+      ctx.faults.has(PF.roundsSchema)
+        ? { open_mining_rounds: structuredClone(data.rounds.open) }
+        : { open_mining_rounds: structuredClone(data.rounds.open), issuing_mining_rounds: structuredClone(data.rounds.issuing) },
+    ),
   );
 
   app.get('/v0/scan-proxy/featured-apps/*', async (req, reply) => {
     const provider = wildcardSegment(req.params);
     if (provider === undefined) return sendError(reply, 404, `no route for GET ${req.url.split('?')[0]}`);
     const right = data.featuredApps.get(provider);
+    if (right === undefined && ctx.faults.has(PF.featured404)) return sendError(reply, 404, `no featured app right for ${provider}`);
+    if (right !== undefined && ctx.faults.has(PF.featuredSchema)) {
+      const { created_event_blob: _b, ...rest } = structuredClone(right);
+      return reply.send({ featured_app_right: rest });
+    }
     return reply.send({ featured_app_right: right === undefined ? null : structuredClone(right) });
   });
 
-  app.get('/v0/scan-proxy/ans-entries', listAnsEntriesHandler(data.ans));
+  app.get('/v0/scan-proxy/ans-entries', listAnsEntriesHandler(data.ans, proxyAnsFaults(ctx.faults)));
+}
+
+/** the sub claim of a JWT read without verifying it (only for the planted fault validator-entry-wrong-signature-accepted) */
+function unverifiedSubject(header: string | undefined): string | undefined {
+  const m = /^Bearer\s+([^.\s]+)\.([^.\s]+)\.(\S*)$/i.exec(header ?? '');
+  if (m === null) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(m[2]!, 'base64url').toString('utf8')) as { sub?: unknown };
+    return typeof claims.sub === 'string' && claims.sub !== '' ? claims.sub : undefined;
+  } catch {
+    return undefined;
+  }
 }

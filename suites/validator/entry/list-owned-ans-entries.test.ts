@@ -1,5 +1,8 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import { describe } from 'vitest';
-import { conformance } from '../../../harness/conformance.js';
+import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import type { Exchange } from '../../../harness/http.js';
+import { CLOCK_SKEW_MS } from '../../../harness/fixtures/scan.js';
 
 describe('GET /v0/entry/all', () => {
   conformance(
@@ -27,6 +30,139 @@ describe('GET /v0/entry/all', () => {
     async (t) => {
       const x = await t.call('listOwnedAnsEntries', { auth: { role: 'user' } });
       t.expectStatus(x, 200);
+    },
+  );
+});
+
+/** an HS256 JWT signed with a secret the target does not know */
+function wronglySignedToken(sub: string): string {
+  const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const body = `${enc({ alg: 'HS256', typ: 'JWT' })}.${enc({ sub, aud: 'https://canton.network.global', exp: Math.floor(Date.now() / 1000) + 600 })}`;
+  const sig = createHmac('sha256', randomBytes(32)).update(body).digest('base64url');
+  return `${body}.${sig}`;
+}
+
+/** the ledger user the validator role acts as, when the configuration names it */
+function validatorUserId(t: CheckContext): string | undefined {
+  const auth = t.target.auth as { kind: string; users?: Record<string, string> };
+  return auth.kind === 'hs256' ? auth.users?.user : undefined;
+}
+
+interface OwnedEntry {
+  contractId?: unknown;
+  name?: unknown;
+  expiresAt?: unknown;
+}
+
+async function ownedEntries(t: CheckContext): Promise<{ entries: OwnedEntry[]; x: Exchange }> {
+  const x = await t.call('listOwnedAnsEntries', { auth: { role: 'user' } });
+  t.expectStatus(x, 200, { requirement: 'validator.list-owned-ans-entries.response-schema' });
+  const entries = (x.json as { entries?: unknown } | undefined)?.entries;
+  return { entries: Array.isArray(entries) ? (entries.filter((e) => e !== null && typeof e === 'object') as OwnedEntry[]) : [], x };
+}
+
+/** the owner party scan shows for an entry (looked up by its full name), or undefined */
+async function scanOwnerOf(t: CheckContext, e: OwnedEntry): Promise<string | undefined> {
+  if (typeof e.name !== 'string') return undefined;
+  const x = await t.clientFor('scan').call('listAnsEntries', { query: { name_prefix: e.name, page_size: 20 } });
+  const list = (x.json as { entries?: Array<{ contract_id?: unknown; name?: unknown; user?: unknown }> } | undefined)?.entries ?? [];
+  const hit = list.find((s) => s.contract_id === e.contractId) ?? list.find((s) => s.name === e.name);
+  return typeof hit?.user === 'string' ? hit.user : undefined;
+}
+
+function needScan(t: CheckContext): void {
+  if (t.config.targets.scan === undefined) t.skip('entry owners are looked up on scan, and no scan target is configured');
+}
+
+describe('GET /v0/entry/all: owner and expiry', () => {
+  conformance(
+    {
+      id: 'validator.list-owned-ans-entries.invalid-token',
+      title: 'answers 401 to a malformed or wrongly signed bearer token',
+      api: 'validator',
+      operations: ['listOwnedAnsEntries'],
+      requirements: ['validator.list-owned-ans-entries.invalid-token-rejected'],
+    },
+    async (t) => {
+      const sub = validatorUserId(t) ?? t.fixture<string>('validatorUser') ?? 'validator_user';
+      const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+      const tokens: Array<[string, string]> = [
+        ['malformed', 'not-a-jwt'],
+        ['wrongly signed', wronglySignedToken(sub)],
+        ['unsigned (alg none)', `${enc({ alg: 'none', typ: 'JWT' })}.${enc({ sub })}.`],
+      ];
+      for (const [what, token] of tokens) {
+        const x = await t.call('listOwnedAnsEntries', { auth: { token } });
+        t.expectStatus(x, 401, { what: `GET /v0/entry/all with a ${what} token` });
+        const entries = (x.json as { entries?: unknown } | undefined)?.entries;
+        t.expect(entries === undefined, `a ${what} token got entries listed`, { exchange: x });
+      }
+    },
+  );
+
+  conformance(
+    {
+      id: 'validator.list-owned-ans-entries.only-callers-entries',
+      title: "lists only entries the caller's party owns",
+      api: 'validator',
+      operations: ['listOwnedAnsEntries'],
+      requirements: ['validator.list-owned-ans-entries.only-callers-entries'],
+    },
+    async (t) => {
+      needScan(t);
+      const { entries, x } = await ownedEntries(t);
+      if (entries.length === 0) t.skip('the user owns no unexpired entry to judge');
+      const expected = t.fixture<string>('validatorParty');
+      const owners = new Map<string, string>();
+      for (const e of entries.slice(0, 50)) {
+        const owner = await scanOwnerOf(t, e);
+        if (owner !== undefined) owners.set(String(e.name), owner);
+      }
+      const distinct = [...new Set(owners.values())];
+      if (expected !== undefined) {
+        const other = [...owners].find(([, o]) => o !== expected);
+        t.expect(other === undefined, `entry "${other?.[0]}" is owned by ${other?.[1]}, not the caller's party ${expected}`, { exchange: x });
+      }
+      t.expect(distinct.length <= 1, `the listed entries have ${distinct.length} different owners on scan: ${[...owners].map(([n, o]) => `${n} -> ${o}`).join(', ')}`, { exchange: x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'validator.list-owned-ans-entries.owned-entries-listed',
+      title: "lists every unexpired entry of the caller's party that scan lists",
+      api: 'validator',
+      operations: ['listOwnedAnsEntries'],
+      requirements: ['validator.list-owned-ans-entries.owned-entries-listed'],
+    },
+    async (t) => {
+      needScan(t);
+      const { entries, x } = await ownedEntries(t);
+      let party = t.fixture<string>('validatorParty');
+      for (const e of entries.slice(0, 3)) party ??= await scanOwnerOf(t, e);
+      if (party === undefined) t.skip("the caller's party is unknown: it lists no entry and no fixtures.validatorParty is configured");
+      const listed = new Set(entries.map((e) => String(e.contractId)));
+      const all = await t.clientFor('scan').call('listAnsEntries', { query: { page_size: 1000 } });
+      const scanEntries = (all.json as { entries?: Array<{ contract_id?: unknown; user?: unknown; name?: unknown; expires_at?: string | null }> } | undefined)?.entries ?? [];
+      const now = Date.now();
+      const missed = scanEntries.find((s) => s.user === party && typeof s.contract_id === 'string' && !listed.has(s.contract_id) && (typeof s.expires_at !== 'string' || Date.parse(s.expires_at) > now + CLOCK_SKEW_MS));
+      t.expect(missed === undefined, `scan lists entry "${String(missed?.name)}" (${String(missed?.contract_id)}) of the caller's party ${party}, unexpired, but GET /v0/entry/all does not`, { exchange: x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'validator.list-owned-ans-entries.expired-left-out',
+      title: 'leaves out entries whose expiry has passed',
+      api: 'validator',
+      operations: ['listOwnedAnsEntries'],
+      requirements: ['validator.list-owned-ans-entries.expired-left-out'],
+    },
+    async (t) => {
+      const { entries, x } = await ownedEntries(t);
+      const now = Date.now();
+      const expired = entries.find((e) => typeof e.expiresAt === 'string' && Date.parse(e.expiresAt) < now - CLOCK_SKEW_MS);
+      t.expect(expired === undefined, `entry "${String(expired?.name)}" expired at ${String(expired?.expiresAt)} and is listed`, { exchange: x });
     },
   );
 });

@@ -1,0 +1,17 @@
+/** Planted faults of the validator's GET /v0/entry/all beyond the thin slice (faults-thin.ts). */
+import { registerFaults } from '../faults.js';
+
+export const VALIDATOR_ENTRY_FAULTS = {
+  unverified: 'validator-entry-wrong-signature-accepted',
+  othersListed: 'validator-entry-lists-other-users-entries',
+  oldestOmitted: 'validator-entry-omits-oldest',
+  expiredListed: 'validator-entry-lists-expired',
+} as const;
+const F = VALIDATOR_ENTRY_FAULTS;
+
+registerFaults([
+  { name: F.unverified, requirement: 'validator.list-owned-ans-entries.invalid-token-rejected', description: "a bearer token's signature is not verified: any well-formed JWT names the caller" },
+  { name: F.othersListed, requirement: 'validator.list-owned-ans-entries.only-callers-entries', description: "alice's entries are listed along with the caller's" },
+  { name: F.oldestOmitted, requirement: 'validator.list-owned-ans-entries.owned-entries-listed', description: "the caller's oldest unexpired entry is left out" },
+  { name: F.expiredListed, requirement: 'validator.list-owned-ans-entries.expired-left-out', description: 'expired entries whose contract is still active are listed' },
+]);

@@ -1,0 +1,78 @@
+import { describe } from 'vitest';
+import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import { discoverScan, isObj } from '../../../harness/fixtures/scan.js';
+
+interface Providers {
+  featured?: string;
+  unfeatured: string;
+}
+
+const cache = new Map<string, Promise<Providers>>();
+
+/**
+ * A provider with a featured app right and one without: from fixtures (featuredProvider, unfeaturedProvider), else by
+ * probing the app providers and parties scan discovery finds (at most 12 probes). Without a discovered unfeatured
+ * party, a well-formed party id no one holds serves.
+ */
+function providers(t: CheckContext): Promise<Providers> {
+  const key = t.target.url;
+  let p = cache.get(key);
+  if (p === undefined) {
+    p = (async () => {
+      const fixedFeatured = t.fixture<string>('featuredProvider');
+      const fixedUnfeatured = t.fixture<string>('unfeaturedProvider');
+      const d = t.config.targets.scan !== undefined ? await discoverScan(t) : undefined;
+      const candidates = [...new Set([...(d?.providers ?? []), ...(d?.parties ?? [])])].slice(0, 12);
+      let featured = fixedFeatured;
+      let unfeatured = fixedUnfeatured;
+      for (const party of candidates) {
+        if (featured !== undefined && unfeatured !== undefined) break;
+        const x = await t.call('getFeaturedAppRight', { params: { provider_party_id: party }, conform: false });
+        const right = isObj(x.json) ? x.json.featured_app_right : undefined;
+        if (x.status === 200 && isObj(right)) featured ??= party;
+        else if (d?.providers.includes(party) !== true) unfeatured ??= party;
+      }
+      const hex = [...t.uniqueName('no-featured-app')].map((c) => c.charCodeAt(0).toString(16)).join('').padEnd(64, '0').slice(0, 64);
+      return { ...(featured !== undefined ? { featured } : {}), unfeatured: unfeatured ?? `cc-unfeatured::1220${hex}` };
+    })();
+    cache.set(key, p);
+  }
+  return p;
+}
+
+describe('GET /v0/scan-proxy/featured-apps/{provider_party_id}', () => {
+  conformance(
+    {
+      id: 'validator.get-featured-app-right.schema',
+      title: 'answers 200 with the featured_app_right Contract of a featured provider',
+      api: 'validator',
+      operations: ['getFeaturedAppRight'],
+      requirements: ['validator.get-featured-app-right.response-schema'],
+    },
+    async (t) => {
+      const { featured, unfeatured } = await providers(t);
+      const x = await t.call('getFeaturedAppRight', { params: { provider_party_id: featured ?? unfeatured } });
+      t.expectStatus(x, 200);
+      if (featured === undefined) t.skip('no provider with a featured app right found (discovery or fixtures.featuredProvider)');
+      const right = isObj(x.json) ? x.json.featured_app_right : undefined;
+      t.expect(isObj(right), `featured provider ${featured} has no featured_app_right`, { exchange: x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'validator.get-featured-app-right.absent-not-404',
+      title: 'answers 200 with featured_app_right absent or null for a provider without one',
+      api: 'validator',
+      operations: ['getFeaturedAppRight'],
+      requirements: ['validator.get-featured-app-right.absent-not-404'],
+    },
+    async (t) => {
+      const { unfeatured } = await providers(t);
+      const x = await t.call('getFeaturedAppRight', { params: { provider_party_id: unfeatured } });
+      t.expectStatus(x, 200);
+      const right = isObj(x.json) ? x.json.featured_app_right : undefined;
+      t.expect(right === undefined || right === null, `provider ${unfeatured}, assumed without a featured app right, got ${JSON.stringify(right)}`, { exchange: x });
+    },
+  );
+});
