@@ -122,8 +122,9 @@ export function packageRoutes(app: FastifyInstance, ctx: ReferenceContext, state
     const q = decodeUploadQuery(state, c.query);
     const bytes = c.raw();
     if (bytes === undefined || bytes.length === 0) throw new MalformedRequest('Invalid value for: body (empty archive)');
-    const info = darMainPackage(bytes);
+    // authorization comes before reading the archive, as on a participant (the service checks the claims first)
     (await c.caller()).requireAdmin();
+    const info = darMainPackage(bytes);
     storePackage(state, info, q.vet ? q.synchronizers : []);
     return {};
   });

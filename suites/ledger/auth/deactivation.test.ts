@@ -1,0 +1,176 @@
+import { describe } from 'vitest';
+import { SignJWT } from 'jose';
+import { conformance, type CallAuth, type CheckContext } from '../../../harness/conformance.js';
+import { createUser } from '../../../harness/fixtures/ledger.js';
+import { createAdminUser, grantRights, revokeRights, right, tokenFor, updateUser } from '../../../harness/fixtures/ledger-users.js';
+
+const api = 'ledger' as const;
+const refused = (s: number) => s === 401 || s === 403;
+
+/** One well-formed request per user management operation, addressing `other` (a user that exists). */
+async function userOps(t: CheckContext, other: string, auth: CallAuth): Promise<Array<[string, Awaited<ReturnType<CheckContext['call']>>]>> {
+  const p = { params: { 'user-id': other }, auth };
+  return [
+    ['createUser', await t.call('createUser', { json: { user: { id: t.uniqueName('cc-never'), isDeactivated: false, metadata: { resourceVersion: '', annotations: {} } }, rights: [] }, auth })],
+    ['listUsers', await t.call('listUsers', { auth })],
+    ['getUser', await t.call('getUser', p)],
+    ['deleteUser', await t.call('deleteUser', p)],
+    ['updateUser', await updateUser(t, other, { primaryParty: '' }, ['primary_party'], { auth })],
+    ['grantUserRights', await grantRights(t, other, [right.readAsAnyParty()], auth)],
+    ['listUserRights', await t.call('listUserRights', p)],
+    ['revokeUserRights', await revokeRights(t, other, [right.readAsAnyParty()], auth)],
+  ];
+}
+
+/** One well-formed request per ledger operation of the API description (bodies valid in shape, ids made up). */
+async function everyOp(t: CheckContext, self: string, auth: CallAuth) {
+  const party = 'cc-party::1220' + '0'.repeat(64);
+  const sync = 'cc-sync::1220' + '0'.repeat(64);
+  const ops: Array<[string, Parameters<CheckContext['call']>[1]]> = [
+    ['getVersion', {}],
+    ['getPackageVetting', { json: {} }],
+    ['listPackageVetting', { json: {} }],
+    ['generateExternalPartyTopology', { json: { synchronizer: sync, partyHint: 'cc', publicKey: { format: 'CRYPTO_KEY_FORMAT_RAW', keyData: 'AAAA', keySpec: 'SIGNING_KEY_SPEC_EC_CURVE25519' } } }],
+    ['getTransactionByOffset', { json: { offset: 1, transactionFormat: { eventFormat: { filtersByParty: { [party]: {} } }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } } }],
+    ['updateTrafficAccount', { json: { accountId: party, balanceDelta: 0, deduplicationId: t.uniqueName('dedup') } }],
+    ['getTrafficAccount', { params: { 'account-id': party } }],
+    ['createUser', { json: { user: { id: t.uniqueName('cc-never'), metadata: { resourceVersion: '', annotations: {} } }, rights: [] } }],
+    ['listUsers', {}],
+    ['getUser', { params: { 'user-id': self } }],
+    ['deleteUser', { params: { 'user-id': t.uniqueName('cc-nobody') } }],
+    ['updateUser', { params: { 'user-id': self }, json: { user: { id: self }, updateMask: { paths: ['primary_party'] } } }],
+    ['grantUserRights', { params: { 'user-id': self }, json: { userId: self, rights: [] } }],
+    ['listUserRights', { params: { 'user-id': self } }],
+    ['revokeUserRights', { params: { 'user-id': self }, json: { userId: self, rights: [] } }],
+    ['submitAndWaitForReassignment', { json: { reassignmentCommands: { commandId: t.uniqueName('cmd'), submitter: party, commands: [{ command: { UnassignCommand: { value: { contractId: '00', source: sync, target: sync } } } }] } } }],
+    ['submitAndWaitForTransactionTree', { json: { commands: [{ CreateCommand: { templateId: '#pkg:M:T', createArguments: {} } }], commandId: t.uniqueName('cmd'), actAs: [party] } }],
+    ['uploadPackage', { body: new Uint8Array([1, 2, 3]), headers: { 'content-type': 'application/octet-stream' } }],
+    ['allocateParty', { json: { partyHint: t.uniqueName('cc-never') } }],
+    ['getConnectedSynchronizers', {}],
+    ['getLedgerEnd', {}],
+  ];
+  const out: Array<[string, Awaited<ReturnType<CheckContext['call']>>]> = [];
+  for (const [op, o] of ops) {
+    if (!t.schemas.hasOperation('ledger', op)) continue;
+    out.push([op, await t.call(op, { ...o, auth, conform: false })]);
+  }
+  return out;
+}
+
+describe('ledger authentication: users', () => {
+  conformance(
+    {
+      id: 'ledger.auth.deactivated-user-refused',
+      title: 'refuses a deactivated user with 401 or 403 on every ledger endpoint',
+      api,
+      operations: ['updateUser'],
+      requirements: ['ledger.auth.deactivated-user-refused'],
+    },
+    async (t) => {
+      const u = await createAdminUser(t, { rights: [right.readAsAnyParty(), right.executeAsAnyParty()] });
+      const auth = tokenFor(t, u.id);
+      t.expectStatus(await updateUser(t, u.id, { isDeactivated: true }, ['is_deactivated']), 200, { what: 'deactivating the user' });
+      for (const [op, x] of await everyOp(t, u.id, auth)) {
+        // an endpoint the target does not serve (404 without a route, e.g. traffic off) refuses nothing
+        if (x.status === 404 && op.includes('Traffic') && t.target.features.trafficEnforcement === false) continue;
+        t.expect(refused(x.status), `${op} as a deactivated user answered ${x.status}`, { exchange: x });
+      }
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.auth.reactivated-user-accepted',
+      title: "serves a reactivated user's requests again",
+      api,
+      operations: ['updateUser', 'getUser', 'listUsers'],
+      requirements: ['ledger.auth.reactivated-user-accepted'],
+    },
+    async (t) => {
+      const u = await createAdminUser(t);
+      const auth = tokenFor(t, u.id);
+      t.expectStatus(await updateUser(t, u.id, { isDeactivated: true }, ['is_deactivated']), 200, { what: 'deactivating the user' });
+      const off = await t.call('listUsers', { auth });
+      t.expect(refused(off.status), `listUsers as the deactivated user answered ${off.status}`, { exchange: off });
+      t.expectStatus(await updateUser(t, u.id, { isDeactivated: false }, ['is_deactivated']), 200, { what: 'reactivating the user' });
+      t.expectStatus(await t.call('listUsers', { auth }), 200, { what: 'listUsers as the reactivated user' });
+      t.expectStatus(await t.call('getUser', { params: { 'user-id': u.id }, auth }), 200, { what: 'getUser of itself as the reactivated user' });
+    },
+  );
+
+  conformance(
+    { id: 'ledger.auth.users-missing-token', title: 'answers 401 to user management requests without a token', api, operations: ['createUser', 'listUsers', 'getUser', 'deleteUser', 'updateUser', 'grantUserRights', 'listUserRights', 'revokeUserRights'], requirements: ['ledger.auth.missing-token-unauthenticated'] },
+    async (t) => {
+      const other = await createUser(t);
+      for (const [op, x] of await userOps(t, other.id, 'none')) t.expect(x.status === 401, `${op} without a token answered ${x.status}`, { exchange: x });
+    },
+  );
+
+  conformance(
+    { id: 'ledger.auth.users-invalid-token', title: 'answers 401 to a malformed or wrongly signed token', api, operations: ['listUsers', 'getUser', 'deleteUser'], requirements: ['ledger.auth.invalid-token-unauthenticated'] },
+    async (t) => {
+      const other = await createUser(t);
+      const admin = t.client.tokens.userOf('admin') ?? 'participant_admin';
+      const forged = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(admin).setIssuedAt().setExpirationTime('10m')
+        .sign(new TextEncoder().encode('not-the-secret-of-this-participant-0123456789'));
+      for (const token of ['not-a-jwt', forged]) {
+        for (const [op, x] of [
+          ['listUsers', await t.call('listUsers', { auth: { token } })],
+          ['getUser', await t.call('getUser', { params: { 'user-id': other.id }, auth: { token } })],
+          ['deleteUser', await t.call('deleteUser', { params: { 'user-id': other.id }, auth: { token } })],
+        ] as const) t.expect(x.status === 401, `${op} with a ${token === forged ? 'wrongly signed' : 'malformed'} token answered ${x.status}`, { exchange: x });
+      }
+    },
+  );
+
+  conformance(
+    { id: 'ledger.auth.token-subject', title: "serves a token with the rights of the user its sub names", api, operations: ['listUsers'], requirements: ['ledger.auth.token-subject-is-user'] },
+    async (t) => {
+      const admin = await createAdminUser(t);
+      const plain = await createUser(t, { rights: [right.readAsAnyParty()] });
+      t.expectStatus(await t.call('listUsers', { auth: tokenFor(t, admin.id) }), 200, { what: 'listUsers as a user holding ParticipantAdmin' });
+      t.expectStatus(await t.call('listUsers', { auth: tokenFor(t, plain.id) }), 403, { what: 'listUsers as a user without admin rights' });
+    },
+  );
+
+  conformance(
+    { id: 'ledger.auth.users-missing-right', title: 'answers 403 to a user without admin rights managing another user', api, operations: ['createUser', 'listUsers', 'getUser', 'deleteUser', 'listUserRights', 'revokeUserRights'], requirements: ['ledger.auth.missing-right-forbidden'] },
+    async (t) => {
+      const plain = await createUser(t, { rights: [right.readAsAnyParty()] });
+      const other = await createUser(t);
+      for (const [op, x] of await userOps(t, other.id, tokenFor(t, plain.id))) {
+        if (op === 'updateUser' || op === 'grantUserRights') continue; // their own requirements
+        t.expect(x.status === 403, `${op} by a user without admin rights answered ${x.status}`, { exchange: x });
+      }
+    },
+  );
+
+  const adminOnly: Array<[string, string, string, string]> = [
+    ['ledger.auth.update-user-admin', 'refuses a user update by a user without admin rights with 403', 'ledger.auth.update-user-requires-admin', 'updateUser'],
+    ['ledger.auth.grant-rights-admin', 'refuses a rights grant by a user without admin rights with 403', 'ledger.auth.grant-rights-requires-admin', 'grantUserRights'],
+  ];
+  for (const [id, title, requirement, op] of adminOnly) {
+    conformance({ id, title, api, operations: [op], requirements: [requirement] }, async (t) => {
+      const plain = await createUser(t, { rights: [right.readAsAnyParty()] });
+      const other = await createUser(t);
+      const auth = tokenFor(t, plain.id);
+      const x = op === 'updateUser' ? await updateUser(t, other.id, { primaryParty: '' }, ['primary_party'], { auth }) : await grantRights(t, other.id, [right.readAsAnyParty()], auth);
+      t.expectStatus(x, 403);
+      const self = op === 'updateUser' ? await updateUser(t, plain.id, { metadata: { annotations: { a: 'b' } } }, ['metadata.annotations'], { auth }) : await grantRights(t, plain.id, [right.participantAdmin()], auth);
+      t.expectStatus(self, 403, { what: `${op} of itself by a user without admin rights` });
+    });
+  }
+
+  conformance(
+    { id: 'ledger.auth.unknown-user', title: 'refuses a token naming a user that does not exist with 401 or 403', api, operations: ['getVersion', 'getUser', 'listUserRights'], requirements: ['ledger.auth.unknown-user-refused'] },
+    async (t) => {
+      const ghost = t.uniqueName('cc-ghost');
+      const auth = tokenFor(t, ghost);
+      for (const [op, x] of [
+        ['getVersion', await t.call('getVersion', { auth })],
+        ['getUser', await t.call('getUser', { params: { 'user-id': ghost }, auth })],
+        ['listUserRights', await t.call('listUserRights', { params: { 'user-id': ghost }, auth })],
+      ] as const) t.expect(refused(x.status), `${op} with a token of an unknown user answered ${x.status}`, { exchange: x });
+    },
+  );
+});

@@ -1,0 +1,18 @@
+import { describe } from 'vitest';
+import { conformance } from '../../../harness/conformance.js';
+import { createUser } from '../../../harness/fixtures/ledger.js';
+import { allocateParty, listRights, revokeRights, right, rightKey } from '../../../harness/fixtures/ledger-users.js';
+
+describe('PATCH /v2/users/{user-id}/rights', () => {
+  conformance(
+    { id: 'ledger.revoke-user-rights.schema', title: 'answers 200 with the revoked rights, which the user no longer holds', api: 'ledger', operations: ['revokeUserRights', 'listUserRights'], requirements: ['ledger.revoke-user-rights.response-schema'] },
+    async (t) => {
+      const party = await allocateParty(t);
+      const u = await createUser(t, { rights: [right.actAs(party), right.readAsAnyParty()] });
+      const x = await revokeRights(t, u.id, [right.actAs(party)]);
+      t.expectStatus(x, 200);
+      const { rights } = await listRights(t, u.id);
+      t.expect(!(rights ?? []).map(rightKey).includes(rightKey(right.actAs(party))), 'the revoked right is still listed', { exchange: x });
+    },
+  );
+});

@@ -1,0 +1,45 @@
+import { describe } from 'vitest';
+import { conformance } from '../../../harness/conformance.js';
+import { createUser } from '../../../harness/fixtures/ledger.js';
+import { userLimits } from '../../../harness/fixtures/ledger-users.js';
+
+const api = 'ledger' as const;
+const users = (x: { json?: unknown }) => ((x.json as { users?: unknown[] } | undefined)?.users ?? []).length;
+
+describe('GET /v2/users', () => {
+  conformance(
+    { id: 'ledger.list-users.schema', title: 'answers 200 with users and a nextPageToken', api, operations: ['listUsers'], requirements: ['ledger.list-users.response-schema'] },
+    async (t) => {
+      await createUser(t);
+      await createUser(t);
+      t.expectStatus(await t.call('listUsers', { query: { pageSize: '1' } }), 200);
+      t.expectStatus(await t.call('listUsers'), 200);
+    },
+  );
+
+  conformance(
+    { id: 'ledger.list-users.page-size-capped', title: 'caps a pageSize above maxUsersPageSize instead of rejecting it', api, operations: ['listUsers', 'getVersion'], requirements: ['ledger.list-users.page-size-capped'] },
+    async (t) => {
+      const limits = await userLimits(t);
+      if (limits.maxUsersPageSize === undefined) t.skip('GET /v2/version does not advertise maxUsersPageSize');
+      const max = limits.maxUsersPageSize ?? 0;
+      const x = await t.call('listUsers', { query: { pageSize: String(Math.min(max + 1, 2 ** 31 - 1)) } });
+      t.expectStatus(x, 200);
+      t.expect(users(x) <= max, `${users(x)} users on one page, above the maximum ${max}`, { exchange: x });
+    },
+  );
+
+  conformance(
+    { id: 'ledger.list-users.negative-page-size', title: 'rejects a negative pageSize with 400', api, operations: ['listUsers'], requirements: ['ledger.list-users.negative-page-size-rejected'] },
+    async (t) => {
+      t.expectStatus(await t.call('listUsers', { query: { pageSize: '-1' } }), 400);
+    },
+  );
+
+  conformance(
+    { id: 'ledger.list-users.invalid-page-token', title: 'rejects a pageToken the server did not issue with 400', api, operations: ['listUsers'], requirements: ['ledger.list-users.invalid-page-token-rejected'] },
+    async (t) => {
+      t.expectStatus(await t.call('listUsers', { query: { pageToken: 'not a token!' } }), 400);
+    },
+  );
+});
