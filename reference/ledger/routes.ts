@@ -4,6 +4,7 @@ import './faults-thin.js';
 import './faults-users.js';
 import './faults-vetting.js';
 import './faults-topology.js';
+import './faults-traffic.js';
 import { setupHttp } from './http.js';
 import { packageRoutes } from './packages.js';
 import { partyRoutes } from './parties.js';

@@ -118,6 +118,9 @@ export interface TrafficAccount {
   balance: bigint;
   /** deduplication ids already applied to this account */
   processed: Set<string>;
+  /** balance before the last applied update, and that update's delta (planted faults use them) */
+  previous?: bigint;
+  lastDelta?: number | undefined;
 }
 
 export class LedgerState {

@@ -9,13 +9,15 @@ import { err } from './errors.js';
 import { route } from './http.js';
 import { isPartyId } from './ids.js';
 import type { LedgerState, TrafficAccount } from './state.js';
+import { XF } from './faults-traffic.js';
+import { PARTICIPANT_NAMESPACE } from '../world.js';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 /** The routes exist only where the participant exposes them. */
 export function trafficEnabled(ctx: ReferenceContext): boolean {
-  return ctx.options.ledgerVersion !== '3.4' && ctx.options.trafficEnforcement;
+  return ctx.options.ledgerVersion !== '3.4' && (ctx.options.trafficEnforcement || ctx.faults.has(XF.enforcement));
 }
 
 function validateAccountId(accountId: string): void {
@@ -27,7 +29,7 @@ function validateAccountId(accountId: string): void {
 function account(state: LedgerState, accountId: string): TrafficAccount {
   let a = state.traffic.get(accountId);
   if (a === undefined) {
-    a = { balance: 0n, processed: new Set() };
+    a = { balance: 0n, processed: new Set(), previous: 0n, lastDelta: undefined };
     state.traffic.set(accountId, a);
   }
   return a;
@@ -38,31 +40,43 @@ const encodeBalance = (b: bigint) => (b >= BigInt(Number.MIN_SAFE_INTEGER) && b 
 
 export function trafficRoutes(app: FastifyInstance, ctx: ReferenceContext, state: LedgerState): void {
   if (!trafficEnabled(ctx)) return;
+  const has = (f: string) => ctx.faults.has(f);
 
   route(app, ctx, 'POST', '/v2/traffic/accounts', async (c) => {
+    if (has(XF.added)) throw err.notFound('NOT_FOUND', 'The requested resource could not be found: POST /v2/traffic/accounts');
     const body = await c.json();
     const accountId = reqString(body, 'accountId');
-    const deduplicationId = reqString(body, 'deduplicationId');
-    const delta = optInt(body, 'balanceDelta', '', 64);
-    (await c.caller()).requireAdmin();
+    const deduplicationId = has(XF.required) && (body.deduplicationId === undefined || body.deduplicationId === null) ? `auto-${state.nextSeq()}` : reqString(body, 'deduplicationId');
+    let delta = optInt(body, 'balanceDelta', '', 64);
+    const caller = await c.caller();
+    if (!has(XF.adminOnly)) caller.requireAdmin();
     validateAccountId(accountId);
+    if (has(XF.party) && accountId.endsWith(`::${PARTICIPANT_NAMESPACE}`)) throw err.invalidField('account_id', 'Party accounts are not supported');
     if (deduplicationId === '') throw err.missingField('deduplication_id');
     const a = account(state, accountId);
+    if (delta === undefined && has(XF.unset)) delta = 1;
+    if (delta !== undefined && delta > 0 && has(XF.delta)) delta -= 1;
+    const sameAsLast = a.lastDelta !== undefined && a.lastDelta === delta && has(XF.fresh);
     // An already processed deduplication id is ignored: the answer is the current state.
-    if (!a.processed.has(deduplicationId)) {
+    if ((!a.processed.has(deduplicationId) || has(XF.duplicate)) && !sameAsLast) {
       const next = a.balance + BigInt(delta ?? 0);
       if (next < INT64_MIN || next > INT64_MAX) throw err.invalidArgument('The balance would leave the int64 range');
+      if (next < 0n && has(XF.negative)) throw err.invalidArgument('The balance would become negative');
+      a.previous = a.balance;
       a.balance = next;
       a.processed.add(deduplicationId);
+      a.lastDelta = delta;
     }
-    return { response: { accountId, balance: encodeBalance(a.balance) } };
+    return { response: { accountId: has(XF.echo) ? `${accountId}-x` : accountId, balance: has(XF.schema) ? `${a.balance} units` : encodeBalance(a.balance) } };
   });
 
   route(app, ctx, 'GET', '/v2/traffic/accounts/:accountId', async (c) => {
     const accountId = c.params.accountId ?? '';
     (await c.caller()).requireAdmin();
     validateAccountId(accountId);
-    const balance = state.traffic.get(accountId)?.balance ?? 0n;
-    return { response: { accountId, balance: encodeBalance(balance) } };
+    const a = state.traffic.get(accountId);
+    if (a === undefined && has(XF.freshZero)) throw err.notFound('NOT_FOUND', `Traffic account ${accountId} not found`);
+    const balance = (has(XF.reflects) ? a?.previous : a?.balance) ?? 0n;
+    return { response: { accountId, ...(has(XF.getSchema) ? {} : { balance: encodeBalance(balance) }) } };
   });
 }
