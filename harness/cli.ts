@@ -236,10 +236,8 @@ function selftestCommand(program: Command, done: Done, out: (s: string) => void)
     .description('run the suite against the clean reference server and against each planted fault; print and write the mutation score')
     .option('--fault <name>', 'only this planted fault (repeatable, or comma-separated); the clean run always runs', collect)
     .option('--reports-dir <dir>', 'mutation.json and mutation.md go to <dir>/selftest/ (default: reports)')
-    .option('--concurrency <n>', 'fault scenarios run at once, each on its own server', '2')
     .addHelpText('after', '\nExit codes:\n  0  the clean run is clean and every fault is detected or a known gap\n  1  otherwise\n  2  bad usage')
-    .action(done(async (opts: { fault?: string[]; reportsDir?: string; concurrency: string }) => {
-      if (!/^[1-9]\d*$/.test(opts.concurrency)) throw new UsageError(`--concurrency: "${opts.concurrency}" is not a positive integer`);
+    .action(done(async (opts: { fault?: string[]; reportsDir?: string }) => {
       const { plantedFaults, runSelfTest } = await import('./selftest.js');
       if (opts.fault !== undefined) {
         const known = new Set((await plantedFaults()).map((f) => f.name));
@@ -250,7 +248,6 @@ function selftestCommand(program: Command, done: Done, out: (s: string) => void)
         write: out,
         ...(opts.fault !== undefined ? { faults: opts.fault } : {}),
         ...(opts.reportsDir !== undefined ? { reportsDir: opts.reportsDir } : {}),
-        concurrency: Number(opts.concurrency),
       });
       if (result.files.length > 0) out(`reports: ${result.files.map((f) => relative(process.cwd(), f)).join(', ')}\n`);
       return result.ok ? EXIT.ok : EXIT.mustFailed;

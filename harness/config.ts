@@ -74,7 +74,16 @@ export interface Config {
   /** where the configuration came from, for the report */
   sources: string[];
   /** for the project's own tests: other specs, catalogue and suite files than the shipped ones */
-  internal?: { specsDir?: string; catalogueDir?: string; include?: string[] };
+  internal?: {
+    specsDir?: string;
+    catalogueDir?: string;
+    include?: string[];
+    /**
+     * Self-test batching: a check that declares one of `requirements` runs against these targets instead of
+     * `targets`, so one run can prove many planted faults, each on its own reference server.
+     */
+    routes?: Array<{ requirements: string[]; targets: Partial<Record<Api, TargetConfig>> }>;
+  };
 }
 
 export const DEFAULT_RUN: RunConfig = {

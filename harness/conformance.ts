@@ -379,6 +379,12 @@ async function label(decl: CheckDeclaration, requirements: Requirement[]): Promi
   await allure.description(requirements.map((r) => `**${r.id}** (${r.level}): ${r.statement}`).join('\n\n'));
 }
 
+/** The configuration a check runs with: the self-test may route its requirements to a server of their own. */
+function routed(config: Config, decl: CheckDeclaration): Config {
+  const route = config.internal?.routes?.find((r) => decl.requirements.some((id) => r.requirements.includes(id)));
+  return route === undefined ? config : { ...config, targets: route.targets };
+}
+
 /**
  * Declares a conformance check. Not declared at all when a requirement selection (--requirement) excludes it.
  */
@@ -389,6 +395,8 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
   const meta: CheckResultMeta = { ...decl };
   test(decl.title, { meta: { conformance: meta }, timeout: config.run.checkTimeoutMs + 5000 }, async (ctx) => {
     const started = performance.now();
+    // the config is read again at run time: the self-test provides a new one for every run of the same files
+    const config = routed(inject('conformanceConfig'), decl);
     const m = ctx.task.meta.conformance!;
     const catalogue = loadCatalogue(config.internal?.catalogueDir);
     const requirements = decl.requirements.map((id) => {

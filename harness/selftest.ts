@@ -4,9 +4,9 @@
  * planted, the undetected ones named); an undetected fault fails the self-test unless reference/known-gaps.yaml lists
  * it with a reason.
  *
- * Fast by construction: ONE vitest instance for every scenario. Per scenario, a reference server starts in this process
- * with the fault switched on, the configuration pointing at it is provided to the workers, and only the spec files that
- * hold checks of the fault's requirement run, with `run.requirements = [requirement]` so only those checks are declared.
+ * Fast by construction: ONE vitest instance for every run, and faults batched. Each fault gets a reference server of its
+ * own in this process; one run covers a whole batch, with the checks of each fault's requirement routed to that fault's
+ * server (config.internal.routes) and only the spec files holding those checks selected.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -36,8 +36,6 @@ export interface SelfTestOptions {
   writeFiles?: boolean;
   /** the known-gaps file (default reference/known-gaps.yaml) */
   knownGapsFile?: string;
-  /** fault scenarios run at once, each on its own vitest instance and its own server (default 2) */
-  concurrency?: number;
 }
 
 /** The reference server settings a scenario runs with (besides its fault). */
@@ -233,6 +231,46 @@ async function runScenario(runner: Runner, o: { faults: string[]; profile: Profi
   }
 }
 
+/** Faults a batched run proves at most: each is one reference server in this process. */
+const BATCH_SIZE = 24;
+
+/** One run for a batch of faults: a server per fault, the checks of each fault's requirement routed to its server. */
+async function runBatch(runner: Runner, profile: Profile, faults: FaultDefinition[]): Promise<CollectedRun> {
+  const servers: Array<{ close(): Promise<void> }> = [];
+  try {
+    const routes: NonNullable<NonNullable<Config['internal']>['routes']> = [];
+    for (const f of faults) {
+      const config: Config = { run: { ...DEFAULT_RUN, html: false }, targets: {}, reference: { faults: [f.name], ...profile, ...(f.reference ?? {}) }, useReference: true, sources: ['selftest'] };
+      servers.push(await startEmbeddedReference(config));
+      routes.push({ requirements: [f.requirement], targets: config.targets });
+    }
+    const requirements = faults.map((f) => f.requirement);
+    const config: Config = {
+      run: { ...DEFAULT_RUN, html: false, requirements },
+      targets: routes[0]!.targets,
+      reference: { faults: [], ...profile },
+      useReference: true,
+      sources: ['selftest'],
+      internal: { routes },
+    };
+    runner.vitest.provide('conformanceConfig', config);
+    const collector = runner.reporter.reset();
+    const wanted = new Set(faults.flatMap((f) => [...(filesByRequirement.get(f.requirement) ?? [])]));
+    const specs = runner.specs.filter((s) => wanted.has(relFile(s.moduleId)));
+    try {
+      await runner.vitest.runTestSpecifications(specs, false);
+    } catch (e) {
+      collector.run.runErrors.push(`the test runner failed: ${(e as Error).message}`);
+    }
+    return collector.run;
+  } finally {
+    await Promise.all(servers.map((s) => s.close()));
+  }
+}
+
+/** spec files holding checks of each requirement, filled from the clean run */
+const filesByRequirement = new Map<string, Set<string>>();
+
 function verdictCounts(checks: CheckResultMeta[]): Record<string, number> {
   const c: Record<string, number> = { pass: 0, fail: 0, error: 0, skipped: 0, unsupported: 0 };
   for (const x of checks) c[x.verdict ?? 'error'] = (c[x.verdict ?? 'error'] ?? 0) + 1;
@@ -290,9 +328,7 @@ export async function runSelfTest(options: SelfTestOptions = {}): Promise<SelfTe
     selected = all.filter((f) => options.faults!.includes(f.name));
   }
 
-  const concurrency = Math.max(1, options.concurrency ?? 2);
   const runner = await createRunner();
-  const runners: Runner[] = [runner];
   const clean: CleanScenario[] = [];
   const outcomes: FaultOutcome[] = [];
   try {
@@ -316,6 +352,7 @@ export async function runSelfTest(options: SelfTestOptions = {}): Promise<SelfTe
         let s = filesOf.get(r);
         if (s === undefined) filesOf.set(r, (s = new Set()));
         s.add(c.file);
+        filesByRequirement.set(r, s);
       }
     }
 
@@ -348,21 +385,8 @@ export async function runSelfTest(options: SelfTestOptions = {}): Promise<SelfTe
       for (const p of pr) write(`  PROBLEM ${p}\n`);
     }
 
-    // 3. one scenario per fault, one server per fault; `concurrency` vitest instances take scenarios from one queue
-    const extra = await Promise.all(Array.from({ length: Math.max(0, concurrency - 1) }, () => createRunner()));
-    runners.push(...extra);
-    const results: FaultOutcome[] = new Array(plans.length);
-    let next = 0;
-    const worker = async (runner: Runner) => {
-      while (next < plans.length) {
-        const i = next++;
-        results[i] = await runFault(runner, plans[i]!);
-        const o = results[i];
-        const mark = { detected: 'detected  ', undetected: 'UNDETECTED', 'known-gap': 'known gap ', 'gap-now-detected': 'NOW DETECTED' }[o.status];
-        write(`  ${mark} ${o.name} -> ${o.requirement} (${o.ms} ms)${o.reason !== undefined && o.status !== 'detected' ? `: ${o.reason}` : ''}${o.alsoFailed.length > 0 ? ` [also failed: ${o.alsoFailed.join(', ')}]` : ''}\n`);
-      }
-    };
-    const runFault = async (runner: Runner, p: (typeof plans)[number]): Promise<FaultOutcome> => {
+    /** Judges one fault from the checks that ran against its server (undefined: nothing could run). */
+    const judgeFault = (p: (typeof plans)[number], run: { checks: CheckResultMeta[]; runErrors: string[] } | undefined, ms: number): FaultOutcome => {
       const f = p.fault;
       // most faults break their requirement; some switch an optional behaviour off, and the checks say unsupported
       const expected = f.verdict ?? 'fail';
@@ -370,13 +394,9 @@ export async function runSelfTest(options: SelfTestOptions = {}): Promise<SelfTe
       let verdict = 'untested';
       let reason: string | undefined;
       let alsoFailed: string[] = [];
-      let ms = 0;
       if (p.requirement === undefined) reason = `${f.requirement} is not in the catalogue`;
-      else if (p.files.length === 0) reason = `no check covers ${f.requirement}`;
+      else if (run === undefined) reason = `no check covers ${f.requirement}`;
       else {
-        const t1 = performance.now();
-        const run = await runScenario(runner, { faults: [f.name], profile: p.profile, requirements: [f.requirement], files: p.files });
-        ms = Math.round(performance.now() - t1);
         const agg = aggregate(catalogue, run.checks, [p.requirement.api as Api], [f.requirement], run.runErrors);
         const judged = agg.requirements.find((r) => r.id === f.requirement);
         verdict = judged?.verdict ?? 'untested';
@@ -395,10 +415,57 @@ export async function runSelfTest(options: SelfTestOptions = {}): Promise<SelfTe
       } else status = detected ? 'detected' : 'undetected';
       return { ...base, status, verdict, ...(reason !== undefined ? { reason } : {}), alsoFailed, ms };
     };
-    await Promise.all(runners.map((r) => worker(r)));
+
+    // 3. the fault scenarios, batched: each fault gets its own reference server, and one vitest run covers every
+    //    fault of a batch by routing the checks of each fault's requirement to that fault's server. Two faults share
+    //    a batch only when no check declares both their requirements (and never two faults on one requirement).
+    const checksOf = new Map<string, Set<string>>();
+    for (const c of cleanRun.checks) {
+      for (const r of c.requirements) {
+        let set = checksOf.get(r);
+        if (set === undefined) checksOf.set(r, (set = new Set()));
+        set.add(c.id);
+      }
+    }
+    const results: FaultOutcome[] = new Array(plans.length);
+    const batches: Array<{ profile: Profile; members: number[]; checks: Set<string>; requirements: Set<string> }> = [];
+    plans.forEach((p, i) => {
+      if (p.requirement === undefined || p.files.length === 0) {
+        results[i] = judgeFault(p, undefined, 0);
+        return;
+      }
+      const mine = checksOf.get(p.fault.requirement) ?? new Set<string>();
+      const key = profileKey(p.profile);
+      let batch = batches.find(
+        (b) => profileKey(b.profile) === key && b.members.length < BATCH_SIZE && !b.requirements.has(p.fault.requirement) && ![...mine].some((c) => b.checks.has(c)),
+      );
+      if (batch === undefined) batches.push((batch = { profile: p.profile, members: [], checks: new Set(), requirements: new Set() }));
+      batch.members.push(i);
+      batch.requirements.add(p.fault.requirement);
+      for (const c of mine) batch.checks.add(c);
+    });
+    write(`${plans.length} fault scenarios in ${batches.length} batched runs\n`);
+    for (const b of batches) {
+      const t1 = performance.now();
+      const members = b.members.map((i) => plans[i]!);
+      const run = await runBatch(runner, b.profile, members.map((m) => m.fault));
+      const ms = Math.round((performance.now() - t1) / members.length);
+      for (const i of b.members) {
+        const p = plans[i]!;
+        const own = run.checks.filter((c) => c.requirements.includes(p.fault.requirement));
+        results[i] = judgeFault(p, { checks: own, runErrors: run.runErrors }, ms);
+        const o = results[i]!;
+        const mark = { detected: 'detected  ', undetected: 'UNDETECTED', 'known-gap': 'known gap ', 'gap-now-detected': 'NOW DETECTED' }[o.status];
+        write(`  ${mark} ${o.name} -> ${o.requirement}${o.reason !== undefined && o.status !== 'detected' ? `: ${o.reason}` : ''}${o.alsoFailed.length > 0 ? ` [also failed: ${o.alsoFailed.join(', ')}]` : ''}\n`);
+      }
+    }
+    for (const [i, o] of results.entries()) {
+      if (o.ms === 0 && o.status !== 'detected') write(`  ${o.status === 'known-gap' ? 'known gap ' : 'UNDETECTED'} ${o.name} -> ${o.requirement}: ${o.reason ?? ''}\n`);
+      void i;
+    }
     outcomes.push(...results);
   } finally {
-    await Promise.all(runners.map((r) => r.vitest.close()));
+    await runner.vitest.close();
   }
 
   const detected = outcomes.filter((o) => o.status === 'detected' || o.status === 'gap-now-detected').length;
