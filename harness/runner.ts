@@ -91,22 +91,32 @@ export async function startEmbeddedReference(config: Config): Promise<ReferenceH
   return { close: () => server.close(), info: { faults: o.faults, ledgerVersion: o.ledgerVersion, scanVersion: o.scanVersion } };
 }
 
-/** Ledger fixtures of the embedded reference: its Iou template and a fresh, tiny DAR written to a temporary file. */
+/** One tiny DAR per process, written once to a temporary file removed at exit (every reference server is fresh). */
+let darFixture: Promise<{ darFile: string; darPackageId: string }> | undefined;
+function referenceDar(): Promise<{ darFile: string; darPackageId: string }> {
+  darFixture ??= (async () => {
+    const { darArchive } = await import('./fixtures/ledger.js');
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { randomBytes } = await import('node:crypto');
+    const darPackageId = randomBytes(32).toString('hex');
+    const dir = mkdtempSync(join(tmpdir(), 'cc-dar-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const darFile = join(dir, 'conformance-test.dar');
+    writeFileSync(darFile, darArchive('conformance-test', '1.0.0', darPackageId));
+    return { darFile, darPackageId };
+  })();
+  return darFixture;
+}
+
+/** Ledger fixtures of the embedded reference: its Iou template and a tiny DAR. */
 async function referenceLedgerFixtures(): Promise<Record<string, unknown>> {
-  const { darArchive } = await import('./fixtures/ledger.js');
-  const { mkdtempSync, writeFileSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  const { randomBytes } = await import('node:crypto');
-  const packageId = randomBytes(32).toString('hex');
-  const darFile = join(mkdtempSync(join(tmpdir(), 'cc-dar-')), 'conformance-test.dar');
-  writeFileSync(darFile, darArchive('conformance-test', '1.0.0', packageId));
   return {
     templateId: '#reference-iou:Iou:Iou',
     createArguments: { issuer: '{{party}}', owner: '{{party}}', amount: '1.0000000000', currency: 'USD', observers: [] },
     choice: 'Archive',
     choiceArgument: {},
-    darFile,
-    darPackageId: packageId,
+    ...(await referenceDar()),
   };
 }
 
