@@ -79,7 +79,7 @@ describe('canton-conformance CLI', () => {
   it('lists every planted fault with the requirement it breaks', () => {
     const r = cli(['faults', '--json']);
     expect(r.code).toBe(0);
-    const faults = JSON.parse(r.out) as Array<{ name: string; requirement: string; description: string }>;
+    const { faults } = JSON.parse(r.out) as { faults: Array<{ name: string; requirement: string; description: string }> };
     expect(faults.length).toBeGreaterThan(5);
     for (const f of faults) expect(f.requirement).toMatch(/^(ledger|scan|validator|registry)\./);
   });
