@@ -216,19 +216,24 @@ async function runScenario(runner: Runner, o: { faults: string[]; profile: Profi
   };
   const reference = await startEmbeddedReference(config);
   try {
-    runner.vitest.provide('conformanceConfig', config);
-    const collector = runner.reporter.reset();
-    const wanted = new Set(o.files);
-    const specs = runner.specs.filter((s) => wanted.has(relFile(s.moduleId)));
-    try {
-      await runner.vitest.runTestSpecifications(specs, false);
-    } catch (e) {
-      collector.run.runErrors.push(`the test runner failed: ${(e as Error).message}`);
-    }
-    return collector.run;
+    return await runFiles(runner, config, o.files);
   } finally {
     await reference.close();
   }
+}
+
+/** Runs the given spec files once with this configuration provided to the workers. */
+async function runFiles(runner: Runner, config: Config, files: Iterable<string>): Promise<CollectedRun> {
+  runner.vitest.provide('conformanceConfig', config);
+  const collector = runner.reporter.reset();
+  const wanted = new Set(files);
+  const specs = runner.specs.filter((s) => wanted.has(relFile(s.moduleId)));
+  try {
+    await runner.vitest.runTestSpecifications(specs, false);
+  } catch (e) {
+    collector.run.runErrors.push(`the test runner failed: ${(e as Error).message}`);
+  }
+  return collector.run;
 }
 
 /** Faults a batched run proves at most: each is one reference server in this process. */
@@ -253,16 +258,7 @@ async function runBatch(runner: Runner, profile: Profile, faults: FaultDefinitio
       sources: ['selftest'],
       internal: { routes },
     };
-    runner.vitest.provide('conformanceConfig', config);
-    const collector = runner.reporter.reset();
-    const wanted = new Set(faults.flatMap((f) => [...(filesByRequirement.get(f.requirement) ?? [])]));
-    const specs = runner.specs.filter((s) => wanted.has(relFile(s.moduleId)));
-    try {
-      await runner.vitest.runTestSpecifications(specs, false);
-    } catch (e) {
-      collector.run.runErrors.push(`the test runner failed: ${(e as Error).message}`);
-    }
-    return collector.run;
+    return await runFiles(runner, config, faults.flatMap((f) => [...(filesByRequirement.get(f.requirement) ?? [])]));
   } finally {
     await Promise.all(servers.map((s) => s.close()));
   }

@@ -2,7 +2,7 @@
  * In-memory state of the participant beyond what World shares with the other interfaces: the update log, package
  * store and vetting topology, pending reassignments, traffic accounts, allocated parties, command deduplication.
  */
-import type { World } from '../world.js';
+import type { ContractRecord, World } from '../world.js';
 
 /** A package known to (uploaded to) this participant: only these have a name and version in vetting listings. */
 export interface PackageInfo {
@@ -25,16 +25,7 @@ export interface VettingRecord {
 }
 
 /** Contract data as of an event (the live ContractRecord changes with reassignments). */
-export interface ContractSnapshot {
-  contractId: string;
-  templateId: string;
-  packageName: string;
-  createArgument: Record<string, unknown>;
-  signatories: string[];
-  observers: string[];
-  createdAt: string;
-  createdEventBlob: string;
-}
+export type ContractSnapshot = Omit<ContractRecord, 'synchronizerId' | 'reassignmentCounter'>;
 
 export interface CreateNode {
   kind: 'create';
