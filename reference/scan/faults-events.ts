@@ -135,8 +135,8 @@ export function applyEventFaults(body: Obj, c: EventFaultContext): Obj {
       if (has(F.emptyViewHash) && v.view_hash === '') v.view_hash = null;
     }
     if (c.mode === 'get' && has(F.stableVerdict)) verdict.finalization_time = new Date(Date.now() + restamps++).toISOString().replace('Z', '000Z');
-    if (c.mode === 'get' && update === null && has(F.verdictUpdateId)) verdict.update_id = `${String(verdict.update_id)}-other`;
-    if (c.mode === 'get' && update === null && has(F.verdictOnlyEmpty)) body.verdict = null;
+    if (c.mode === 'get' && body.update === null && has(F.verdictUpdateId)) verdict.update_id = `${String(verdict.update_id)}-other`;
+    if (c.mode === 'get' && body.update === null && has(F.verdictOnlyEmpty)) body.verdict = null;
   }
   if (c.mode === 'list' && has(F.singleVerdict) && c.rejectedVerdict !== undefined) body.verdict = structuredClone(c.rejectedVerdict);
   if (isObj(body.traffic_summary) && has(F.trafficShape)) body.traffic_summary.total_traffic_cost = String(body.traffic_summary.total_traffic_cost);

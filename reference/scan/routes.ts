@@ -9,6 +9,7 @@ import { listActivities, seedActivities } from './activities.js';
 import { ScanHistory } from './history.js';
 import { DAML_VALUE_ENCODINGS, type DamlValueEncoding } from './values.js';
 import { scanAnsFaults } from './faults-ans.js';
+import { installScanHttpFaults } from './faults-http.js';
 import { licenseFaults, SCAN_LICENSE_FAULTS as LF } from './faults-licenses.js';
 import { TEMPLATES } from '../data/templates.js';
 import { SCAN_ACTIVITY_FAULTS as AF } from './faults-activities.js';
@@ -35,6 +36,7 @@ function encoding(raw: unknown): DamlValueEncoding {
 /** Scan API routes of the reference server (paths relative to its base address). */
 export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): Promise<void> {
   installJsonErrors(app);
+  installScanHttpFaults(app, ctx.faults);
   const data = sharedScanData(ctx);
   const history = scanHistory(ctx);
   const activitiesAvailable = compareVersions(ctx.options.scanVersion, '0.6.8') < 0 ? !ctx.faults.has(AF.removedEarly) : ctx.faults.has(AF.stillServed);

@@ -1,0 +1,49 @@
+/** Planted faults of the validator's HTTP behaviour as a whole (status codes, content types, error bodies, path prefix). */
+import type { FastifyInstance } from 'fastify';
+import { registerFaults, type FaultSet } from '../faults.js';
+
+const F = {
+  serverError: 'validator-http-500-on-long-provider',
+  status: 'validator-http-422-on-malformed-page-size',
+  contentType: 'validator-http-text-401',
+  errorBody: 'validator-errors-message-field',
+  prefix: 'validator-http-rounds-not-under-v0',
+} as const;
+
+registerFaults([
+  { name: F.serverError, requirement: 'validator.http.no-server-error', description: 'a provider_party_id longer than 300 characters is answered 500' },
+  { name: F.status, requirement: 'validator.http.documented-status', description: 'a scan-proxy page_size that is not an integer is answered 422' },
+  { name: F.contentType, requirement: 'validator.http.documented-content-type', description: '401 answers of GET /v0/entry/all have a text/plain body' },
+  { name: F.errorBody, requirement: 'validator.errors.error-body', description: 'errors of GET /v0/scan-proxy/ans-entries carry message instead of error' },
+  { name: F.prefix, requirement: 'validator.versioning.path-prefix', description: 'GET /v0/scan-proxy/open-and-issuing-mining-rounds is not served (404)' },
+]);
+
+const pathOf = (url: string) => url.split('?')[0] ?? '';
+
+/** installs the switched-on faults as hooks of the validator plugin */
+export function installValidatorHttpFaults(app: FastifyInstance, faults: FaultSet): void {
+  if (!Object.values(F).some((f) => faults.has(f))) return;
+  app.addHook('onRequest', async (req, reply) => {
+    const q = (req.query ?? {}) as Record<string, unknown>;
+    const path = pathOf(req.url);
+    if (faults.has(F.prefix) && path.endsWith('/v0/scan-proxy/open-and-issuing-mining-rounds')) return reply.code(404).type('application/json').send({ error: 'not found' });
+    if (faults.has(F.serverError) && path.includes('/v0/scan-proxy/featured-apps/') && path.length - path.indexOf('/featured-apps/') > 300) return reply.code(500).type('application/json').send({ error: 'internal' });
+    if (faults.has(F.status) && path.endsWith('/v0/scan-proxy/ans-entries') && typeof q.page_size === 'string' && !/^-?\d+$/.test(q.page_size)) return reply.code(422).type('application/json').send({ error: 'unprocessable' });
+    return undefined;
+  });
+  app.addHook('onSend', async (req, reply, payload) => {
+    const path = pathOf(req.url);
+    if (faults.has(F.contentType) && path.endsWith('/v0/entry/all') && reply.statusCode === 401) {
+      reply.type('text/plain');
+      return 'unauthorized';
+    }
+    if (faults.has(F.errorBody) && path.endsWith('/v0/scan-proxy/ans-entries') && reply.statusCode >= 400 && typeof payload === 'string') {
+      try {
+        return JSON.stringify({ message: (JSON.parse(payload) as { error?: unknown }).error });
+      } catch {
+        return payload;
+      }
+    }
+    return payload;
+  });
+}
