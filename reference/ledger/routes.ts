@@ -5,6 +5,8 @@ import './faults-users.js';
 import './faults-vetting.js';
 import './faults-topology.js';
 import './faults-traffic.js';
+import './faults-transactions.js';
+import './faults-reassignment.js';
 import { setupHttp } from './http.js';
 import { packageRoutes } from './packages.js';
 import { partyRoutes } from './parties.js';

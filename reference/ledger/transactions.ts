@@ -26,6 +26,46 @@ import {
   type EventFormat,
 } from './events.js';
 import type { ContractSnapshot, LedgerState, TransactionUpdate, TxNode } from './state.js';
+import { QF } from './faults-transactions.js';
+
+type Has = (fault: string) => boolean;
+
+/** Planted faults that rewrite a request body before it is decoded. */
+function faultyCommands(body: Obj, has: Has): Obj {
+  if (!has(QF.createArgs) && !has(QF.choiceArg)) return body;
+  const commands = Array.isArray(body.commands) ? body.commands : [];
+  return {
+    ...body,
+    commands: commands.map((c: unknown) => {
+      const o = c as Record<string, Obj | undefined>;
+      if (has(QF.createArgs) && o.CreateCommand !== undefined && o.CreateCommand.createArguments === undefined) return { CreateCommand: { ...o.CreateCommand, createArguments: {} } };
+      if (has(QF.choiceArg) && o.CreateAndExerciseCommand !== undefined && o.CreateAndExerciseCommand.choiceArgument === undefined) {
+        return { CreateAndExerciseCommand: { ...o.CreateAndExerciseCommand, choiceArgument: {} } };
+      }
+      return c;
+    }),
+  };
+}
+
+/** Planted faults on the encoded events of a transaction. */
+function faultyEvents(events: Obj[], has: Has): Obj[] {
+  return events.map((e) => {
+    const [kind, v] = Object.entries(e)[0] as [string, Obj];
+    const ev: Obj = { ...v };
+    if (has(QF.eventOffset)) ev.offset = 0;
+    if (kind === 'CreatedEvent' || kind === 'ExercisedEvent') {
+      if (has(QF.acsDelta)) ev.acsDelta = String(ev.acsDelta);
+    }
+    if (kind === 'CreatedEvent') {
+      if (has(QF.createdFields)) delete ev.createdAt;
+      if (has(QF.witnesses)) ev.witnessParties = [];
+      if (has(QF.signatories)) ev.signatories = [];
+      if (has(QF.blob)) ev.createdEventBlob = '';
+    }
+    if (kind === 'ArchivedEvent' && has(QF.archivedFields)) delete ev.packageName;
+    return { [kind]: ev, ...(has(QF.singleKey) ? { eventKind: kind } : {}) };
+  });
+}
 
 type Command =
   | { kind: 'create'; templateId: string; createArguments: Obj }
@@ -88,16 +128,16 @@ function decodeSubmission(body: Obj): Submission {
   };
 }
 
-function validateSubmission(s: Submission, caller: Caller, state: LedgerState): void {
-  if (s.commands.length === 0) throw err.missingField('commands');
+function validateSubmission(s: Submission, caller: Caller, state: LedgerState, has: Has = () => false): void {
+  if (s.commands.length === 0 && !has(QF.treeEmpty)) throw err.missingField('commands');
   if (s.commandId === '') throw err.missingField('command_id');
   if (s.actAs.length === 0) throw err.missingField('act_as');
   for (const p of [...s.actAs, ...s.readAs]) if (!isParty(p)) throw err.invalidField('party', `Invalid party ${JSON.stringify(p.slice(0, 200))}`);
   if (s.userId !== undefined && s.userId !== '' && s.userId !== caller.id) {
     throw err.permissionDenied(`userId ${s.userId.slice(0, 200)} does not match the authenticated user`);
   }
-  for (const p of s.actAs) caller.requireActAs(p);
-  for (const p of s.readAs) caller.requireReadAs(p);
+  if (!has(QF.actAs)) for (const p of s.actAs) caller.requireActAs(p);
+  if (!has(QF.actAs)) for (const p of s.readAs) caller.requireReadAs(p);
   if (s.synchronizerId !== '' && !state.world.synchronizers.includes(s.synchronizerId)) {
     throw err.invalidArgument(`Synchronizer ${s.synchronizerId.slice(0, 200)} is unknown or not connected`);
   }
@@ -330,8 +370,13 @@ function decodeByOffset(body: Obj): ByOffsetRequest {
 }
 
 /** The event format and shape a by-offset request asks for (requestingParties implies the ACS-delta defaults). */
-function formatOf(r: ByOffsetRequest): { ef: EventFormat; shape: Shape } {
-  const hasParties = r.requestingParties !== undefined && r.requestingParties.length > 0;
+function formatOf(r: ByOffsetRequest, has: Has = () => false): { ef: EventFormat; shape: Shape } {
+  let hasParties = r.requestingParties !== undefined && r.requestingParties.length > 0;
+  if (hasParties && r.eventFormat !== undefined && has(QF.both)) hasParties = false;
+  if (hasParties && has(QF.partiesRejected)) throw err.invalidArgument('requesting_parties is no longer supported');
+  if (!hasParties && r.eventFormat === undefined && has(QF.neither)) return { ef: { byParty: new Map(), anyParty: [{ kind: 'wildcard', includeCreatedEventBlob: false }], verbose: true }, shape: 'TRANSACTION_SHAPE_ACS_DELTA' };
+  if (r.shape === 'TRANSACTION_SHAPE_UNSPECIFIED' && r.eventFormat !== undefined && has(QF.unspecified)) r.shape = 'TRANSACTION_SHAPE_ACS_DELTA';
+  if (r.shape === 'TRANSACTION_SHAPE_LEDGER_EFFECTS' && has(QF.shapes)) throw err.invalidArgument('unsupported transaction shape');
   if (hasParties && r.eventFormat !== undefined) throw err.invalidArgument('requesting_parties and transaction_format are mutually exclusive');
   if (hasParties) {
     for (const p of r.requestingParties ?? []) if (!isParty(p)) throw err.invalidField('requesting_parties', `Invalid party ${JSON.stringify(p.slice(0, 200))}`);
@@ -343,29 +388,50 @@ function formatOf(r: ByOffsetRequest): { ef: EventFormat; shape: Shape } {
 }
 
 export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, state: LedgerState): void {
+  const has: Has = (f) => ctx.faults.has(f);
   route(app, ctx, 'POST', '/v2/commands/submit-and-wait-for-transaction-tree', async (c) => {
-    const s = decodeSubmission(await c.json());
+    if (has(QF.treeGone)) throw err.notFound('NOT_FOUND', 'The requested resource could not be found: POST /v2/commands/submit-and-wait-for-transaction-tree');
+    const s = decodeSubmission(faultyCommands(await c.json(), has));
     const caller = await c.caller();
-    validateSubmission(s, caller, state);
+    validateSubmission(s, caller, state, has);
     const changeId = JSON.stringify([caller.id, [...s.actAs].sort(), s.commandId]);
     if (state.changeIds.has(changeId)) {
       throw err.alreadyExists('DUPLICATE_COMMAND', 'A command with the given command id has already been successfully processed', [['COMMAND_ID', s.commandId]]);
     }
     const tx = commitTransaction(state, s);
     state.changeIds.add(changeId);
-    return { transactionTree: transactionTree(tx, [...s.actAs, ...s.readAs]) };
+    const tree = transactionTree(tx, [...s.actAs, ...s.readAs]);
+    if (has(QF.treeSchema)) delete tree.eventsById;
+    return { transactionTree: tree };
   });
 
   route(app, ctx, 'POST', '/v2/updates/transaction-by-offset', async (c) => {
-    const r = decodeByOffset(await c.json());
+    if (has(QF.byOffsetGone)) throw err.notFound('NOT_FOUND', 'The requested resource could not be found: POST /v2/updates/transaction-by-offset');
+    const body = await c.json();
+    const r = decodeByOffset(body);
     const caller = await c.caller();
+    if (r.offset === 0 && has(QF.nonPositive)) throw updateNotFound(r.offset);
+    const rawFormat = (body.transactionFormat as { eventFormat?: { filtersByParty?: Record<string, { cumulative?: unknown[] } | null> } } | undefined)?.eventFormat;
+    if (has(QF.emptyByParty) && rawFormat?.filtersByParty !== undefined && Object.keys(rawFormat.filtersByParty ?? {}).length === 0) {
+      throw err.invalidArgument('filters_by_party must not be empty');
+    }
+    if (r.eventFormat !== undefined) {
+      for (const [party, filters] of r.eventFormat.byParty) {
+        const raw = rawFormat?.filtersByParty?.[party];
+        if (has(QF.noCumulative) && (raw?.cumulative === undefined || raw.cumulative.length === 0)) r.eventFormat.byParty.set(party, []);
+        if (has(QF.packageName)) for (const f of filters) if (f.id?.startsWith('#')) f.id = `#cc-nothing${f.id.slice(f.id.indexOf(':'))}`;
+        if (has(QF.accumulate)) filters.forEach((f, i) => i > 0 && (f.includeCreatedEventBlob = false));
+        if (has(QF.widen) && filters.length > 1 && filters.some((f) => f.kind === 'template')) r.eventFormat.byParty.set(party, filters.filter((f) => f.kind === 'template').map((f) => ({ ...f, id: `#cc-nothing${(f.id ?? ':x:y').slice((f.id ?? ':x:y').indexOf(':'))}` })));
+      }
+    }
     if (r.offset <= 0) throw new CantonError('NON_POSITIVE_OFFSET', 'INVALID_ARGUMENT', `Offset ${r.offset} in offset is not a positive integer`);
-    const { ef, shape } = formatOf(r);
+    const { ef, shape } = formatOf(r, has);
     validateEventFormat(ef, caller);
     const u = state.update(r.offset);
+    if (u === undefined && has(QF.unknown)) throw err.invalidArgument(`Offset ${r.offset} is beyond the ledger end`);
     if (u === undefined || u.kind !== 'transaction') throw updateNotFound(r.offset);
-    const events = projectTransaction(u, ef, shape);
-    if (events.length === 0) throw updateNotFound(r.offset);
+    const events = faultyEvents(projectTransaction(u, ef, shape), has);
+    if (events.length === 0 && !has(QF.invisible)) throw updateNotFound(r.offset);
     // The command id is shown only to readers of a submitting party.
     const seesCommand = u.submitters.some((p) => ef.byParty.has(p)) || ef.anyParty !== undefined;
     return {
@@ -374,11 +440,11 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
         commandId: seesCommand ? u.commandId : '',
         workflowId: u.workflowId,
         effectiveAt: u.effectiveAt,
-        events,
-        offset: u.offset,
+        events: has(QF.txSchema) ? Object.fromEntries(events.map((e, i) => [String(i), e])) : events,
+        offset: has(QF.offset) ? u.offset + 1 : u.offset,
         synchronizerId: u.synchronizerId,
         traceContext: { traceparent: u.traceparent },
-        recordTime: u.recordTime,
+        ...(has(QF.required) ? {} : { recordTime: u.recordTime }),
         paidTrafficCost: 0,
       },
     };

@@ -1,0 +1,210 @@
+import { describe } from 'vitest';
+import fc from 'fast-check';
+import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import type { Exchange } from '../../../harness/http.js';
+import { FixtureError, createSubmitter, createdContractId, templateFixture, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
+import { compareVersions } from '../../../harness/versions.js';
+
+const O = 'ledger.get-transaction-by-offset';
+type Ev = Record<string, Record<string, unknown>>;
+
+interface Setup {
+  s: Submitter;
+  tmpl: TemplateFixture;
+  /** offset of a transaction creating a contract, and of the one archiving it */
+  created: number;
+  archived: number;
+}
+
+/** Creates a contract and archives it, as a fresh party, through the tree endpoint; offsets come from the target. */
+async function setup(t: CheckContext): Promise<Setup> {
+  const tmpl = templateFixture(t);
+  const s = await createSubmitter(t);
+  const submit = async (commands: unknown[]) => {
+    const x = await t.call('submitAndWaitForTransactionTree', { auth: { user: s.userId }, json: { commands, commandId: t.uniqueName('cmd'), userId: s.userId, actAs: [s.party] } });
+    if (x.status === 404) t.skip('submit-and-wait-for-transaction-tree is not served: no transaction to look up');
+    if (x.status !== 200) throw new FixtureError(`setup: submission answered ${x.status}: ${x.text.slice(0, 300)}`);
+    return x;
+  };
+  const c = await submit([{ CreateCommand: { templateId: tmpl.templateId, createArguments: tmpl.createArguments(s.party) } }]);
+  const cid = createdContractId(c.json);
+  if (cid === undefined) throw new FixtureError('setup: the create returned no created event');
+  const a = await submit([{ ExerciseCommand: { templateId: tmpl.templateId, contractId: cid, choice: tmpl.choice, choiceArgument: tmpl.choiceArgument } }]);
+  const off = (x: Exchange) => (x.json as { transactionTree: { offset: number } }).transactionTree.offset;
+  return { s, tmpl, created: off(c), archived: off(a) };
+}
+
+const format = (parties: string[], shape = 'TRANSACTION_SHAPE_ACS_DELTA', filters: unknown = {}) => ({
+  eventFormat: { filtersByParty: Object.fromEntries(parties.map((p) => [p, filters])), verbose: true },
+  transactionShape: shape,
+});
+
+async function byOffset(t: CheckContext, json: Record<string, unknown>, auth?: { user: string }): Promise<Exchange> {
+  const x = await t.call('getTransactionByOffset', { json, ...(auth !== undefined ? { auth } : {}) });
+  if (x.status === 404 && t.target.version !== undefined && compareVersions(t.target.version, '3.5') >= 0 && x.json !== undefined && (x.json as { code?: string }).code !== 'UPDATE_NOT_FOUND') {
+    t.unsupported('transaction-by-offset, removed in 3.5, answers 404');
+  }
+  if (x.status === 404 && (x.json as { code?: string } | undefined)?.code !== 'UPDATE_NOT_FOUND') {
+    t.fail('POST /v2/updates/transaction-by-offset is not served (404 without UPDATE_NOT_FOUND)', { requirement: 'ledger.versioning.transaction-by-offset-served', exchange: x });
+  }
+  return x;
+}
+
+const eventsOf = (x: Exchange): Ev[] => {
+  const e = (x.json as { transaction?: { events?: unknown } } | undefined)?.transaction?.events;
+  return Array.isArray(e) ? (e as Ev[]) : [];
+};
+const codeOf = (x: Exchange) => (x.json as { code?: unknown } | undefined)?.code;
+
+function expectEvents(t: CheckContext, x: Exchange, offset: number): void {
+  for (const e of eventsOf(x)) {
+    const keys = Object.keys(e);
+    t.expect(keys.length === 1, `an event has the keys ${keys.join(', ')}`, { requirement: `${O}.event-single-key`, exchange: x });
+    const [kind, v] = Object.entries(e)[0]!;
+    t.expect(v.offset === offset, `a ${kind} carries offset ${String(v.offset)}, the transaction ${offset}`, { requirement: 'ledger.events.offset-of-update', exchange: x });
+    if (kind === 'CreatedEvent') {
+      const missing = ['offset', 'nodeId', 'contractId', 'templateId', 'createdAt', 'packageName', 'representativePackageId', 'acsDelta', 'createArgument', 'witnessParties', 'signatories'].filter((f) => v[f] === undefined);
+      t.expect(missing.length === 0, `a CreatedEvent lacks ${missing.join(', ')}`, { requirement: 'ledger.events.created-required-fields', exchange: x });
+      t.expect(typeof v.acsDelta === 'boolean', `acsDelta is ${JSON.stringify(v.acsDelta)}`, { requirement: 'ledger.events.acs-delta-boolean', exchange: x });
+      t.expect(Array.isArray(v.witnessParties) && v.witnessParties.length > 0, 'a CreatedEvent has no witnessParties', { requirement: 'ledger.events.created-witnesses-non-empty', exchange: x });
+      t.expect(Array.isArray(v.signatories) && v.signatories.length > 0, 'a CreatedEvent has no signatories', { requirement: 'ledger.events.created-signatories-non-empty', exchange: x });
+    }
+    if (kind === 'ArchivedEvent') {
+      const missing = ['offset', 'nodeId', 'contractId', 'templateId', 'packageName', 'witnessParties'].filter((f) => v[f] === undefined);
+      t.expect(missing.length === 0, `an ArchivedEvent lacks ${missing.join(', ')}`, { requirement: 'ledger.events.archived-required-fields', exchange: x });
+    }
+  }
+}
+
+describe('POST /v2/updates/transaction-by-offset', () => {
+  conformance(
+    {
+      id: 'ledger.get-transaction-by-offset.lookup',
+      title: 'returns the created and the archiving transaction at their offsets, with required fields and well-formed events',
+      api: 'ledger',
+      operations: ['getTransactionByOffset', 'submitAndWaitForTransactionTree'],
+      requirements: [
+        `${O}.response-schema`,
+        `${O}.offset-matches`,
+        `${O}.transaction-required-fields`,
+        `${O}.event-single-key`,
+        `${O}.requesting-parties-accepted`,
+        `${O}.shapes-accepted`,
+        'ledger.events.created-required-fields',
+        'ledger.events.created-witnesses-non-empty',
+        'ledger.events.created-signatories-non-empty',
+        'ledger.events.archived-required-fields',
+        'ledger.events.acs-delta-boolean',
+        'ledger.events.offset-of-update',
+        'ledger.versioning.transaction-by-offset-served',
+      ],
+    },
+    async (t) => {
+      const { s, created, archived } = await setup(t);
+      const requests: [string, Record<string, unknown>, number, string][] = [
+        ['requestingParties', { offset: created, requestingParties: [s.party] }, created, `${O}.requesting-parties-accepted`],
+        ['ACS delta', { offset: created, transactionFormat: format([s.party]) }, created, `${O}.response-schema`],
+        ['ledger effects', { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_LEDGER_EFFECTS') }, created, `${O}.shapes-accepted`],
+        ['archive, ACS delta', { offset: archived, transactionFormat: format([s.party]) }, archived, `${O}.response-schema`],
+      ];
+      for (const [what, json, offset, rule] of requests) {
+        const x = await byOffset(t, json, { user: s.userId });
+        t.expectStatus(x, 200, { requirement: rule, what: `lookup by offset (${what})` });
+        const tx = (x.json as { transaction?: Record<string, unknown> } | undefined)?.transaction;
+        t.expect(tx !== undefined && Array.isArray(tx.events), 'the response has no transaction with an events list', { requirement: `${O}.response-schema`, exchange: x });
+        const missing = ['updateId', 'effectiveAt', 'offset', 'synchronizerId', 'recordTime', 'events'].filter((f) => tx![f] === undefined);
+        t.expect(missing.length === 0, `the transaction lacks ${missing.join(', ')}`, { requirement: `${O}.transaction-required-fields`, exchange: x });
+        t.expect(tx!.offset === offset, `asked for offset ${offset}, got ${String(tx!.offset)}`, { requirement: `${O}.offset-matches`, exchange: x });
+        expectEvents(t, x, offset);
+        if (what.startsWith('archive')) t.expect(eventsOf(x).some((e) => e.ArchivedEvent !== undefined), 'the archiving transaction shows no ArchivedEvent', { requirement: 'ledger.events.archived-required-fields', exchange: x });
+      }
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.get-transaction-by-offset.invalid',
+      title: 'rejects non-positive offsets, both or neither of requestingParties and transactionFormat, and an unspecified shape with 400',
+      api: 'ledger',
+      operations: ['getTransactionByOffset'],
+      requirements: [`${O}.non-positive-offset-rejected`, `${O}.parties-and-format-rejected`, `${O}.neither-parties-nor-format-rejected`, `${O}.unspecified-shape-rejected`],
+    },
+    async (t) => {
+      const { s, created } = await setup(t);
+      await t.property(fc.integer({ min: -(2 ** 40), max: 0 }), async (offset) => {
+        t.expectStatus(await byOffset(t, { offset, requestingParties: [s.party] }, { user: s.userId }), 400, { requirement: `${O}.non-positive-offset-rejected`, what: `offset ${offset}` });
+      }, { runs: Math.min(t.config.run.runs, 5) });
+      t.expectStatus(await byOffset(t, { offset: 0, requestingParties: [s.party] }, { user: s.userId }), 400, { requirement: `${O}.non-positive-offset-rejected`, what: 'offset 0' });
+      t.expectStatus(await byOffset(t, { offset: created, requestingParties: [s.party], transactionFormat: format([s.party]) }, { user: s.userId }), 400, { requirement: `${O}.parties-and-format-rejected` });
+      t.expectStatus(await byOffset(t, { offset: created }, { user: s.userId }), 400, { requirement: `${O}.neither-parties-nor-format-rejected` });
+      const x = await byOffset(t, { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_UNSPECIFIED') }, { user: s.userId });
+      t.expectStatus(x, 400, { requirement: `${O}.unspecified-shape-rejected` });
+      t.expect(codeOf(x) === 'MISSING_FIELD', `error code ${String(codeOf(x))}, not MISSING_FIELD`, { requirement: `${O}.unspecified-shape-rejected`, exchange: x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.get-transaction-by-offset.not-found',
+      title: 'answers an offset with no transaction, and one the parties cannot see, with 404 UPDATE_NOT_FOUND',
+      api: 'ledger',
+      operations: ['getTransactionByOffset', 'getLedgerEnd'],
+      requirements: [`${O}.unknown-offset-not-found`, `${O}.invisible-not-found`],
+    },
+    async (t) => {
+      const { s, created } = await setup(t);
+      const end = await t.call('getLedgerEnd');
+      t.expectStatus(end, 200, { requirement: `${O}.unknown-offset-not-found` });
+      const beyond = Number((end.json as { offset?: number }).offset ?? 0) + 1_000_000;
+      const x = await byOffset(t, { offset: beyond, requestingParties: [s.party] }, { user: s.userId });
+      t.expectStatus(x, 404, { requirement: `${O}.unknown-offset-not-found` });
+      t.expect(codeOf(x) === 'UPDATE_NOT_FOUND', `error code ${String(codeOf(x))}`, { requirement: `${O}.unknown-offset-not-found`, exchange: x });
+      const stranger = await createSubmitter(t, 'cc-stranger');
+      const y = await byOffset(t, { offset: created, requestingParties: [stranger.party] }, { user: stranger.userId });
+      t.expectStatus(y, 404, { requirement: `${O}.invisible-not-found` });
+      t.expect(codeOf(y) === 'UPDATE_NOT_FOUND', `error code ${String(codeOf(y))}`, { requirement: `${O}.invisible-not-found`, exchange: y });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.get-transaction-by-offset.event-format',
+      title: 'applies event formats: package-name template filters, blob inclusion accumulated over filters, empty cumulative as wildcard, any-party filters',
+      api: 'ledger',
+      operations: ['getTransactionByOffset'],
+      requirements: [
+        'ledger.event-format.package-name-reference-accepted',
+        'ledger.event-format.created-event-blob-included',
+        'ledger.event-format.include-flags-accumulate',
+        'ledger.event-format.no-cumulative-is-wildcard',
+        'ledger.event-format.filters-widen',
+        'ledger.event-format.empty-filters-by-party-accepted',
+      ],
+    },
+    async (t) => {
+      const { s, tmpl, created } = await setup(t);
+      const auth = { user: s.userId };
+      const created1 = async (filters: unknown, rule: string) => {
+        const x = await byOffset(t, { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', filters) }, auth);
+        t.expectStatus(x, 200, { requirement: rule });
+        return { x, ev: eventsOf(x).find((e) => e.CreatedEvent !== undefined)?.CreatedEvent };
+      };
+      const wildcard = { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }] };
+      const w = await created1(wildcard, 'ledger.event-format.no-cumulative-is-wildcard');
+      const none = await created1({ cumulative: [] }, 'ledger.event-format.no-cumulative-is-wildcard');
+      t.expect(none.ev !== undefined && none.ev.contractId === w.ev?.contractId && !none.ev.createdEventBlob, 'a party filter with no cumulative filter does not select what a wildcard without the blob selects', { requirement: 'ledger.event-format.no-cumulative-is-wildcard', exchange: none.x });
+      if (tmpl.templateId.startsWith('#')) {
+        const byName = await created1({ cumulative: [{ identifierFilter: { TemplateFilter: { value: { templateId: tmpl.templateId, includeCreatedEventBlob: true } } } }] }, 'ledger.event-format.package-name-reference-accepted');
+        t.expect(byName.ev !== undefined, `a TemplateFilter on ${tmpl.templateId} selected no created event`, { requirement: 'ledger.event-format.package-name-reference-accepted', exchange: byName.x });
+        t.expect(typeof byName.ev?.createdEventBlob === 'string' && byName.ev.createdEventBlob.length > 0, 'includeCreatedEventBlob gave no createdEventBlob', { requirement: 'ledger.event-format.created-event-blob-included', exchange: byName.x });
+        const both = await created1({ cumulative: [...wildcard.cumulative, { identifierFilter: { TemplateFilter: { value: { templateId: tmpl.templateId, includeCreatedEventBlob: true } } } }] }, 'ledger.event-format.filters-widen');
+        t.expect(both.ev !== undefined, 'adding a template filter to a wildcard removed the created event', { requirement: 'ledger.event-format.filters-widen', exchange: both.x });
+        t.expect(typeof both.ev?.createdEventBlob === 'string' && both.ev.createdEventBlob.length > 0, 'a wildcard without the blob and a template filter with it gave no blob', { requirement: 'ledger.event-format.include-flags-accumulate', exchange: both.x });
+      }
+      // filtersForAnyParty needs a reader of any party: the admin role
+      const any = await byOffset(t, { offset: created, transactionFormat: { eventFormat: { filtersByParty: {}, filtersForAnyParty: wildcard, verbose: true }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } });
+      if (any.status === 403) t.skip('the admin role may not read as any party on this target');
+      t.expectStatus(any, 200, { requirement: 'ledger.event-format.empty-filters-by-party-accepted' });
+    },
+  );
+});
