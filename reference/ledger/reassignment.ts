@@ -15,6 +15,7 @@ import { route } from './http.js';
 import { sha256hex } from './ids.js';
 import { assignmentEvent, decodeEventFormat, stakeholders, unassignedEvent, validateEventFormat, visibility, type EventFormat } from './events.js';
 import { snapshotOf } from './transactions.js';
+import { RF } from './faults-reassignment.js';
 import { microsIso, type AssignEvent, type LedgerState, type PendingReassignment, type ReassignmentUpdate, type UnassignEvent } from './state.js';
 
 type ReassignCommand =
@@ -44,8 +45,13 @@ function decodeCommand(v: unknown, path: string): ReassignCommand {
     : { kind: 'assign', reassignmentId: reqString(value, 'reassignmentId', p), source, target };
 }
 
-function decodeRequest(body: Obj): ReassignmentRequest {
+type Has = (fault: string) => boolean;
+const none: Has = () => false;
+
+function decodeRequest(body: Obj, has: Has = none): ReassignmentRequest {
   const rc = reqObject(body, 'reassignmentCommands');
+  if (has(RF.workflow)) reqString(rc, 'workflowId', 'reassignmentCommands');
+  if (has(RF.userId)) reqString(rc, 'userId', 'reassignmentCommands');
   const ef = optObject(body, 'eventFormat');
   return {
     commandId: reqString(rc, 'commandId', 'reassignmentCommands'),
@@ -60,14 +66,14 @@ function decodeRequest(body: Obj): ReassignmentRequest {
 const refused = (cause: string) => new CantonError('REASSIGNMENT_VALIDATION_FAILED', 'FAILED_PRECONDITION', cause);
 
 /** Common validation; returns the commands, which all have one kind and one source and target. */
-function validate(state: LedgerState, r: ReassignmentRequest, caller: Caller): Exclude<ReassignCommand, { kind: 'empty' }>[] {
+function validate(state: LedgerState, r: ReassignmentRequest, caller: Caller, has: Has = none): Exclude<ReassignCommand, { kind: 'empty' }>[] {
   if (r.commandId === '') throw err.missingField('command_id');
   if (r.submitter === '') throw err.missingField('submitter');
   if (r.commands.length === 0) throw err.missingField('commands');
   if (r.userId !== undefined && r.userId !== '' && r.userId !== caller.id) {
     throw err.permissionDenied(`userId ${r.userId.slice(0, 200)} does not match the authenticated user`);
   }
-  caller.requireActAs(r.submitter);
+  if (!has(RF.actAs)) caller.requireActAs(r.submitter);
   if (r.eventFormat !== undefined) validateEventFormat(r.eventFormat, caller);
   const cmds = r.commands.map((c) => {
     if (c.kind === 'empty') throw err.invalidArgument('A reassignment command must be an AssignCommand or an UnassignCommand');
@@ -92,20 +98,23 @@ function requireStakeholder(c: ContractRecord, submitter: string): void {
   }
 }
 
-function contractOnSource(state: LedgerState, contractId: string, source: string, submitter: string): ContractRecord {
+function contractOnSource(state: LedgerState, contractId: string, source: string, submitter: string, has: Has = none): ContractRecord {
   if (contractId === '') throw err.missingField('contract_id');
   const c = state.world.contracts.get(contractId);
+  if (c === undefined && has(RF.unknownContract)) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
+  if (c === undefined && has(RF.propagated)) throw new CantonError('CONTRACT_NOT_FOUND', 'NOT_FOUND', `Contract could not be found with id ${contractId.slice(0, 200)}`, {}, [['CONTRACT_ID', contractId]]);
   if (c === undefined) throw err.notFound('CONTRACT_NOT_FOUND', `Contract could not be found with id ${contractId.slice(0, 200)}`, [['CONTRACT_ID', contractId]]);
-  if (c.synchronizerId !== source) {
+  if (c.synchronizerId !== source && !(has(RF.wrongSource) && c.synchronizerId !== null)) {
     throw refused(`Contract ${contractId} is not assigned to ${source}${c.synchronizerId === null ? ': it is being reassigned' : ''}`);
   }
   requireStakeholder(c, submitter);
   return c;
 }
 
-function pendingFor(state: LedgerState, cmd: { reassignmentId: string; source: string; target: string }, submitter: string): PendingReassignment[] {
+function pendingFor(state: LedgerState, cmd: { reassignmentId: string; source: string; target: string }, submitter: string, has: Has = none): PendingReassignment[] {
   if (cmd.reassignmentId === '') throw err.missingField('reassignment_id');
   const pending = state.reassignments.get(cmd.reassignmentId);
+  if ((pending === undefined || pending.length === 0) && has(RF.unknownId)) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
   if (pending === undefined || pending.length === 0) {
     throw err.notFound('REASSIGNMENT_NOT_FOUND', `Unassignment ${cmd.reassignmentId.slice(0, 200)} could not be found`, [['REASSIGNMENT_ID', cmd.reassignmentId]]);
   }
@@ -119,32 +128,33 @@ function pendingFor(state: LedgerState, cmd: { reassignmentId: string; source: s
 }
 
 /** Executes validated commands as one update. */
-function execute(state: LedgerState, r: ReassignmentRequest, cmds: Exclude<ReassignCommand, { kind: 'empty' }>[]): ReassignmentUpdate {
+function execute(state: LedgerState, r: ReassignmentRequest, cmds: Exclude<ReassignCommand, { kind: 'empty' }>[], has: Has = none): ReassignmentUpdate {
   const recordTime = state.nextTime();
   const first = cmds[0] as Exclude<ReassignCommand, { kind: 'empty' }>;
   const events: (UnassignEvent | AssignEvent)[] = [];
   if (first.kind === 'unassign') {
     const ids = cmds.map((c) => (c as { contractId: string }).contractId);
     if (new Set(ids).size !== ids.length) throw err.invalidArgument('A contract appears more than once');
-    const contracts = ids.map((id) => contractOnSource(state, id, first.source, r.submitter));
+    const contracts = ids.map((id) => contractOnSource(state, id, first.source, r.submitter, has));
     const reassignmentId = `00${sha256hex(`reassignment:${state.nextSeq()}:${recordTime}`)}`;
     const pending: PendingReassignment[] = [];
     const exclusivity = microsIso(Date.parse(recordTime) * 1000 + 60_000_000);
     for (const c of contracts) {
       c.synchronizerId = null;
-      c.reassignmentCounter += 1;
+      if (!has(RF.counter)) c.reassignmentCounter += 1;
       pending.push({ reassignmentId, contractId: c.contractId, source: first.source, target: first.target, reassignmentCounter: c.reassignmentCounter, completed: false });
       events.push({ kind: 'unassign', nodeId: events.length, reassignmentId, contract: snapshotOf(c), source: first.source, target: first.target, submitter: r.submitter, reassignmentCounter: c.reassignmentCounter, assignmentExclusivity: exclusivity });
     }
     state.reassignments.set(reassignmentId, pending);
   } else {
-    const batches = cmds.map((c) => pendingFor(state, c as { reassignmentId: string; source: string; target: string }, r.submitter));
+    const batches = cmds.map((c) => pendingFor(state, c as { reassignmentId: string; source: string; target: string }, r.submitter, has));
     if (new Set(batches).size !== batches.length) throw err.invalidArgument('A reassignment id appears more than once');
     for (const p of batches.flat()) {
       const c = state.world.contracts.get(p.contractId) as ContractRecord;
-      c.synchronizerId = p.target;
+      c.synchronizerId = has(RF.notMoved) ? null : p.target;
       p.completed = true;
-      events.push({ kind: 'assign', nodeId: events.length, reassignmentId: p.reassignmentId, contract: snapshotOf(c), source: p.source, target: p.target, submitter: r.submitter, reassignmentCounter: p.reassignmentCounter });
+      const [source, target] = has(RF.swapped) ? [p.target, p.source] : [p.source, p.target];
+      events.push({ kind: 'assign', nodeId: events.length, reassignmentId: p.reassignmentId, contract: snapshotOf(c), source, target, submitter: r.submitter, reassignmentCounter: p.reassignmentCounter });
     }
   }
   return state.append<ReassignmentUpdate>((offset) => ({
@@ -162,35 +172,42 @@ function execute(state: LedgerState, r: ReassignmentRequest, cmds: Exclude<Reass
   }));
 }
 
-function encodeEvents(u: ReassignmentUpdate, ef: EventFormat | undefined): Obj[] {
+function encodeEvents(u: ReassignmentUpdate, ef: EventFormat | undefined, has: Has = none, submitter = ''): Obj[] {
   if (ef === undefined) return [];
   const out: Obj[] = [];
   for (const e of u.events) {
-    const v = visibility(ef, stakeholders(e.contract), e.contract);
+    if (e.kind === 'unassign' && has(RF.noUnassignEvent)) continue;
+    const v = has(RF.formatIgnored) ? { witnesses: [submitter], includeBlob: false } : visibility(ef, stakeholders(e.contract), e.contract);
     if (v === undefined) continue;
-    out.push(e.kind === 'unassign' ? unassignedEvent(e, u.offset, v) : assignmentEvent(e, u.offset, v));
+    const enc = e.kind === 'unassign' ? unassignedEvent(e, u.offset, v) : assignmentEvent(e, u.offset, v);
+    if (e.kind === 'assign' && has(RF.noCreated)) delete (enc.JsAssignmentEvent as Obj).createdEvent;
+    out.push(enc);
   }
   return out;
 }
 
 export function reassignmentRoutes(app: FastifyInstance, ctx: ReferenceContext, state: LedgerState): void {
   route(app, ctx, 'POST', '/v2/commands/submit-and-wait-for-reassignment', async (c) => {
-    const r = decodeRequest(await c.json());
+    const has: Has = (f) => ctx.faults.has(f);
+    const r = decodeRequest(await c.json(), has);
     const caller = await c.caller();
-    const cmds = validate(state, r, caller);
+    if (r.commands.length === 0 && has(RF.empty)) {
+      return { reassignment: { updateId: `1220${'00'.repeat(32)}`, commandId: r.commandId, workflowId: r.workflowId, offset: state.ledgerEnd, events: [], recordTime: state.nextTime(), synchronizerId: state.world.synchronizers[0], paidTrafficCost: 0 } };
+    }
+    const cmds = validate(state, r, caller, has);
     const changeId = JSON.stringify([caller.id, [r.submitter], r.commandId]);
     if (state.changeIds.has(changeId)) {
       throw err.alreadyExists('DUPLICATE_COMMAND', 'A command with the given command id has already been successfully processed', [['COMMAND_ID', r.commandId]]);
     }
-    const u = execute(state, r, cmds);
+    const u = execute(state, r, cmds, has);
     state.changeIds.add(changeId);
     return {
       reassignment: {
-        updateId: u.updateId,
+        ...(has(RF.schema) ? {} : { updateId: u.updateId }),
         commandId: u.commandId,
         workflowId: u.workflowId,
         offset: u.offset,
-        events: encodeEvents(u, r.eventFormat),
+        events: encodeEvents(u, r.eventFormat, has, r.submitter),
         traceContext: { traceparent: u.traceparent },
         recordTime: u.recordTime,
         synchronizerId: u.synchronizerId,

@@ -1,0 +1,40 @@
+/** Planted faults of POST /v2/commands/submit-and-wait-for-reassignment. */
+import { registerFaults } from '../faults.js';
+
+export const RF = {
+  schema: 'ledger-reassignment-update-id-missing',
+  empty: 'ledger-reassignment-empty-commands-accepted',
+  workflow: 'ledger-reassignment-workflow-id-required',
+  userId: 'ledger-reassignment-user-id-required',
+  notMoved: 'ledger-reassignment-assign-does-not-move',
+  swapped: 'ledger-reassignment-assign-event-source-target-swapped',
+  counter: 'ledger-reassignment-counter-not-incremented',
+  noUnassignEvent: 'ledger-reassignment-unassign-event-omitted',
+  formatIgnored: 'ledger-reassignment-event-format-ignored',
+  unknownContract: 'ledger-reassignment-unknown-contract-internal-error',
+  wrongSource: 'ledger-reassignment-source-unchecked',
+  unknownId: 'ledger-reassignment-unknown-reassignment-id-internal-error',
+  propagated: 'ledger-reassignment-not-found-as-400',
+  noCreated: 'ledger-reassignment-assign-without-created-event',
+  actAs: 'ledger-reassignment-act-as-unchecked',
+} as const;
+
+const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
+const S = 'ledger.submit-and-wait-for-reassignment';
+registerFaults([
+  r(RF.schema, `${S}.response-schema`, 'the reassignment lacks updateId'),
+  r(RF.empty, `${S}.empty-commands-rejected`, 'a submission with no commands answers 200'),
+  r(RF.workflow, `${S}.optional-fields-omittable`, 'a submission without workflowId is rejected with 400'),
+  r(RF.userId, `${S}.user-id-from-token`, 'a submission without userId is rejected with 400'),
+  r(RF.notMoved, `${S}.unassign-then-assign`, 'an assignment leaves the contract unassigned'),
+  r(RF.swapped, `${S}.assign-event-matches-command`, 'the assign event has source and target swapped'),
+  r(RF.counter, `${S}.counter-increments`, 'an unassignment does not increase the reassignment counter'),
+  r(RF.noUnassignEvent, `${S}.unassign-event-with-format`, 'an unassignment answers with no events even with an eventFormat'),
+  r(RF.formatIgnored, `${S}.event-format-applied`, 'the eventFormat filters are ignored: every event of the submitter is returned'),
+  r(RF.unknownContract, `${S}.unknown-contract-rejected`, 'an unknown contract id fails with 500'),
+  r(RF.wrongSource, `${S}.wrong-source-rejected`, 'an unassignment from a synchronizer the contract is not on is accepted'),
+  r(RF.unknownId, `${S}.unknown-reassignment-id-rejected`, 'an unknown reassignmentId fails with 500'),
+  r(RF.propagated, `${S}.error-propagated`, 'an unknown contract (gRPC NOT_FOUND) is answered 400'),
+  r(RF.noCreated, 'ledger.events.assign-carries-created-event', 'the assign event carries no createdEvent'),
+  r(RF.actAs, 'ledger.auth.act-as-submitter', 'a reassignment is accepted without CanActAs for the submitter'),
+]);

@@ -1,0 +1,199 @@
+import { describe } from 'vitest';
+import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import type { Exchange } from '../../../harness/http.js';
+import { FixtureError, connectedSynchronizers, createSubmitter, createUser, createdContractId, submitCreate, templateFixture, type Submitter } from '../../../harness/fixtures/ledger.js';
+import { moves, reassignmentRequest, type Move } from '../../../generators/ledger/reassignment.js';
+
+const S = 'ledger.submit-and-wait-for-reassignment';
+const MULTI = { features: ['multiSynchronizer'] };
+/** gRPC code -> HTTP status (FACTS.md, errors) */
+const GRPC_STATUS: Record<number, number> = { 3: 400, 9: 400, 11: 400, 16: 401, 7: 403, 5: 404, 10: 409, 6: 409, 8: 429, 13: 500, 2: 500, 15: 500, 12: 501, 14: 503, 4: 504 };
+
+interface World {
+  s: Submitter;
+  syncs: [string, string];
+  /** creates a contract on the first synchronizer and returns its id */
+  create(): Promise<string>;
+}
+
+async function world(t: CheckContext): Promise<World> {
+  const syncs = await connectedSynchronizers(t);
+  if (syncs.length < 2) t.skip(`the participant is connected to ${syncs.length} synchronizer(s): reassignment needs two`);
+  const tmpl = templateFixture(t);
+  const s = await createSubmitter(t);
+  return {
+    s,
+    syncs: [syncs[0]!, syncs[1]!],
+    async create() {
+      const x = await submitCreate(t, s, tmpl, syncs[0]);
+      const cid = createdContractId(x.json);
+      if (x.status !== 200 || cid === undefined) throw new FixtureError(`setup: creating a contract answered ${x.status}: ${x.text.slice(0, 300)}`);
+      return cid;
+    },
+  };
+}
+
+const formatFor = (party: string) => ({ filtersByParty: { [party]: { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }] } }, verbose: true });
+
+async function reassign(t: CheckContext, w: World, command: Record<string, unknown>, m: Partial<Move> = {}, auth?: { user: string }): Promise<Exchange> {
+  const user = auth?.user ?? w.s.userId;
+  return t.call('submitAndWaitForReassignment', {
+    auth: { user },
+    json: reassignmentRequest(
+      {
+        commandId: t.uniqueName('reassign'),
+        submitter: w.s.party,
+        ...(m.omitUserId === true ? {} : { userId: user }),
+        ...(m.omitOptional === true ? {} : { workflowId: t.uniqueName('wf'), submissionId: t.uniqueName('sub') }),
+        command: command as never,
+      },
+      m.withFormat === false ? undefined : formatFor(w.s.party),
+    ),
+  });
+}
+
+type Obj = Record<string, unknown>;
+const eventsOf = (x: Exchange) => ((x.json as { reassignment?: { events?: Obj[] } } | undefined)?.reassignment?.events ?? []) as Obj[];
+
+function expectCantonError(t: CheckContext, x: Exchange, requirement: string): void {
+  t.expect(x.status >= 400 && x.status < 500, `expected a 4xx status, got ${x.status}`, { requirement, exchange: x });
+  const j = x.json as { code?: unknown; cause?: unknown; grpcCodeValue?: unknown } | undefined;
+  t.expect(typeof j?.code === 'string' && typeof j.cause === 'string', 'the error body is not a JsCantonError', { requirement, exchange: x });
+  if (typeof j?.grpcCodeValue === 'number' && GRPC_STATUS[j.grpcCodeValue] !== undefined) {
+    t.expect(GRPC_STATUS[j.grpcCodeValue] === x.status, `gRPC code ${j.grpcCodeValue} is answered ${x.status}, not ${GRPC_STATUS[j.grpcCodeValue]}`, { requirement: `${S}.error-propagated`, exchange: x });
+  }
+}
+
+describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
+  conformance(
+    {
+      id: 'ledger.submit-and-wait-for-reassignment.counters',
+      title: 'moves a contract back and forth with counters 0 at creation, +1 per unassignment, equal on the assignment',
+      api: 'ledger',
+      operations: ['submitAndWaitForReassignment'],
+      ...MULTI,
+      requirements: [
+        `${S}.counter-increments`,
+        `${S}.response-schema`,
+        `${S}.unassign-then-assign`,
+        `${S}.assign-event-matches-command`,
+        `${S}.unassign-event-with-format`,
+        `${S}.optional-fields-omittable`,
+        `${S}.user-id-from-token`,
+        'ledger.events.assign-carries-created-event',
+      ],
+    },
+    async (t) => {
+      const w = await world(t);
+      await t.property(
+        moves(),
+        async (ms) => {
+          const cid = await w.create();
+          let counter = 0;
+          let on = 0;
+          for (const [i, m] of ms.entries()) {
+            const [source, target] = [w.syncs[on]!, w.syncs[1 - on]!];
+            const rule = m.omitUserId ? `${S}.user-id-from-token` : m.omitOptional ? `${S}.optional-fields-omittable` : i > 0 ? `${S}.unassign-then-assign` : `${S}.response-schema`;
+            // the unassignment always asks for events: its reassignmentId is needed to assign
+            const u = await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source, target } } }, { ...m, withFormat: true });
+            t.expectStatus(u, 200, { requirement: rule, what: `unassignment ${i + 1} from ${source}` });
+            const ue = eventsOf(u).find((e) => e.JsUnassignedEvent !== undefined)?.JsUnassignedEvent as Obj | undefined;
+            t.expect(ue !== undefined && typeof ue.reassignmentId === 'string', 'an unassignment with an eventFormat covering the submitter has no event with a reassignmentId', { requirement: `${S}.unassign-event-with-format`, exchange: u });
+            t.expect(ue!.reassignmentCounter === counter + 1, `unassignment ${i + 1}: counter ${String(ue!.reassignmentCounter)}, expected ${counter + 1}`, { requirement: `${S}.counter-increments`, exchange: u });
+            const a = await reassign(t, w, { AssignCommand: { value: { reassignmentId: ue!.reassignmentId, source, target } } }, m);
+            t.expectStatus(a, 200, { requirement: rule, what: `assignment ${i + 1} to ${target}` });
+            const ae = eventsOf(a).find((e) => e.JsAssignmentEvent !== undefined)?.JsAssignmentEvent as Obj | undefined;
+            counter += 1;
+            on = 1 - on;
+            // without an eventFormat the answer may carry no events (a MAY rule): nothing more to compare
+            if (!m.withFormat) continue;
+            counter -= 1;
+            on = 1 - on;
+            t.expect(ae !== undefined, 'the assignment answered no assign event', { requirement: `${S}.assign-event-matches-command`, exchange: a });
+            t.expect(ae!.source === source && ae!.target === target && ae!.reassignmentId === ue!.reassignmentId && ae!.submitter === w.s.party,
+              `the assign event says ${String(ae!.source)} -> ${String(ae!.target)}, id ${String(ae!.reassignmentId)}, submitter ${String(ae!.submitter)}`, { requirement: `${S}.assign-event-matches-command`, exchange: a });
+            t.expect(ae!.reassignmentCounter === counter + 1, `assignment ${i + 1}: counter ${String(ae!.reassignmentCounter)}, its unassignment ${counter + 1}`, { requirement: `${S}.counter-increments`, exchange: a });
+            const created = ae!.createdEvent as Obj | undefined;
+            t.expect(created !== undefined && created.contractId === cid, 'the assign event does not carry the created event of the contract', { requirement: 'ledger.events.assign-carries-created-event', exchange: a });
+            counter += 1;
+            on = 1 - on;
+          }
+        },
+        { runs: Math.min(t.config.run.runs, 8) },
+      );
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.submit-and-wait-for-reassignment.event-format',
+      title: 'answers with the events the submitted eventFormat selects',
+      api: 'ledger',
+      operations: ['submitAndWaitForReassignment'],
+      ...MULTI,
+      requirements: [`${S}.event-format-applied`],
+    },
+    async (t) => {
+      const w = await world(t);
+      const cid = await w.create();
+      const none = { filtersByParty: { [w.s.party]: { cumulative: [{ identifierFilter: { TemplateFilter: { value: { templateId: '#cc-no-such-package:Cc:Nothing', includeCreatedEventBlob: false } } } }] } }, verbose: true };
+      const x = await t.call('submitAndWaitForReassignment', {
+        auth: { user: w.s.userId },
+        json: reassignmentRequest({ commandId: t.uniqueName('reassign'), submitter: w.s.party, userId: w.s.userId, command: { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } } }, none),
+      });
+      t.expectStatus(x, 200);
+      t.expect(eventsOf(x).length === 0, 'an eventFormat whose only filter names another template returned events', { exchange: x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.submit-and-wait-for-reassignment.failures',
+      title: 'fails an unknown contract, a wrong source and an unknown reassignment id with 4xx JsCantonErrors under the mapped status',
+      api: 'ledger',
+      operations: ['submitAndWaitForReassignment'],
+      ...MULTI,
+      requirements: [`${S}.unknown-contract-rejected`, `${S}.wrong-source-rejected`, `${S}.unknown-reassignment-id-rejected`, `${S}.error-propagated`],
+    },
+    async (t) => {
+      const w = await world(t);
+      const cid = await w.create();
+      const unknownCid = `00${'cc'.repeat(33)}`;
+      expectCantonError(t, await reassign(t, w, { UnassignCommand: { value: { contractId: unknownCid, source: w.syncs[0], target: w.syncs[1] } } }), `${S}.unknown-contract-rejected`);
+      expectCantonError(t, await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[1], target: w.syncs[0] } } }), `${S}.wrong-source-rejected`);
+      expectCantonError(t, await reassign(t, w, { AssignCommand: { value: { reassignmentId: `00${'dd'.repeat(33)}`, source: w.syncs[0], target: w.syncs[1] } } }), `${S}.unknown-reassignment-id-rejected`);
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.submit-and-wait-for-reassignment.empty-commands',
+      title: 'rejects a submission with no commands with 400',
+      api: 'ledger',
+      operations: ['submitAndWaitForReassignment'],
+      requirements: [`${S}.empty-commands-rejected`],
+    },
+    async (t) => {
+      const s = await createSubmitter(t);
+      const x = await t.call('submitAndWaitForReassignment', { auth: { user: s.userId }, json: { reassignmentCommands: { commandId: t.uniqueName('reassign'), submitter: s.party, userId: s.userId, commands: [] } } });
+      t.expectStatus(x, 400);
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.submit-and-wait-for-reassignment.act-as',
+      title: 'refuses a reassignment by a caller without CanActAs for the submitter with 403',
+      api: 'ledger',
+      operations: ['submitAndWaitForReassignment'],
+      ...MULTI,
+      requirements: ['ledger.auth.act-as-submitter'],
+    },
+    async (t) => {
+      const w = await world(t);
+      const cid = await w.create();
+      const other = await createUser(t);
+      t.expectStatus(await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } }, {}, { user: other.id }), 403);
+    },
+  );
+});
