@@ -17,7 +17,7 @@ export function invalidPathOrQueryText(): fc.Arbitrary<string> {
   return fc.oneof(
     fc.string({ minLength: 1, maxLength: 40, unit: 'binary' }),
     fc.string({ minLength: 1, maxLength: 20 }).map((s) => `${s}%zz`),
-    fc.integer({ min: 200, max: 3000 }).map((n) => 'x'.repeat(n)),
+    fc.integer({ min: 200, max: 1200 }).map((n) => 'x'.repeat(n)),
   ).filter((s) => s.trim() !== '' && !s.includes('/'));
 }
 

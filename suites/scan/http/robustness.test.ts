@@ -27,7 +27,7 @@ describe('Scan HTTP behaviour', () => {
         else if (r.op === 'listEvents') await t.call('listEvents', { json: r.body });
         else if (r.op === 'listAnsEntries') await t.call('listAnsEntries', { query: { page_size: r.size, ...(r.prefix !== undefined ? { name_prefix: r.prefix } : {}) } });
         else await t.call('listValidatorLicenses', { query: { ...(r.after !== undefined ? { after: r.after } : {}), ...(r.limit !== undefined ? { limit: r.limit } : {}) } });
-      }, { runs: Math.max(t.config.run.runs, 40) });
+      }, { runs: t.config.run.runs });
     },
   );
 

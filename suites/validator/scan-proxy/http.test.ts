@@ -24,7 +24,7 @@ describe('Validator HTTP behaviour', () => {
         else if (r.op === 'getOpenAndIssuingMiningRounds') await t.call('getOpenAndIssuingMiningRounds');
         else if (r.op === 'getFeaturedAppRight') await t.call('getFeaturedAppRight', { params: { provider_party_id: r.party } });
         else await t.call('listScanProxyAnsEntries', { query: { page_size: r.size, ...(r.prefix !== undefined ? { name_prefix: r.prefix } : {}) } });
-      }, { runs: Math.max(t.config.run.runs, 40) });
+      }, { runs: t.config.run.runs });
     },
   );
 
