@@ -92,8 +92,9 @@ export async function startEmbeddedReference(config: Config): Promise<ReferenceH
 }
 
 /** One tiny DAR per process, written once to a temporary file removed at exit (every reference server is fresh). */
-let darFixture: Promise<{ darFile: string; darPackageId: string }> | undefined;
-function referenceDar(): Promise<{ darFile: string; darPackageId: string }> {
+type DarFixtures = { darFile: string; darPackageId: string; darFile2: string; darPackageId2: string };
+let darFixture: Promise<DarFixtures> | undefined;
+function referenceDar(): Promise<DarFixtures> {
   darFixture ??= (async () => {
     const { darArchive } = await import('./fixtures/ledger.js');
     const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
@@ -104,7 +105,11 @@ function referenceDar(): Promise<{ darFile: string; darPackageId: string }> {
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const darFile = join(dir, 'conformance-test.dar');
     writeFileSync(darFile, darArchive('conformance-test', '1.0.0', darPackageId));
-    return { darFile, darPackageId };
+    // a second, unrelated DAR: the synchronizer-targeted upload needs a package not vetted yet
+    const darPackageId2 = randomBytes(32).toString('hex');
+    const darFile2 = join(dir, 'conformance-test-other.dar');
+    writeFileSync(darFile2, darArchive('conformance-test-other', '1.0.0', darPackageId2));
+    return { darFile, darPackageId, darFile2, darPackageId2 };
   })();
   return darFixture;
 }

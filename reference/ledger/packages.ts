@@ -9,6 +9,7 @@ import { MalformedRequest } from './errors.js';
 import { route } from './http.js';
 import { isUid, sha256hex } from './ids.js';
 import type { LedgerState, PackageInfo } from './state.js';
+import { PF } from './faults-packages.js';
 
 interface ZipEntry {
   name: string;
@@ -88,20 +89,20 @@ export function darMainPackage(buf: Buffer): PackageInfo {
 }
 
 /** Records a package as uploaded and, when asked, vets it on the given synchronizers for this participant. */
-export function storePackage(state: LedgerState, info: PackageInfo, vetOn: string[]): void {
+export function storePackage(state: LedgerState, info: PackageInfo, vetOn: string[], keepSerial = false): void {
   state.localPackages.set(info.packageId, info);
   for (const s of vetOn) {
     const r = state.vettingRecord(s, state.world.participantId);
     if (!r.packages.has(info.packageId)) {
       r.packages.set(info.packageId, { packageId: info.packageId });
-      r.topologySerial += 1;
+      if (!keepSerial) r.topologySerial += 1;
     }
   }
 }
 
-function decodeUploadQuery(state: LedgerState, q: Record<string, string | undefined>): { vet: boolean; synchronizers: string[] } {
+function decodeUploadQuery(state: LedgerState, q: Record<string, string | undefined>, has: (f: string) => boolean = () => false): { vet: boolean; synchronizers: string[] } {
   const vetRaw = q.vetAllPackages;
-  if (vetRaw !== undefined && vetRaw !== 'true' && vetRaw !== 'false') {
+  if (vetRaw !== undefined && vetRaw !== 'true' && vetRaw !== 'false' && !has(PF.query)) {
     throw new MalformedRequest(`Invalid value for: query parameter vetAllPackages (expected true or false)`);
   }
   const sync = q.synchronizerId;
@@ -109,7 +110,8 @@ function decodeUploadQuery(state: LedgerState, q: Record<string, string | undefi
     throw new MalformedRequest(`Invalid value for: query parameter synchronizerId (unknown synchronizer ${sync.slice(0, 200)})`);
   }
   // Without a synchronizer the packages are vetted on every connected synchronizer.
-  const synchronizers = sync === undefined || sync === '' ? state.world.synchronizers : [sync];
+  let synchronizers = sync === undefined || sync === '' ? (has(PF.vetAll) ? [] : state.world.synchronizers) : [sync];
+  if (has(PF.sync) && sync !== undefined && sync !== '') synchronizers = [state.world.synchronizers[0] as string];
   return { vet: vetRaw !== 'false', synchronizers };
 }
 
@@ -119,14 +121,16 @@ export function packageRoutes(app: FastifyInstance, ctx: ReferenceContext, state
     if (ct === undefined || !/^application\/octet-stream\s*(;|$)/i.test(ct)) {
       throw new MalformedRequest(`Invalid value for: body (content type must be application/octet-stream)`);
     }
-    const q = decodeUploadQuery(state, c.query);
+    const has = (f: string) => ctx.faults.has(f);
+    const q = decodeUploadQuery(state, c.query, has);
     const bytes = c.raw();
     if (bytes === undefined || bytes.length === 0) throw new MalformedRequest('Invalid value for: body (empty archive)');
     // authorization comes before reading the archive, as on a participant (the service checks the claims first)
     (await c.caller()).requireAdmin();
-    const info = darMainPackage(bytes);
-    storePackage(state, info, q.vet ? q.synchronizers : []);
-    return {};
+    const notZip = bytes.length < 4 || bytes.readUInt32LE(0) !== 0x04034b50;
+    const info = has(PF.archive) && notZip ? { packageId: sha256hex(bytes), name: 'unnamed-package', version: '1.0.0' } : darMainPackage(bytes);
+    storePackage(state, info, q.vet ? q.synchronizers : [], has(PF.serial));
+    return has(PF.schema) ? [] : {};
   });
 
   route(app, ctx, 'GET', '/v2/packages', async (c) => {

@@ -102,7 +102,12 @@ function contractOnSource(state: LedgerState, contractId: string, source: string
   if (contractId === '') throw err.missingField('contract_id');
   const c = state.world.contracts.get(contractId);
   if (c === undefined && has(RF.unknownContract)) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
-  if (c === undefined && has(RF.propagated)) throw new CantonError('CONTRACT_NOT_FOUND', 'NOT_FOUND', `Contract could not be found with id ${contractId.slice(0, 200)}`, {}, [['CONTRACT_ID', contractId]]);
+  if (c === undefined && has(RF.propagated)) {
+    // NOT_FOUND (gRPC 5) in the body, but answered 400
+    const e = new CantonError('CONTRACT_NOT_FOUND', 'NOT_FOUND', `Contract could not be found with id ${contractId.slice(0, 200)}`, {}, [['CONTRACT_ID', contractId]]);
+    Object.defineProperty(e, 'status', { get: () => 400 });
+    throw e;
+  }
   if (c === undefined) throw err.notFound('CONTRACT_NOT_FOUND', `Contract could not be found with id ${contractId.slice(0, 200)}`, [['CONTRACT_ID', contractId]]);
   if (c.synchronizerId !== source && !(has(RF.wrongSource) && c.synchronizerId !== null)) {
     throw refused(`Contract ${contractId} is not assigned to ${source}${c.synchronizerId === null ? ': it is being reassigned' : ''}`);

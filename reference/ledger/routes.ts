@@ -7,6 +7,7 @@ import './faults-topology.js';
 import './faults-traffic.js';
 import './faults-transactions.js';
 import './faults-reassignment.js';
+import './faults-packages.js';
 import { setupHttp } from './http.js';
 import { packageRoutes } from './packages.js';
 import { partyRoutes } from './parties.js';

@@ -97,6 +97,8 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
             // the unassignment always asks for events: its reassignmentId is needed to assign
             const u = await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source, target } } }, { ...m, withFormat: true });
             t.expectStatus(u, 200, { requirement: rule, what: `unassignment ${i + 1} from ${source}` });
+            const ru = (u.json as { reassignment?: Obj } | undefined)?.reassignment;
+            t.expect(typeof ru?.updateId === 'string' && Number.isInteger(ru.offset) && Array.isArray(ru.events), 'the reassignment lacks updateId, offset or events', { requirement: `${S}.response-schema`, exchange: u });
             const ue = eventsOf(u).find((e) => e.JsUnassignedEvent !== undefined)?.JsUnassignedEvent as Obj | undefined;
             t.expect(ue !== undefined && typeof ue.reassignmentId === 'string', 'an unassignment with an eventFormat covering the submitter has no event with a reassignmentId', { requirement: `${S}.unassign-event-with-format`, exchange: u });
             t.expect(ue!.reassignmentCounter === counter + 1, `unassignment ${i + 1}: counter ${String(ue!.reassignmentCounter)}, expected ${counter + 1}`, { requirement: `${S}.counter-increments`, exchange: u });
@@ -193,7 +195,7 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
       const w = await world(t);
       const cid = await w.create();
       const other = await createUser(t);
-      t.expectStatus(await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } }, {}, { user: other.id }), 403);
+      t.expectStatus(await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } }, { withFormat: false }, { user: other.id }), 403);
     },
   );
 });

@@ -1,0 +1,21 @@
+/** Planted faults of POST /v2/packages and its effect on package vetting. */
+import { registerFaults } from '../faults.js';
+
+export const PF = {
+  schema: 'ledger-upload-package-answers-list',
+  archive: 'ledger-upload-package-non-archive-accepted',
+  query: 'ledger-upload-package-bad-vet-flag-accepted',
+  vetAll: 'ledger-upload-package-vets-nothing-without-synchronizer',
+  sync: 'ledger-upload-package-vets-first-synchronizer-only',
+  serial: 'ledger-upload-package-topology-serial-unchanged',
+} as const;
+
+const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
+registerFaults([
+  r(PF.schema, 'ledger.upload-package.response-schema', 'a successful upload answers 200 with a JSON list instead of an object'),
+  r(PF.archive, 'ledger.upload-package.invalid-archive-rejected', 'a body that is not a zip archive is accepted'),
+  r(PF.query, 'ledger.upload-package.invalid-query-rejected', 'a vetAllPackages value that is not a boolean counts as true'),
+  r(PF.vetAll, 'ledger.upload-package.vet-all-packages', 'without a synchronizerId, vetAllPackages true vets nothing'),
+  r(PF.sync, 'ledger.upload-package.synchronizer-targets-vetting', 'the packages are vetted on the first connected synchronizer, not the requested one'),
+  r(PF.serial, 'ledger.get-package-vetting.topology-serial-advances', 'vetting a new package leaves the record\'s topologySerial unchanged'),
+]);

@@ -1,0 +1,111 @@
+import { describe } from 'vitest';
+import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import { connectedSynchronizers, darFixture } from '../../../harness/fixtures/ledger.js';
+import { invalidArchive, invalidVetFlag } from '../../../generators/ledger/packages.js';
+
+const P = 'ledger.upload-package';
+const FEATURE = { features: ['packageUpload'] };
+interface VRecord {
+  synchronizerId: string;
+  participantId: string;
+  topologySerial: number;
+  packages: { packageId: string }[];
+}
+
+const upload = (t: CheckContext, bytes: Uint8Array, query: Record<string, string> = {}) =>
+  t.call('uploadPackage', { body: bytes, query, headers: { 'content-type': 'application/octet-stream' } });
+
+/** Every vetting record (first page of the largest size), or those vetting one package. */
+async function records(t: CheckContext, packageId?: string): Promise<VRecord[]> {
+  const x = await t.call('getPackageVetting', { json: { pageSize: 0, ...(packageId !== undefined ? { packageMetadataFilter: { packageIds: [packageId], packageNamePrefixes: [] } } : {}) } });
+  if (x.status !== 200) t.skip(`GET /v2/package-vetting answered ${x.status}: vetting cannot be observed`);
+  return ((x.json as { vettedPackages?: VRecord[] }).vettedPackages ?? []) as VRecord[];
+}
+const key = (r: VRecord) => `${r.synchronizerId} / ${r.participantId}`;
+
+// The checks of this file run in order: the first two upload packages that were not vetted before.
+describe('POST /v2/packages', () => {
+  conformance(
+    {
+      id: 'ledger.upload-package.vet-all',
+      title: 'lists the packages of a DAR uploaded with vetAllPackages true as vetted, with a higher topologySerial',
+      api: 'ledger',
+      operations: ['uploadPackage', 'getPackageVetting'],
+      ...FEATURE,
+      requirements: [`${P}.vet-all-packages`, 'ledger.get-package-vetting.topology-serial-advances'],
+    },
+    async (t) => {
+      const dar = darFixture(t);
+      if (dar.packageId === undefined) t.skip('no darPackageId fixture: the uploaded package cannot be found in the vetting listing');
+      if ((await records(t, dar.packageId)).length > 0) t.skip(`package ${dar.packageId} is already vetted on the target: its vetting cannot change`);
+      const before = new Map((await records(t)).map((r) => [key(r), r.topologySerial]));
+      const x = await upload(t, dar.bytes, { vetAllPackages: 'true' });
+      t.expectStatus(x, 200);
+      const after = await records(t, dar.packageId);
+      t.expect(after.length > 0, `package ${dar.packageId} is not listed as vetted after the upload`);
+      for (const r of after) {
+        const was = before.get(key(r));
+        if (was !== undefined) t.expect(r.topologySerial > was, `record ${key(r)}: topologySerial ${r.topologySerial} after vetting a new package, ${was} before`, { requirement: 'ledger.get-package-vetting.topology-serial-advances' });
+      }
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.upload-package.synchronizer',
+      title: 'vets the packages on the synchronizer named in the upload',
+      api: 'ledger',
+      operations: ['uploadPackage', 'getPackageVetting'],
+      ...FEATURE,
+      requirements: [`${P}.synchronizer-targets-vetting`],
+    },
+    async (t) => {
+      const dar = darFixture(t, '2');
+      if (dar.packageId === undefined) t.skip('no darPackageId2 fixture: the uploaded package cannot be found in the vetting listing');
+      if ((await records(t, dar.packageId)).length > 0) t.skip(`package ${dar.packageId} is already vetted on the target`);
+      const syncs = await connectedSynchronizers(t);
+      // the last one: a server that ignores the synchronizer most likely picks the first
+      const sync = syncs[syncs.length - 1] ?? t.skip('the participant is connected to no synchronizer');
+      t.expectStatus(await upload(t, dar.bytes, { vetAllPackages: 'true', synchronizerId: sync }), 200);
+      const after = await records(t, dar.packageId);
+      t.expect(after.some((r) => r.synchronizerId === sync), `package ${dar.packageId} is not vetted on ${sync} (records: ${after.map(key).join('; ') || 'none'})`);
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.upload-package.success',
+      title: 'answers the upload of a DAR with 200 and a JSON object',
+      api: 'ledger',
+      operations: ['uploadPackage'],
+      ...FEATURE,
+      requirements: [`${P}.response-schema`],
+    },
+    async (t) => {
+      const dar = darFixture(t);
+      const x = await upload(t, dar.bytes, { vetAllPackages: 'false' });
+      t.expectStatus(x, 200);
+      t.expect(typeof x.json === 'object' && x.json !== null && !Array.isArray(x.json), 'the answer is not a JSON object', { exchange: x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.upload-package.invalid',
+      title: 'rejects bodies that are not a DAR and vetAllPackages values that are not booleans with 400',
+      api: 'ledger',
+      operations: ['uploadPackage'],
+      ...FEATURE,
+      requirements: [`${P}.invalid-archive-rejected`, `${P}.invalid-query-rejected`],
+    },
+    async (t) => {
+      await t.property(invalidArchive(), async (bytes) => {
+        t.expectStatus(await upload(t, bytes), 400, { requirement: `${P}.invalid-archive-rejected` });
+      }, { runs: Math.min(t.config.run.runs, 5) });
+      const dar = t.fixture<string>('darFile') !== undefined ? darFixture(t).bytes : new Uint8Array([0x50, 0x4b, 0x03, 0x04]);
+      await t.property(invalidVetFlag(), async (flag) => {
+        t.expectStatus(await upload(t, dar, { vetAllPackages: flag }), 400, { requirement: `${P}.invalid-query-rejected`, what: `vetAllPackages=${flag}` });
+      }, { runs: Math.min(t.config.run.runs, 4) });
+    },
+  );
+});
