@@ -79,10 +79,10 @@ export interface Config {
     catalogueDir?: string;
     include?: string[];
     /**
-     * Self-test batching: a check that declares one of `requirements` runs against these targets instead of
-     * `targets`, so one run can prove many planted faults, each on its own reference server.
+     * Self-test batching: only the checks named in a route are declared, and each runs against its route's targets,
+     * so one run can prove many planted faults, each on its own reference server.
      */
-    routes?: Array<{ requirements: string[]; targets: Partial<Record<Api, TargetConfig>> }>;
+    routes?: Array<{ checks: string[]; targets: Partial<Record<Api, TargetConfig>> }>;
   };
 }
 

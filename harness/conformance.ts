@@ -381,7 +381,7 @@ async function label(decl: CheckDeclaration, requirements: Requirement[]): Promi
 
 /** The configuration a check runs with: the self-test may route its requirements to a server of their own. */
 function routed(config: Config, decl: CheckDeclaration): Config {
-  const route = config.internal?.routes?.find((r) => decl.requirements.some((id) => r.requirements.includes(id)));
+  const route = config.internal?.routes?.find((r) => r.checks.includes(decl.id));
   return route === undefined ? config : { ...config, targets: route.targets };
 }
 
@@ -391,7 +391,8 @@ function routed(config: Config, decl: CheckDeclaration): Config {
 export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => Promise<void>): void {
   const config = inject('conformanceConfig');
   const selection = config.run.requirements;
-  if (selection.length > 0 && !decl.requirements.some((r) => selection.includes(r))) return;
+  const routes = config.internal?.routes;
+  if (routes !== undefined ? !routes.some((r) => r.checks.includes(decl.id)) : selection.length > 0 && !decl.requirements.some((r) => selection.includes(r))) return;
   const meta: CheckResultMeta = { ...decl };
   test(decl.title, { meta: { conformance: meta }, timeout: config.run.checkTimeoutMs + 5000 }, async (ctx) => {
     const started = performance.now();

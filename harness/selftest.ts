@@ -239,33 +239,32 @@ async function runFiles(runner: Runner, config: Config, files: Iterable<string>)
 /** Faults a batched run proves at most: each is one reference server in this process. */
 const BATCH_SIZE = 24;
 
-/** One run for a batch of faults: a server per fault, the checks of each fault's requirement routed to its server. */
-async function runBatch(runner: Runner, profile: Profile, faults: FaultDefinition[]): Promise<CollectedRun> {
+/** How many of the checks that judged a generic requirement run for a fault on it. */
+const JUDGED_CHECKS = 8;
+
+/** One run for a batch of faults: a server per fault, the checks that can see each fault routed to its server. */
+async function runBatch(runner: Runner, profile: Profile, members: Array<{ fault: FaultDefinition; checks: string[]; files: string[] }>): Promise<CollectedRun> {
   const servers: Array<{ close(): Promise<void> }> = [];
   try {
     const routes: NonNullable<NonNullable<Config['internal']>['routes']> = [];
-    for (const f of faults) {
+    for (const { fault: f, checks } of members) {
       const config: Config = { run: { ...DEFAULT_RUN, html: false }, targets: {}, reference: { faults: [f.name], ...profile, ...(f.reference ?? {}) }, useReference: true, sources: ['selftest'] };
       servers.push(await startEmbeddedReference(config));
-      routes.push({ requirements: [f.requirement], targets: config.targets });
+      routes.push({ checks, targets: config.targets });
     }
-    const requirements = faults.map((f) => f.requirement);
     const config: Config = {
-      run: { ...DEFAULT_RUN, html: false, requirements },
+      run: { ...DEFAULT_RUN, html: false },
       targets: routes[0]!.targets,
       reference: { faults: [], ...profile },
       useReference: true,
       sources: ['selftest'],
       internal: { routes },
     };
-    return await runFiles(runner, config, faults.flatMap((f) => [...(filesByRequirement.get(f.requirement) ?? [])]));
+    return await runFiles(runner, config, members.flatMap((m) => m.files));
   } finally {
     await Promise.all(servers.map((s) => s.close()));
   }
 }
-
-/** spec files holding checks of each requirement, filled from the clean run */
-const filesByRequirement = new Map<string, Set<string>>();
 
 function verdictCounts(checks: CheckResultMeta[]): Record<string, number> {
   const c: Record<string, number> = { pass: 0, fail: 0, error: 0, skipped: 0, unsupported: 0 };
@@ -348,15 +347,24 @@ export async function runSelfTest(options: SelfTestOptions = {}): Promise<SelfTe
         let s = filesOf.get(r);
         if (s === undefined) filesOf.set(r, (s = new Set()));
         s.add(c.file);
-        filesByRequirement.set(r, s);
       }
     }
 
     // 2. a clean run per other reference profile the faults need, over the requirements run in it
+    // the checks that can see a fault: those declaring its requirement; for a requirement only the generic checks judge
+    // (documented status, error bodies), a few of the checks that judged it in the clean run
+    const fileOfCheck = new Map(cleanRun.checks.map((c) => [c.id, c.file]));
+    const checksFor = (requirement: string): string[] => {
+      const declared = cleanRun.checks.filter((c) => c.requirements.includes(requirement)).map((c) => c.id);
+      if (declared.length > 0) return declared.sort();
+      return cleanRun.checks.filter((c) => c.judged?.includes(requirement)).map((c) => c.id).sort().slice(0, JUDGED_CHECKS);
+    };
     const plans = selected.map((f) => {
       const r = catalogue.byId.get(f.requirement);
       const profile = r === undefined ? {} : profileFor(r, f.reference ?? {});
-      return { fault: f, requirement: r, profile, files: [...(filesOf.get(f.requirement) ?? [])].sort() };
+      const checks = checksFor(f.requirement);
+      const files = [...new Set(checks.map((c) => fileOfCheck.get(c)).filter((x): x is string => x !== undefined))].sort();
+      return { fault: f, requirement: r, profile, checks, files };
     });
     const byProfile = new Map<string, { profile: Profile; requirements: Set<string>; files: Set<string> }>();
     for (const p of plans) {
@@ -413,16 +421,8 @@ export async function runSelfTest(options: SelfTestOptions = {}): Promise<SelfTe
     };
 
     // 3. the fault scenarios, batched: each fault gets its own reference server, and one vitest run covers every
-    //    fault of a batch by routing the checks of each fault's requirement to that fault's server. Two faults share
-    //    a batch only when no check declares both their requirements (and never two faults on one requirement).
-    const checksOf = new Map<string, Set<string>>();
-    for (const c of cleanRun.checks) {
-      for (const r of c.requirements) {
-        let set = checksOf.get(r);
-        if (set === undefined) checksOf.set(r, (set = new Set()));
-        set.add(c.id);
-      }
-    }
+    //    fault of a batch by routing the checks that can see each fault to that fault's server. Two faults share a
+    //    batch only when they share no check (and never two faults on one requirement).
     const results: FaultOutcome[] = new Array(plans.length);
     const batches: Array<{ profile: Profile; members: number[]; checks: Set<string>; requirements: Set<string> }> = [];
     plans.forEach((p, i) => {
@@ -430,10 +430,10 @@ export async function runSelfTest(options: SelfTestOptions = {}): Promise<SelfTe
         results[i] = judgeFault(p, undefined, 0);
         return;
       }
-      const mine = checksOf.get(p.fault.requirement) ?? new Set<string>();
+      const mine = p.checks;
       const key = profileKey(p.profile);
       let batch = batches.find(
-        (b) => profileKey(b.profile) === key && b.members.length < BATCH_SIZE && !b.requirements.has(p.fault.requirement) && ![...mine].some((c) => b.checks.has(c)),
+        (b) => profileKey(b.profile) === key && b.members.length < BATCH_SIZE && !b.requirements.has(p.fault.requirement) && !mine.some((c) => b.checks.has(c)),
       );
       if (batch === undefined) batches.push((batch = { profile: p.profile, members: [], checks: new Set(), requirements: new Set() }));
       batch.members.push(i);
@@ -444,11 +444,11 @@ export async function runSelfTest(options: SelfTestOptions = {}): Promise<SelfTe
     for (const b of batches) {
       const t1 = performance.now();
       const members = b.members.map((i) => plans[i]!);
-      const run = await runBatch(runner, b.profile, members.map((m) => m.fault));
+      const run = await runBatch(runner, b.profile, members);
       const ms = Math.round((performance.now() - t1) / members.length);
       for (const i of b.members) {
         const p = plans[i]!;
-        const own = run.checks.filter((c) => c.requirements.includes(p.fault.requirement));
+        const own = run.checks.filter((c) => p.checks.includes(c.id));
         results[i] = judgeFault(p, { checks: own, runErrors: run.runErrors }, ms);
         const o = results[i]!;
         const mark = { detected: 'detected  ', undetected: 'UNDETECTED', 'known-gap': 'known gap ', 'gap-now-detected': 'NOW DETECTED' }[o.status];
