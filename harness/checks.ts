@@ -114,3 +114,24 @@ export function runGenericChecks(input: CheckInput, checks: readonly GenericChec
   }
   return { failures, judged };
 }
+
+/**
+ * Which requirements the generic checks judge, from the OpenAPI documents: the http requirements of each interface and
+ * every requirement a response names (x-requirement), each with the checks that judge it.
+ */
+export function genericCoverage(schemas: SchemaRegistry): Map<string, GenericCheck[]> {
+  const out = new Map<string, GenericCheck[]>();
+  const add = (id: string, c: GenericCheck) => out.set(id, [...(out.get(id) ?? []).filter((x) => x !== c), c]);
+  for (const op of schemas.operations()) {
+    add(`${op.api}.http.documented-status`, statusDocumented);
+    add(`${op.api}.http.no-server-error`, noServerError);
+    for (const r of Object.values(op.responses)) {
+      if (Object.keys(r.content).length > 0) add(`${op.api}.http.documented-content-type`, contentTypeDocumented);
+      for (const m of Object.values(r.content)) {
+        const id = m.requirement ?? r.requirement;
+        if (id !== undefined && m.pointer !== undefined) add(id, bodyMatchesSchema);
+      }
+    }
+  }
+  return out;
+}

@@ -124,10 +124,20 @@ function listCommand(program: Command, done: Done, out: (s: string) => void): Co
       const only = opts.only === undefined ? [...APIS] : (loadConfig({ flags: { only: opts.only }, env: {} }).run.only as Api[]);
       const { collectChecks } = await import('./discover.js');
       const { loadCatalogue } = await import('./catalogue.js');
+      const { genericCoverage } = await import('./checks.js');
+      const { schemaRegistry } = await import('./schemas.js');
       const checks = await collectChecks(only);
+      // the generic checks run on every response, so they cover the requirements they judge
+      const generic = genericCoverage(schemaRegistry());
       const all = loadCatalogue()
         .requirements.filter((r) => only.includes(r.api))
-        .map((r) => ({ ...r, checks: checks.filter((c) => c.requirements.includes(r.id)).map((c) => ({ id: c.id, title: c.title, file: c.file })) }));
+        .map((r) => ({
+          ...r,
+          checks: [
+            ...checks.filter((c) => c.requirements.includes(r.id)).map((c) => ({ id: c.id, title: c.title, file: c.file })),
+            ...(generic.get(r.id) ?? []).map((g) => ({ id: `generic:${g.name}`, title: g.description, file: 'harness/checks.ts (every response)' })),
+          ],
+        }));
       const rows = all.filter((r) => !opts.untested || r.checks.length === 0);
       if (opts.json) {
         out(`${JSON.stringify({ requirements: rows, checks }, null, 2)}\n`);
