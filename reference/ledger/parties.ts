@@ -8,6 +8,7 @@ import { route } from './http.js';
 import { isPartyHint, isUserId } from './ids.js';
 import { validateAnnotations } from './annotations.js';
 import type { LedgerState, PartyDetails } from './state.js';
+import { CF } from './faults-cross.js';
 
 function encodeParty(p: PartyDetails): Obj {
   return {
@@ -51,7 +52,7 @@ export function partyRoutes(app: FastifyInstance, ctx: ReferenceContext, state: 
     const details = addParty(state, party, idp, annotations);
     // Allocating for a user grants it the right to act as the new party.
     if (user !== undefined) user.rights.push({ kind: 'CanActAs', party });
-    return { partyDetails: encodeParty(details) };
+    return ctx.faults.has(CF.allocate) ? {} : { partyDetails: encodeParty(details) };
   });
 
   route(app, ctx, 'GET', '/v2/parties', async (c) => {

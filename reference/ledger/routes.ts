@@ -8,6 +8,7 @@ import './faults-traffic.js';
 import './faults-transactions.js';
 import './faults-reassignment.js';
 import './faults-packages.js';
+import './faults-cross.js';
 import { setupHttp } from './http.js';
 import { packageRoutes } from './packages.js';
 import { partyRoutes } from './parties.js';

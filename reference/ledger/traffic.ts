@@ -10,6 +10,8 @@ import { route } from './http.js';
 import { isPartyId } from './ids.js';
 import type { LedgerState, TrafficAccount } from './state.js';
 import { XF } from './faults-traffic.js';
+import { CF, withStatus } from './faults-cross.js';
+import { CantonError } from './errors.js';
 import { PARTICIPANT_NAMESPACE } from '../world.js';
 
 const INT64_MIN = -(2n ** 63n);
@@ -48,8 +50,15 @@ export function trafficRoutes(app: FastifyInstance, ctx: ReferenceContext, state
     const accountId = reqString(body, 'accountId');
     const deduplicationId = has(XF.required) && (body.deduplicationId === undefined || body.deduplicationId === null) ? `auto-${state.nextSeq()}` : reqString(body, 'deduplicationId');
     let delta = optInt(body, 'balanceDelta', '', 64);
-    const caller = await c.caller();
-    if (!has(XF.adminOnly)) caller.requireAdmin();
+    let caller;
+    try {
+      caller = await c.caller();
+      if (!has(XF.adminOnly)) caller.requireAdmin();
+    } catch (e) {
+      if (e instanceof CantonError && e.grpc === 'UNAUTHENTICATED' && has(CF.s401)) throw withStatus(e, 403);
+      if (e instanceof CantonError && e.grpc === 'PERMISSION_DENIED' && has(CF.s403)) throw withStatus(e, 401);
+      throw e;
+    }
     validateAccountId(accountId);
     if (has(XF.party) && accountId.endsWith(`::${PARTICIPANT_NAMESPACE}`)) throw err.invalidField('account_id', 'Party accounts are not supported');
     if (deduplicationId === '') throw err.missingField('deduplication_id');

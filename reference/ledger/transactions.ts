@@ -27,6 +27,7 @@ import {
 } from './events.js';
 import type { ContractSnapshot, LedgerState, TransactionUpdate, TxNode } from './state.js';
 import { QF } from './faults-transactions.js';
+import { CF, withStatus } from './faults-cross.js';
 
 type Has = (fault: string) => boolean;
 
@@ -396,7 +397,8 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
     validateSubmission(s, caller, state, has);
     const changeId = JSON.stringify([caller.id, [...s.actAs].sort(), s.commandId]);
     if (state.changeIds.has(changeId)) {
-      throw err.alreadyExists('DUPLICATE_COMMAND', 'A command with the given command id has already been successfully processed', [['COMMAND_ID', s.commandId]]);
+      const e = err.alreadyExists('DUPLICATE_COMMAND', 'A command with the given command id has already been successfully processed', [['COMMAND_ID', s.commandId]]);
+      throw has(CF.s409) ? withStatus(e, 400) : e;
     }
     const tx = commitTransaction(state, s);
     state.changeIds.add(changeId);
@@ -406,6 +408,20 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
   });
 
   route(app, ctx, 'POST', '/v2/updates/transaction-by-offset', async (c) => {
+    try {
+      return await byOffsetHandler(c);
+    } catch (e) {
+      if (!(e instanceof CantonError)) throw e;
+      if (e.code === 'UPDATE_NOT_FOUND' && has(CF.s404)) throw withStatus(e, 400);
+      if (e.code === 'UPDATE_NOT_FOUND' && (has(CF.category) || has(CF.shape))) {
+        const body = e.body.bind(e);
+        Object.defineProperty(e, 'body', { value: (id: string) => ({ ...body(id), errorCategory: has(CF.shape) ? '11' : 8 }) });
+      }
+      if (e.code === 'MISSING_FIELD' && has(CF.named)) throw new CantonError('MISSING_FIELD', 'NOT_FOUND', e.message);
+      throw e;
+    }
+  });
+  const byOffsetHandler = async (c: Parameters<Parameters<typeof route>[4]>[0]) => {
     if (has(QF.byOffsetGone)) throw err.notFound('NOT_FOUND', 'The requested resource could not be found: POST /v2/updates/transaction-by-offset');
     const body = await c.json();
     const r = decodeByOffset(body);
@@ -448,23 +464,27 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
         paidTrafficCost: 0,
       },
     };
-  });
+  };
 
-  route(app, ctx, 'GET', '/v2/state/ledger-end', async (c) => {
+  route(app, ctx, 'GET', has(CF.prefix) ? '/v1/state/ledger-end' : '/v2/state/ledger-end', async (c) => {
     await c.caller();
-    return { offset: state.ledgerEnd };
+    if (has(CF.contentType)) return c.reply.code(200).header('content-type', 'text/html').send(`<p>${state.ledgerEnd}</p>`);
+    return { offset: has(CF.ledgerEnd) ? String(state.ledgerEnd) : state.ledgerEnd };
   });
 
   route(app, ctx, 'GET', '/v2/state/connected-synchronizers', async (c) => {
     const caller = await c.caller();
     const party = c.query.party;
     if (party !== undefined && party !== '' && !caller.isAdmin) caller.requireReadAs(party);
-    return {
+    if (has(CF.status)) c.reply.code(203);
+    const body = {
       connectedSynchronizers: state.world.synchronizers.map((synchronizerId) => ({
         synchronizerAlias: synchronizerId.slice(0, synchronizerId.indexOf('::')),
-        synchronizerId,
+        ...(has(CF.syncs) ? {} : { synchronizerId }),
         permission: 'PARTICIPANT_PERMISSION_SUBMISSION',
       })),
     };
+    if (has(CF.status)) return c.reply.header('content-type', 'application/json').send(JSON.stringify(body));
+    return body;
   });
 }

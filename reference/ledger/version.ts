@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import { route } from './http.js';
+import { CF } from './faults-cross.js';
 import { LEDGER_GET_VERSION_VERSION_MISSING } from './faults-thin.js';
 
 export const MAX_USERS_PAGE_SIZE = 1000;
@@ -17,10 +18,10 @@ export function versionRoutes(app: FastifyInstance, ctx: ReferenceContext): void
       ...(ctx.faults.has(LEDGER_GET_VERSION_VERSION_MISSING) ? {} : { version: `${ctx.options.ledgerVersion}.0` }),
       features: {
         experimental: { staticTime: { supported: false }, commandInspectionService: { supported: true } },
-        userManagement: { supported: true, maxRightsPerUser: MAX_RIGHTS_PER_USER, maxUsersPageSize: MAX_USERS_PAGE_SIZE },
+        userManagement: { supported: true, maxRightsPerUser: ctx.faults.has(CF.rightsRange) ? 50 : MAX_RIGHTS_PER_USER, maxUsersPageSize: MAX_USERS_PAGE_SIZE },
         partyManagement: { maxPartiesPageSize: MAX_PARTIES_PAGE_SIZE },
         offsetCheckpoint: { maxOffsetCheckpointEmissionDelay: { seconds: 75, nanos: 0 } },
-        packageFeature: { maxVettedPackagesPageSize: MAX_VETTED_PACKAGES_PAGE_SIZE },
+        packageFeature: ctx.faults.has(CF.limits) ? {} : { maxVettedPackagesPageSize: MAX_VETTED_PACKAGES_PAGE_SIZE },
       },
     };
   });

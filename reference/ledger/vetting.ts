@@ -11,6 +11,8 @@ import { isPackageId, isParticipantId, isUid } from './ids.js';
 import { compareStrings, type LedgerState, type VettedEntry, type VettingRecord } from './state.js';
 import { MAX_VETTED_PACKAGES_PAGE_SIZE } from './version.js';
 import { VF } from './faults-vetting.js';
+import { CF, withStatus } from './faults-cross.js';
+import { CantonError } from './errors.js';
 
 type Has = (fault: string) => boolean;
 const none: Has = () => false;
@@ -74,6 +76,7 @@ function decodeToken(token: string, has: Has = none): string | undefined {
     // fall through: not a token this server issued
   }
   if (has(VF.badToken)) return undefined;
+  if (has(CF.serverError)) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
   throw err.invalidArgument('Invalid page token');
 }
 
@@ -197,13 +200,30 @@ export function vettingRoutes(app: FastifyInstance, ctx: ReferenceContext, state
       throw new MalformedRequest('Invalid value for: body (missing request body)');
     }
     // Every request field is optional, so an empty body is an empty request.
-    let body = await c.json({});
+    let body: Obj;
+    try {
+      body = await c.json({});
+    } catch (e) {
+      if (method === 'POST' && has(CF.malformed) && e instanceof MalformedRequest) throw err.invalidArgument(e.message);
+      throw e;
+    }
+    if (method === 'POST' && has(CF.unknownFields)) {
+      const known = ['packageMetadataFilter', 'topologyStateFilter', 'pageToken', 'pageSize'];
+      const extra = Object.keys(body).find((k) => !known.includes(k));
+      if (extra !== undefined) throw err.invalidArgument(`Unknown field ${extra}`);
+    }
     if (method === 'GET' && has(VF.bodyIgnored)) body = {};
     if (method === 'POST' && has(VF.listDiffers)) body = { ...body, topologyStateFilter: undefined };
     const q = decodeQuery(body);
     // Reading vetted packages is a public service: any authenticated user.
     await c.caller();
-    const out = listVetted(state, q, has);
+    let out: Obj;
+    try {
+      out = listVetted(state, q, has);
+    } catch (e) {
+      if (e instanceof CantonError && e.grpc === 'INVALID_ARGUMENT' && has(CF.s400)) throw withStatus(e, 409);
+      throw e;
+    }
     if (has(method === 'GET' ? VF.schema : VF.listSchema)) delete out.nextPageToken;
     return out;
   };

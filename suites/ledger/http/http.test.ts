@@ -1,0 +1,42 @@
+import { describe } from 'vitest';
+import { conformance } from '../../../harness/conformance.js';
+import { createSubmitter } from '../../../harness/fixtures/ledger.js';
+import { ed25519DerKey } from '../../../generators/ledger/topology.js';
+
+describe('ledger HTTP', () => {
+  conformance(
+    {
+      id: 'ledger.http.generic',
+      title: 'answers setup and query requests, valid and invalid, with documented statuses and content types and no 5xx, under /v2',
+      api: 'ledger',
+      operations: ['getVersion', 'getLedgerEnd', 'getConnectedSynchronizers', 'getPackageVetting', 'listPackageVetting'],
+      requirements: ['ledger.http.documented-status', 'ledger.http.documented-content-type', 'ledger.http.no-server-error', 'ledger.versioning.path-prefix'],
+    },
+    async (t) => {
+      for (const op of ['getVersion', 'getLedgerEnd', 'getConnectedSynchronizers']) {
+        const x = await t.call(op);
+        t.expect(x.record.request.url.includes('/v2/'), `${op} is not addressed under /v2`, { requirement: 'ledger.versioning.path-prefix', exchange: x });
+        t.expect(x.status !== 404, `${op} is not served under /v2 (404)`, { requirement: 'ledger.versioning.path-prefix', exchange: x });
+      }
+      await t.call('getPackageVetting', { json: { pageToken: 'not-a-token-the-server-issued' } });
+      await t.call('listPackageVetting', { json: { pageSize: -5 } });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.http.unknown-fields',
+      title: 'processes request bodies with a field the operation does not define as if it were absent',
+      api: 'ledger',
+      operations: ['listPackageVetting', 'generateExternalPartyTopology', 'allocateParty'],
+      requirements: ['ledger.http.unknown-request-fields-ignored'],
+    },
+    async (t) => {
+      t.expectStatus(await t.call('listPackageVetting', { json: { pageSize: 1, ccUnknownField: 'x' } }), 200);
+      const syncs = await t.call('getConnectedSynchronizers');
+      const sync = (syncs.json as { connectedSynchronizers?: { synchronizerId?: string }[] } | undefined)?.connectedSynchronizers?.[0]?.synchronizerId;
+      if (sync !== undefined) t.expectStatus(await t.call('generateExternalPartyTopology', { json: { synchronizer: sync, partyHint: t.uniqueName('cc-ext'), publicKey: ed25519DerKey(), ccUnknownField: 1 } }), 200);
+      await createSubmitter(t);
+    },
+  );
+});
