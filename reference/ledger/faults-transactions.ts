@@ -31,6 +31,8 @@ export const QF = {
   noCumulative: 'ledger-event-format-no-cumulative-matches-nothing',
   accumulate: 'ledger-event-format-blob-flag-from-first-filter-only',
   widen: 'ledger-event-format-template-filter-narrows',
+  acsExercise: 'ledger-event-format-acs-delta-includes-exercises',
+  effectsNoExercise: 'ledger-event-format-ledger-effects-drops-exercises',
   byOffsetGone: 'ledger-transaction-by-offset-not-served',
   treeGone: 'ledger-submit-tree-not-served',
 } as const;
@@ -67,6 +69,8 @@ registerFaults([
   r(QF.packageName, 'ledger.event-format.package-name-reference-accepted', 'a template filter by package-name reference matches nothing'),
   r(QF.noCumulative, 'ledger.event-format.no-cumulative-is-wildcard', 'a party filter with no cumulative filter matches nothing'),
   r(QF.accumulate, 'ledger.event-format.include-flags-accumulate', 'only the first matching filter decides whether the blob is included'),
+  r(QF.acsExercise, 'ledger.event-format.acs-delta-stakeholders', 'the ACS delta shape also returns the exercised events of the transaction'),
+  r(QF.effectsNoExercise, 'ledger.event-format.ledger-effects-witnesses', 'the ledger-effects shape drops exercised events'),
   r(QF.widen, 'ledger.event-format.filters-widen', 'a template filter next to a wildcard filter hides the events the wildcard selects'),
   r(QF.byOffsetGone, 'ledger.versioning.transaction-by-offset-served', 'POST /v2/updates/transaction-by-offset answers 404 (as after its removal)'),
   r(QF.treeGone, 'ledger.versioning.transaction-tree-served', 'POST /v2/commands/submit-and-wait-for-transaction-tree answers 404 (as after its removal)'),

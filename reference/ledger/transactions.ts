@@ -446,7 +446,10 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
     const u = state.update(r.offset);
     if (u === undefined && has(QF.unknown)) throw err.invalidArgument(`Offset ${r.offset} is beyond the ledger end`);
     if (u === undefined || u.kind !== 'transaction') throw updateNotFound(r.offset);
-    const events = faultyEvents(projectTransaction(u, ef, shape), has);
+    let projected = projectTransaction(u, ef, shape);
+    if (shape === 'TRANSACTION_SHAPE_ACS_DELTA' && has(QF.acsExercise)) projected = [...projected, ...projectTransaction(u, ef, 'TRANSACTION_SHAPE_LEDGER_EFFECTS').filter((e) => e.ExercisedEvent !== undefined)];
+    if (shape === 'TRANSACTION_SHAPE_LEDGER_EFFECTS' && has(QF.effectsNoExercise)) projected = projected.filter((e) => e.ExercisedEvent === undefined);
+    const events = faultyEvents(projected, has);
     if (events.length === 0 && !has(QF.invisible)) throw updateNotFound(r.offset);
     // The command id is shown only to readers of a submitting party.
     const seesCommand = u.submitters.some((p) => ef.byParty.has(p)) || ef.anyParty !== undefined;

@@ -14,6 +14,8 @@ interface Setup {
   /** offset of a transaction creating a contract, and of the one archiving it */
   created: number;
   archived: number;
+  /** the contract created at `created` and archived at `archived` */
+  cid: string;
 }
 
 /** Creates a contract and archives it, as a fresh party, through the tree endpoint; offsets come from the target. */
@@ -31,7 +33,7 @@ async function setup(t: CheckContext): Promise<Setup> {
   if (cid === undefined) throw new FixtureError('setup: the create returned no created event');
   const a = await submit([{ ExerciseCommand: { templateId: tmpl.templateId, contractId: cid, choice: tmpl.choice, choiceArgument: tmpl.choiceArgument } }]);
   const off = (x: Exchange) => (x.json as { transactionTree: { offset: number } }).transactionTree.offset;
-  return { s, tmpl, created: off(c), archived: off(a) };
+  return { s, tmpl, created: off(c), archived: off(a), cid };
 }
 
 const format = (parties: string[], shape = 'TRANSACTION_SHAPE_ACS_DELTA', filters: unknown = {}) => ({
@@ -163,6 +165,26 @@ describe('POST /v2/updates/transaction-by-offset', () => {
       const y = await byOffset(t, { offset: created, requestingParties: [stranger.party] }, { user: stranger.userId });
       t.expectStatus(y, 404, { requirement: `${O}.invisible-not-found` });
       t.expect(codeOf(y) === 'UPDATE_NOT_FOUND', `error code ${String(codeOf(y))}`, { requirement: `${O}.invisible-not-found`, exchange: y });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.get-transaction-by-offset.shapes',
+      title: 'returns the archive under the ACS delta shape and the exercise under the ledger-effects shape, to a stakeholder',
+      api: 'ledger',
+      operations: ['getTransactionByOffset'],
+      requirements: ['ledger.event-format.acs-delta-stakeholders', 'ledger.event-format.ledger-effects-witnesses'],
+    },
+    async (t) => {
+      const { s, archived, cid } = await setup(t);
+      const kinds = (x: Exchange) => eventsOf(x).map((e) => `${Object.keys(e)[0]}:${String(Object.values(e)[0]?.contractId)}`);
+      const acs = await byOffset(t, { offset: archived, transactionFormat: format([s.party]) }, { user: s.userId });
+      t.expectStatus(acs, 200, { requirement: 'ledger.event-format.acs-delta-stakeholders' });
+      t.expect(JSON.stringify(kinds(acs)) === JSON.stringify([`ArchivedEvent:${cid}`]), `the ACS delta of the archiving transaction is ${kinds(acs).join(', ')}, not the one archive`, { requirement: 'ledger.event-format.acs-delta-stakeholders', exchange: acs });
+      const le = await byOffset(t, { offset: archived, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_LEDGER_EFFECTS') }, { user: s.userId });
+      t.expectStatus(le, 200, { requirement: 'ledger.event-format.ledger-effects-witnesses' });
+      t.expect(JSON.stringify(kinds(le)) === JSON.stringify([`ExercisedEvent:${cid}`]), `the ledger effects of the archiving transaction are ${kinds(le).join(', ')}, not the one exercise`, { requirement: 'ledger.event-format.ledger-effects-witnesses', exchange: le });
     },
   );
 
