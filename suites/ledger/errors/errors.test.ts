@@ -13,6 +13,14 @@ const GRPC_STATUS: Record<number, [number, string]> = {
   5: [404, 'ledger.errors.status-404'],
   10: [409, 'ledger.errors.status-409'],
   6: [409, 'ledger.errors.status-409'],
+  // codes no request of the suite can provoke; judged whenever a target answers with them anyway
+  8: [429, 'ledger.errors.status-429'],
+  13: [500, 'ledger.errors.status-500'],
+  2: [500, 'ledger.errors.status-500'],
+  15: [500, 'ledger.errors.status-500'],
+  12: [501, 'ledger.errors.status-501'],
+  14: [503, 'ledger.errors.status-503'],
+  4: [504, 'ledger.errors.status-504'],
 };
 const CATEGORY_STATUS: Record<number, number> = { 1: 503, 2: 409, 3: 504, 4: 500, 6: 401, 7: 403, 8: 400, 9: 400, 10: 409, 11: 404, 12: 400 };
 const NAMED: Record<string, number> = {
