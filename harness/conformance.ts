@@ -253,14 +253,19 @@ class Check implements CheckContext {
     const details = await fc.check(
       fc.asyncProperty(arb, async (value) => {
         this.propertyFailures = [];
+        let thrown: unknown;
         try {
           await predicate(value);
-        } finally {
-          const collected = this.propertyFailures;
-          this.propertyFailures = undefined;
-          // generic-check failures make the run fail, so fast-check shrinks towards a minimal offending input
-          if (collected.length > 0) throw new ConformanceFailure(collected);
+        } catch (e) {
+          thrown = e;
         }
+        const collected = this.propertyFailures;
+        this.propertyFailures = undefined;
+        // generic-check failures make the run fail too, so fast-check shrinks towards a minimal offending input;
+        // the predicate's own failure is kept beside them
+        if (thrown instanceof ConformanceFailure) throw new ConformanceFailure([...collected, ...thrown.failures]);
+        if (collected.length > 0) throw new ConformanceFailure(collected);
+        if (thrown !== undefined) throw thrown;
       }),
       { seed: this.seed, numRuns, interruptAfterTimeLimit: budget, markInterruptAsFailure: false },
     );

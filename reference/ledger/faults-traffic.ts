@@ -31,7 +31,8 @@ registerFaults([
   r(XF.fresh, `${u}.fresh-dedup-id-applies`, 'a request with the same delta as the previous one is ignored despite a fresh deduplicationId'),
   r(XF.required, `${u}.dedup-id-required`, 'a request without deduplicationId is applied'),
   r(XF.party, `${u}.account-id-is-party`, 'a party id allocated on this participant is refused as accountId with 400'),
-  r(XF.enforcement, `${u}.requires-enforcement`, 'the traffic routes are served without traffic enforcement'),
+  // the rule is about participants without traffic enforcement: the self-test runs this fault on such a reference
+  { ...r(XF.enforcement, `${u}.requires-enforcement`, 'the traffic routes are served without traffic enforcement'), reference: { trafficEnforcement: false } },
   r(XF.getSchema, 'ledger.get-traffic-account.response-schema', 'GET /v2/traffic/accounts/{account-id} answers without the balance'),
   r(XF.freshZero, 'ledger.get-traffic-account.fresh-balance-zero', 'an account never updated is answered 404'),
   r(XF.reflects, 'ledger.get-traffic-account.reflects-update', 'the read returns the balance before the last update'),
