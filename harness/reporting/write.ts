@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../config.js';
 import type { RunReport } from './model.js';
 import { renderJunit } from './junit.js';
 import { renderSummary } from './summary.js';
@@ -18,7 +19,7 @@ export function createRunDir(reportsDir: string, runId: string): string {
   try {
     mkdirSync(join(dir, 'allure-results'), { recursive: true });
   } catch (e) {
-    throw new Error(`cannot create the report directory ${dir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    throw new ConfigError(`cannot create the report directory ${dir} (run.reportsDir): ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
   return dir;
 }

@@ -84,6 +84,13 @@ describe('canton-conformance CLI', () => {
     for (const f of faults) expect(f.requirement).toMatch(/^(ledger|scan|validator|registry)\./);
   });
 
+  it('exits 2 naming the setting when the reports directory cannot be created', () => {
+    writeFileSync(join(tmp, 'a-file'), '');
+    const r = cli(['run', '--reports-dir', 'a-file/reports', '--no-html']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('run.reportsDir');
+  });
+
   it('refuses to serve on a non-loopback address', () => {
     const r = cli(['serve', '--host', '0.0.0.0']);
     expect(r.code).toBe(2);
