@@ -250,8 +250,11 @@ class Check implements CheckContext {
   async property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o: PropertyOptions = {}): Promise<void> {
     const numRuns = o.runs ?? this.config.run.runs;
     const budget = Math.max(1000, Math.floor(this.config.run.checkTimeoutMs * 0.8));
+    let broken: TransportError | undefined;
     const details = await fc.check(
       fc.asyncProperty(arb, async (value) => {
+        // once the transport broke, shrinking would only repeat the same error, request after request
+        if (broken !== undefined) throw broken;
         this.propertyFailures = [];
         let thrown: unknown;
         try {
@@ -263,6 +266,7 @@ class Check implements CheckContext {
         this.propertyFailures = undefined;
         // generic-check failures make the run fail too, so fast-check shrinks towards a minimal offending input;
         // the predicate's own failure is kept beside them
+        if (thrown instanceof TransportError) broken = thrown;
         if (thrown instanceof ConformanceFailure) throw new ConformanceFailure([...collected, ...thrown.failures]);
         if (collected.length > 0) throw new ConformanceFailure(collected);
         if (thrown !== undefined) throw thrown;

@@ -80,6 +80,15 @@ function describeBody(body: string | Uint8Array | undefined): string | undefined
   return `<${body.byteLength} bytes of binary data>`;
 }
 
+/**
+ * A target that stops answering must not stall the run for the full timeout of every request of every check: after
+ * this many timeouts in a row on one origin, requests to it fail at once; one request every PROBE_AFTER_MS still goes
+ * through, and an answer ends the fast failing.
+ */
+const TIMEOUTS_BEFORE_FAST_FAIL = 3;
+const PROBE_AFTER_MS = 10_000;
+const timeoutsInARow = new Map<string, { count: number; lastAt: number }>();
+
 export class HttpClient {
   constructor(readonly options: ClientOptions) {}
 
@@ -105,8 +114,14 @@ export class HttpClient {
       startedAt: startedAt.toISOString(),
       durationMs: 0,
     };
+    const origin = new URL(url).origin;
     try {
+      const streak = timeoutsInARow.get(origin);
+      if (streak !== undefined && streak.count >= TIMEOUTS_BEFORE_FAST_FAIL && Date.now() - streak.lastAt < PROBE_AFTER_MS) {
+        throw new TransportError(`${redactText(origin)} did not answer ${TIMEOUTS_BEFORE_FAST_FAIL} requests in a row within ${this.options.timeoutMs} ms; not waiting again`);
+      }
       const { status, resHeaders, text } = await this.transmit(url, req.method, headers, body);
+      timeoutsInARow.delete(origin);
       record.durationMs = Math.round((performance.now() - t0) * 10) / 10;
       const recorded = cut(text);
       record.response = {
@@ -120,6 +135,7 @@ export class HttpClient {
     } catch (e) {
       record.durationMs = Math.round((performance.now() - t0) * 10) / 10;
       const err = e instanceof TransportError ? e : new TransportError(describeTransportError(e, url, this.options.timeoutMs));
+      if (isTimeout(e)) timeoutsInARow.set(origin, { count: (timeoutsInARow.get(origin)?.count ?? 0) + 1, lastAt: Date.now() });
       record.transportError = redactText(err.message);
       this.options.onExchange?.(record);
       throw err;
@@ -156,6 +172,11 @@ export class HttpClient {
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
     return { status: res.statusCode, resHeaders, text: Buffer.concat(chunks).toString('utf8') };
   }
+}
+
+function isTimeout(e: unknown): boolean {
+  const err = e as Error & { code?: string };
+  return err.name === 'TimeoutError' || err.name === 'AbortError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT';
 }
 
 function describeTransportError(e: unknown, url: string, timeoutMs: number): string {

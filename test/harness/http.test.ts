@@ -46,6 +46,19 @@ describe('HTTP client', () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
+  it('fails fast once an origin timed out three times in a row, instead of waiting again and again', async () => {
+    const other = await startMiniServer();
+    try {
+      const c = new HttpClient({ api: 'scan', baseUrl: other.url, timeoutMs: 200, maxResponseBytes: 1 << 20 });
+      for (let i = 0; i < 3; i++) await expect(c.send({ method: 'GET', path: '/v0/items', query: { mode: 'hang' } })).rejects.toThrow(/within 200 ms/);
+      const started = Date.now();
+      await expect(c.send({ method: 'GET', path: '/v0/items', query: { mode: 'ok' } })).rejects.toThrow(/did not answer 3 requests in a row/);
+      expect(Date.now() - started).toBeLessThan(100);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('cuts off a response above the size cap', async () => {
     await expect(client({ maxResponseBytes: 2048 }).send({ method: 'GET', path: '/v0/items', query: { mode: 'big' } })).rejects.toThrow(/2048-byte cap/);
   });
