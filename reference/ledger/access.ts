@@ -3,9 +3,11 @@
  */
 import type { UserRecord } from '../world.js';
 import { err } from './errors.js';
+import { PF } from './faults-rights.js';
 
 export class Caller {
-  constructor(readonly user: UserRecord) {}
+  /** `fault` tells whether a planted fault is switched on (faults-rights.ts). */
+  constructor(readonly user: UserRecord, private readonly fault: (name: string) => boolean = () => false) {}
 
   get id(): string {
     return this.user.id;
@@ -24,7 +26,10 @@ export class Caller {
   }
   /** CanActAs implies reading as the party. */
   canReadAs(party: string): boolean {
-    return this.has('CanReadAs', party) || this.canActAs(party) || this.has('CanReadAsAnyParty');
+    return (this.has('CanReadAs', party) && !this.fault(PF.readAsIgnored))
+      || this.canActAs(party)
+      || (this.has('CanReadAsAnyParty') && !this.fault(PF.anyPartyIgnored))
+      || (this.has('CanExecuteAs', party) && this.fault(PF.executeAsReads));
   }
   get canReadAsAnyParty(): boolean {
     return this.has('CanReadAsAnyParty');
@@ -41,6 +46,7 @@ export class Caller {
   }
   requireActAs(party: string): void {
     if (!this.canActAs(party)) throw err.permissionDenied(`Claims do not authorize to act as party '${party}'`);
+    if (this.fault(PF.actAsNeedsReadAs) && !this.has('CanReadAs', party)) throw err.permissionDenied(`Claims do not authorize to read data for party '${party}'`);
   }
   requireReadAs(party: string): void {
     if (!this.canReadAs(party)) throw err.permissionDenied(`Claims do not authorize to read data for party '${party}'`);

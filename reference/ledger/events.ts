@@ -118,23 +118,41 @@ export function templateMatches(ref: string, templateId: string, packageName: st
   return pkg.startsWith('#') ? pkg.slice(1) === packageName : pkg === templateId.slice(0, j);
 }
 
-function matchFilters(filters: IdentifierFilter[], c: ContractSnapshot): { blob: boolean } | undefined {
+/**
+ * Interfaces the templates of this ledger implement, by qualified template name: the interface's qualified name (in
+ * the template's package) and its view of a create argument.
+ */
+const IMPLEMENTS: Record<string, { iface: string; view: (arg: Obj) => Obj }[]> = {
+  'Iou:Iou': [{ iface: 'Iou:Asset', view: (a) => ({ owner: a.owner, amount: a.amount }) }],
+};
+
+/** The interfaces contract `c`'s template implements, package-id qualified, with their views of the contract. */
+export function implementedInterfaces(c: ContractSnapshot): { interfaceId: string; view: Obj }[] {
+  const pkg = packageIdOf(c.templateId);
+  return (IMPLEMENTS[c.templateId.slice(pkg.length + 1)] ?? []).map((i) => ({ interfaceId: `${pkg}:${i.iface}`, view: i.view(c.createArgument) }));
+}
+
+function matchFilters(filters: IdentifierFilter[], c: ContractSnapshot): { blob: boolean; views: string[] } | undefined {
   let matched = false;
   let blob = false;
+  const views: string[] = [];
   for (const f of filters) {
-    // No template of this ledger implements an interface, so interface filters select nothing.
-    const ok = f.kind === 'wildcard' || (f.kind === 'template' && templateMatches(f.id as string, c.templateId, c.packageName));
+    const iface = f.kind === 'interface' ? implementedInterfaces(c).find((i) => templateMatches(f.id as string, i.interfaceId, c.packageName)) : undefined;
+    const ok = f.kind === 'wildcard' || (f.kind === 'template' && templateMatches(f.id as string, c.templateId, c.packageName)) || iface !== undefined;
     if (ok) {
       matched = true;
       blob ||= f.includeCreatedEventBlob;
+      if (iface !== undefined && f.includeInterfaceView === true && !views.includes(iface.interfaceId)) views.push(iface.interfaceId);
     }
   }
-  return matched ? { blob } : undefined;
+  return matched ? { blob, views } : undefined;
 }
 
 export interface Visibility {
   witnesses: string[];
   includeBlob: boolean;
+  /** package-id qualified interfaces whose views the created event carries */
+  views?: string[];
 }
 
 /**
@@ -143,6 +161,7 @@ export interface Visibility {
  */
 export function visibility(ef: EventFormat, parties: string[], c: ContractSnapshot): Visibility | undefined {
   const witnesses = new Set<string>();
+  const views = new Set<string>();
   let includeBlob = false;
   for (const p of parties) {
     const filters = ef.byParty.get(p);
@@ -150,6 +169,7 @@ export function visibility(ef: EventFormat, parties: string[], c: ContractSnapsh
     if (m !== undefined) {
       witnesses.add(p);
       includeBlob ||= m.blob;
+      for (const i of m.views) views.add(i);
     }
   }
   if (ef.anyParty !== undefined) {
@@ -157,9 +177,10 @@ export function visibility(ef: EventFormat, parties: string[], c: ContractSnapsh
     if (m !== undefined) {
       for (const p of parties) witnesses.add(p);
       includeBlob ||= m.blob;
+      for (const i of m.views) views.add(i);
     }
   }
-  return witnesses.size === 0 ? undefined : { witnesses: [...witnesses], includeBlob };
+  return witnesses.size === 0 ? undefined : { witnesses: [...witnesses], includeBlob, views: [...views] };
 }
 
 export const stakeholders = (c: ContractSnapshot) => [...new Set([...c.signatories, ...c.observers])];
@@ -179,7 +200,9 @@ export function createdEvent(c: ContractSnapshot, offset: number, nodeId: number
     templateId: c.templateId,
     createArgument: c.createArgument,
     createdEventBlob: v.includeBlob ? c.createdEventBlob : '',
-    interfaceViews: [],
+    interfaceViews: implementedInterfaces(c)
+      .filter((i) => v.views?.includes(i.interfaceId) === true)
+      .map((i) => ({ interfaceId: i.interfaceId, viewStatus: { code: 0, message: '', details: [] }, viewValue: i.view, implementationPackageId: packageIdOf(c.templateId) })),
     witnessParties: v.witnesses,
     signatories: c.signatories,
     observers: c.observers,

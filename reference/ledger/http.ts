@@ -101,12 +101,12 @@ async function authenticate(req: FastifyRequest, ctx: ReferenceContext): Promise
   const user: UserRecord | undefined = ctx.world.users.get(sub);
   // An unknown or deactivated user is refused with 403 (FACTS.md allows 401 or 403).
   if (user === undefined && ctx.faults.has(F.unknownUserServed)) {
-    return new Caller({ id: sub, primaryParty: '', isDeactivated: false, identityProviderId: '', primaryPartyAuthentication: false, annotations: {}, resourceVersion: '0', rights: [] });
+    return new Caller({ id: sub, primaryParty: '', isDeactivated: false, identityProviderId: '', primaryPartyAuthentication: false, annotations: {}, resourceVersion: '0', rights: [] }, (f) => ctx.faults.has(f));
   }
   if (user === undefined) throw err.permissionDenied(`Could not resolve the rights of user ${sub}: the user does not exist`);
   if (user.isDeactivated && !(ctx.faults.has(F.deactivatedReads) && req.method === 'GET')) throw err.permissionDenied(`User ${sub} is deactivated`);
   if (ctx.faults.has(F.reactivatedRefused) && wasDeactivated(user)) throw err.permissionDenied(`User ${sub} is deactivated`);
-  return new Caller(user);
+  return new Caller(user, (f) => ctx.faults.has(f));
 }
 
 /** Faults of authentication: a DELETE without a token acts as the admin; a token's signature is not verified. */

@@ -9,6 +9,7 @@ import './faults-transactions.js';
 import './faults-reassignment.js';
 import './faults-packages.js';
 import './faults-cross.js';
+import './faults-rights.js';
 import { setupHttp } from './http.js';
 import { packageRoutes } from './packages.js';
 import { partyRoutes } from './parties.js';

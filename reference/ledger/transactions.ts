@@ -62,6 +62,7 @@ function faultyEvents(events: Obj[], has: Has): Obj[] {
       if (has(QF.witnesses)) ev.witnessParties = [];
       if (has(QF.signatories)) ev.signatories = [];
       if (has(QF.blob)) ev.createdEventBlob = '';
+      if (has(QF.interfaceView)) ev.interfaceViews = [];
     }
     if (kind === 'ArchivedEvent' && has(QF.archivedFields)) delete ev.packageName;
     return { [kind]: ev, ...(has(QF.singleKey) ? { eventKind: kind } : {}) };

@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
 import { FixtureError, connectedSynchronizers, createSubmitter, createUser, createdContractId, submitCreate, templateFixture, type Submitter } from '../../../harness/fixtures/ledger.js';
+import { needUserTokens, right } from '../../../harness/fixtures/ledger-users.js';
 import { moves, reassignmentRequest, type Move } from '../../../generators/ledger/reassignment.js';
 
 const S = 'ledger.submit-and-wait-for-reassignment';
@@ -196,6 +197,26 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
       const cid = await w.create();
       const other = await createUser(t);
       t.expectStatus(await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } }, { withFormat: false }, { user: other.id }), 403);
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.submit-and-wait-for-reassignment.can-act-as',
+      title: 'accepts an unassignment by a caller holding only CanActAs for the submitter',
+      api: 'ledger',
+      operations: ['submitAndWaitForReassignment'],
+      ...MULTI,
+      requirements: ['ledger.rights.can-act-as-submits'],
+    },
+    async (t) => {
+      needUserTokens(t);
+      const w = await world(t);
+      const cid = await w.create();
+      const actor = await createUser(t, { rights: [right.actAs(w.s.party)] });
+      // no eventFormat: reading the events is not what CanActAs is checked for here
+      const x = await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } }, { withFormat: false }, { user: actor.id });
+      t.expectStatus(x, 200, { what: 'an unassignment by a user holding only CanActAs for the submitter' });
     },
   );
 });

@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
 import { createSubmitter, createUser, templateFixture, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
+import { allocateParty, needUserTokens, right } from '../../../harness/fixtures/ledger-users.js';
 import { compareVersions } from '../../../harness/versions.js';
 
 const T = 'ledger.submit-and-wait-for-transaction-tree';
@@ -107,6 +108,23 @@ describe('POST /v2/commands/submit-and-wait-for-transaction-tree', () => {
       const s = await createSubmitter(t);
       const other = await createUser(t);
       t.expectStatus(await submit(t, s, [create(tmpl, s.party)], { user: other.id }), 403);
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.submit-and-wait-for-transaction-tree.can-act-as',
+      title: 'accepts a submission by a caller holding only CanActAs for the acting party',
+      api: 'ledger',
+      operations: ['submitAndWaitForTransactionTree'],
+      requirements: ['ledger.rights.can-act-as-submits'],
+    },
+    async (t) => {
+      needUserTokens(t);
+      const tmpl = templateFixture(t);
+      const party = await allocateParty(t, 'cc-act-as');
+      const actor = await createUser(t, { rights: [right.actAs(party)] });
+      t.expectStatus(await submit(t, { party, userId: actor.id }, [create(tmpl, party)]), 200, { what: 'a create acting as the party, by a user holding only CanActAs for it' });
     },
   );
 });

@@ -2,7 +2,8 @@ import { describe } from 'vitest';
 import fc from 'fast-check';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
-import { FixtureError, createSubmitter, createdContractId, templateFixture, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
+import { FixtureError, createSubmitter, createUser, createdContractId, templateFixture, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
+import { needUserTokens, right, type JsonRight } from '../../../harness/fixtures/ledger-users.js';
 import { compareVersions } from '../../../harness/versions.js';
 
 const O = 'ledger.get-transaction-by-offset';
@@ -227,6 +228,86 @@ describe('POST /v2/updates/transaction-by-offset', () => {
       const any = await byOffset(t, { offset: created, transactionFormat: { eventFormat: { filtersByParty: {}, filtersForAnyParty: wildcard, verbose: true }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } });
       if (any.status === 403) t.skip('the admin role may not read as any party on this target');
       t.expectStatus(any, 200, { requirement: 'ledger.event-format.empty-filters-by-party-accepted' });
+    },
+  );
+});
+
+const WILDCARD = { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }] };
+
+/** Looks up the creating transaction as a fresh user holding only `rights`, reading as the submitting party both ways. */
+async function readAsUserWith(t: CheckContext, rights: (party: string) => JsonRight[]): Promise<{ setup: Setup; reads: [string, Exchange][] }> {
+  needUserTokens(t);
+  const setup0 = await setup(t);
+  const { s, created } = setup0;
+  const reader = await createUser(t, { rights: rights(s.party) });
+  const auth = { user: reader.id };
+  return {
+    setup: setup0,
+    reads: [
+      ['requestingParties', await byOffset(t, { offset: created, requestingParties: [s.party] }, auth)],
+      ['filtersByParty', await byOffset(t, { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', WILDCARD) }, auth)],
+    ],
+  };
+}
+
+describe('POST /v2/updates/transaction-by-offset: read rights', () => {
+  const reads: Array<[string, string, string, (party: string) => JsonRight[]]> = [
+    ['ledger.get-transaction-by-offset.can-read-as', 'lets a user holding only CanReadAs for a party read a transaction visible to that party', 'ledger.rights.can-read-as-reads', (p) => [right.readAs(p)]],
+    ['ledger.get-transaction-by-offset.can-read-as-any-party', "lets a user holding only CanReadAsAnyParty read another party's transaction", 'ledger.rights.can-read-as-any-party', () => [right.readAsAnyParty()]],
+  ];
+  for (const [id, title, requirement, rights] of reads) {
+    conformance({ id, title, api: 'ledger', operations: ['getTransactionByOffset', 'submitAndWaitForTransactionTree'], requirements: [requirement] }, async (t) => {
+      const { setup: { cid }, reads: xs } = await readAsUserWith(t, rights);
+      for (const [how, x] of xs) {
+        t.expectStatus(x, 200, { what: `reading as the party with ${how}` });
+        t.expect(eventsOf(x).some((e) => e.CreatedEvent?.contractId === cid), `reading as the party with ${how} did not show the created contract`, { exchange: x });
+      }
+    });
+  }
+
+  conformance(
+    {
+      id: 'ledger.get-transaction-by-offset.can-execute-as',
+      title: 'refuses a user holding only CanExecuteAs for a party to read as that party',
+      api: 'ledger',
+      operations: ['getTransactionByOffset', 'submitAndWaitForTransactionTree'],
+      requirements: ['ledger.rights.can-execute-as-grants-no-reads'],
+    },
+    async (t) => {
+      const { reads: xs } = await readAsUserWith(t, (p) => [right.executeAs(p)]);
+      for (const [how, x] of xs) {
+        // 403 refuses the read; a 404 UPDATE_NOT_FOUND shows nothing either ("not found, or not visible")
+        const hidden = x.status === 404 && codeOf(x) === 'UPDATE_NOT_FOUND';
+        t.expect(x.status === 403 || hidden, `reading as the party with ${how}, holding only CanExecuteAs for it, answered ${x.status}, not 403`, { exchange: x });
+      }
+    },
+  );
+});
+
+describe('POST /v2/updates/transaction-by-offset: interface filters', () => {
+  conformance(
+    {
+      id: 'ledger.get-transaction-by-offset.interface-view',
+      title: 'includes the interface view in a created event matched by an InterfaceFilter with includeInterfaceView',
+      api: 'ledger',
+      operations: ['getTransactionByOffset', 'submitAndWaitForTransactionTree'],
+      requirements: ['ledger.event-format.interface-view-included'],
+    },
+    async (t) => {
+      const interfaceId = t.fixture<string>('interfaceId');
+      if (interfaceId === undefined) return t.skip('no interfaceId fixture configured for the ledger target (an interface the templateId fixture implements)');
+      const { s, created, cid } = await setup(t);
+      const filter = { cumulative: [{ identifierFilter: { InterfaceFilter: { value: { interfaceId, includeInterfaceView: true, includeCreatedEventBlob: false } } } }] };
+      const x = await byOffset(t, { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', filter) }, { user: s.userId });
+      t.expectStatus(x, 200);
+      const ev = eventsOf(x).find((e) => e.CreatedEvent?.contractId === cid)?.CreatedEvent;
+      t.expect(ev !== undefined, `an InterfaceFilter on ${interfaceId} selected no created event of the template implementing it`, { exchange: x });
+      // the view names the interface by package id or by package name: compare the module and entity part
+      const qualified = (id: string) => id.slice(id.indexOf(':'));
+      const want = qualified(interfaceId);
+      const views = Array.isArray(ev!.interfaceViews) ? (ev!.interfaceViews as { interfaceId?: unknown }[]) : [];
+      t.expect(views.some((v) => typeof v?.interfaceId === 'string' && qualified(v.interfaceId) === want),
+        `the created event's interfaceViews ${JSON.stringify(ev!.interfaceViews ?? null).slice(0, 300)} hold no view of ${interfaceId}`, { exchange: x });
     },
   );
 });

@@ -1,0 +1,17 @@
+/** Planted faults of what party rights (CanActAs, CanExecuteAs, CanReadAs, CanReadAsAnyParty) authorize. */
+import { registerFaults } from '../faults.js';
+
+export const PF = {
+  actAsNeedsReadAs: 'ledger-rights-can-act-as-needs-read-as',
+  executeAsReads: 'ledger-rights-can-execute-as-reads',
+  readAsIgnored: 'ledger-rights-can-read-as-ignored',
+  anyPartyIgnored: 'ledger-rights-can-read-as-any-party-ignored',
+} as const;
+
+const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
+registerFaults([
+  r(PF.actAsNeedsReadAs, 'ledger.rights.can-act-as-submits', 'a submission is refused with 403 unless the caller also holds CanReadAs for the submitting party: CanActAs alone does not suffice'),
+  r(PF.executeAsReads, 'ledger.rights.can-execute-as-grants-no-reads', 'CanExecuteAs for a party lets the user read as that party'),
+  r(PF.readAsIgnored, 'ledger.rights.can-read-as-reads', 'CanReadAs is ignored: reading as a party needs CanActAs for it (or CanReadAsAnyParty)'),
+  r(PF.anyPartyIgnored, 'ledger.rights.can-read-as-any-party', 'CanReadAsAnyParty does not let the user read as a named party'),
+]);
