@@ -114,13 +114,14 @@ function referenceDar(): Promise<DarFixtures> {
   return darFixture;
 }
 
-/** Ledger fixtures of the embedded reference: its Iou template and a tiny DAR. */
+/** Ledger fixtures of the embedded reference: its Iou template, an interface it implements and a tiny DAR. */
 async function referenceLedgerFixtures(): Promise<Record<string, unknown>> {
   return {
     templateId: '#reference-iou:Iou:Iou',
     createArguments: { issuer: '{{party}}', owner: '{{party}}', amount: '1.0000000000', currency: 'USD', observers: [] },
     choice: 'Archive',
     choiceArgument: {},
+    interfaceId: '#reference-iou:Iou:Asset',
     ...(await referenceDar()),
   };
 }
