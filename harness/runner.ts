@@ -50,8 +50,13 @@ interface ReferenceHandle {
 async function referenceRegistryFixtures(o: { transferLegs: number; faults: string[]; size: { ansEntries: number; validatorLicenses: number } }): Promise<Record<string, unknown>> {
   const { referenceFixtures } = await import('../reference/data/fixtures.js');
   const { advertisedTransferLegs } = await import('../reference/registry/faults-allocation-factory.js');
+  const { REASSIGNMENT_INSTRUMENT_ID } = await import('../reference/registry/state.js');
   const r = referenceFixtures({ size: o.size }).registry;
-  const request = r.factoryRequest(1) as { choiceArguments: { allocation: { transferLegs: Record<string, { sender: string }> } } };
+  type Leg = { sender: string; instrumentId: { admin: string; id: string } };
+  const request = r.factoryRequest(1) as { choiceArguments: { allocation: { transferLegs: Record<string, Leg> } } };
+  // the same allocation of the second instrument, whose factory no other check's context discloses
+  const drill = structuredClone(request.choiceArguments);
+  for (const leg of Object.values(drill.allocation.transferLegs)) leg.instrumentId = { ...leg.instrumentId, id: REASSIGNMENT_INSTRUMENT_ID };
   return {
     transferLegs: advertisedTransferLegs(o),
     allocationInstructionIds: r.allocationInstructionIds,
@@ -60,6 +65,10 @@ async function referenceRegistryFixtures(o: { transferLegs: number; faults: stri
     // the seeded instructions' sender (alice) is a stakeholder, and alice_user can act as her
     reassignmentUser: 'alice_user',
     reassignmentSubmitter: Object.values(request.choiceArguments.allocation.transferLegs)[0]!.sender,
+    // the factory's contracts have the registry admin (DSO) as their only stakeholder, and dso_user can act as it
+    factoryReassignmentUser: 'dso_user',
+    factoryReassignmentSubmitter: r.admin,
+    factoryReassignmentChoiceArguments: drill,
   };
 }
 

@@ -82,15 +82,38 @@ function seedTransactions(state: LedgerState): void {
   state.unpinClock();
 }
 
+/** A user who can act as the DSO party (the registry admin, signatory of the registry's contracts), so a check can reassign them. */
+export const DSO_USER = 'dso_user';
+
+function seedDsoUser(state: LedgerState): void {
+  const dso = state.world.parties.get('dso') as string;
+  if (state.world.users.has(DSO_USER)) return;
+  state.world.users.set(DSO_USER, {
+    id: DSO_USER,
+    primaryParty: dso,
+    isDeactivated: false,
+    identityProviderId: '',
+    primaryPartyAuthentication: false,
+    annotations: {},
+    resourceVersion: '1',
+    rights: [
+      { kind: 'CanActAs', party: dso },
+      { kind: 'CanReadAs', party: dso },
+    ],
+  });
+  state.addUserId(DSO_USER);
+}
+
 export function seedLedger(state: LedgerState): void {
   for (const id of state.world.parties.values()) if (id.endsWith(`::${PARTICIPANT_NAMESPACE}`)) addParty(state, id);
+  seedDsoUser(state);
   seedPackages(state);
   seedTransactions(state);
 }
 
 /** What a test writer can rely on in the seeded ledger (contract and update ids are derived deterministically). */
 export const LEDGER_FIXTURES = {
-  users: { admin: 'participant_admin', validator: 'validator_user', alice: 'alice_user', bob: 'bob_user' },
+  users: { admin: 'participant_admin', validator: 'validator_user', alice: 'alice_user', bob: 'bob_user', dso: DSO_USER },
   /** seeded party names in World.parties; those in the participant namespace are allocated on the participant */
   partyNames: ['alice', 'bob', 'charlie', 'validator', 'dso'],
   identityProviders: ['', 'reference-idp'],

@@ -6,6 +6,7 @@ export const AF_MISSING_CHOICE_ARGUMENTS_ACCEPTED = 'registry-allocation-factory
 export const AF_AT_MOST_20_LEGS = 'registry-allocation-factory-at-most-20-legs';
 export const AF_ADVERTISED_LEGS_UNSUPPORTED = 'registry-allocation-factory-advertised-legs-unsupported';
 export const AF_OVERSIZED_CONFLICT = 'registry-allocation-factory-oversized-allocation-conflict';
+export const AF_SERVED_DURING_REASSIGNMENT = 'registry-allocation-factory-served-during-reassignment';
 
 /** transfer legs the newer registry releases must support (FACTS.md), which the advertised-legs fault claims */
 export const NEWER_RELEASE_TRANSFER_LEGS = 100;
@@ -35,6 +36,11 @@ registerFaults([
     name: AF_OVERSIZED_CONFLICT,
     requirement: 'registry.get-allocation-factory.may-limit-allocation-size',
     description: 'an allocation with more transfer legs than the registry supports is answered 409 (a reassignment conflict) instead of 400',
+  },
+  {
+    name: AF_SERVED_DURING_REASSIGNMENT,
+    requirement: 'registry.get-allocation-factory.reassignment-conflict',
+    description: 'the allocation factory answers 200 while a contract its choice context discloses (the factory) is being reassigned',
   },
 ]);
 

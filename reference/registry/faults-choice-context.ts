@@ -2,6 +2,7 @@
 import { registerFaults } from '../faults.js';
 
 export const CC_EMPTY_CREATED_EVENT_BLOB = 'registry-choice-context-empty-created-event-blob';
+export const CC_CREATED_EVENT_BLOB_REENCODED = 'registry-choice-context-created-event-blob-reencoded';
 export const CC_UNQUALIFIED_TEMPLATE_ID = 'registry-choice-context-unqualified-template-id';
 export const CC_UNKNOWN_SYNCHRONIZER_ID = 'registry-choice-context-unknown-synchronizer-id';
 export const CC_DEBUG_FIELDS_KEPT = 'registry-choice-context-debug-fields-kept';
@@ -17,6 +18,11 @@ registerFaults([
     name: CC_EMPTY_CREATED_EVENT_BLOB,
     requirement: 'registry.choice-context.disclosed-contract-fields',
     description: 'every disclosed contract carries an empty createdEventBlob',
+  },
+  {
+    name: CC_CREATED_EVENT_BLOB_REENCODED,
+    requirement: 'registry.choice-context.created-event-blob-unchanged',
+    description: 'disclosed contracts carry the created event blob re-encoded as hex instead of the base64 blob the ledger reports (still a non-empty string)',
   },
   {
     name: CC_UNQUALIFIED_TEMPLATE_ID,

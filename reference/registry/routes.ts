@@ -2,13 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import type { ContractRecord } from '../world.js';
 import { HttpError, installJsonErrors, isPlainObject, objectBody, wildcardSegment } from '../data/http.js';
-import { seedRegistry, type RegistryState } from './state.js';
+import { REASSIGNMENT_INSTRUMENT_ID, seedRegistry, type RegistryState } from './state.js';
 import { TEMPLATES } from '../data/templates.js';
 import { REGISTRY_TRANSFER_INSTRUCTION_WITHDRAW_UNKNOWN_ID_CONFLICT } from './faults-thin.js';
 import * as CC from './faults-choice-context.js';
 import * as AI from './faults-allocation-instruction.js';
 import * as AF from './faults-allocation-factory.js';
 import * as TI from './faults-transfer-instruction.js';
+import { installHttpFaults } from './faults-http.js';
 
 export interface DisclosedContract {
   templateId: string;
@@ -48,8 +49,8 @@ function commonBody(raw: unknown, allowAbsent: boolean, lenient = false): Common
   return { excludeDebugFields: x === true, body };
 }
 
-/** the contracts a context involves, all present and assigned, or the error to answer */
-function involved(ctx: ReferenceContext, cids: string[]): ContractRecord[] {
+/** the contracts a context involves, all present and assigned, or the error to answer (`servedMoving`: a planted fault) */
+function involved(ctx: ReferenceContext, cids: string[], servedMoving = false): ContractRecord[] {
   const recs: ContractRecord[] = [];
   for (const cid of cids) {
     const r = ctx.world.contracts.get(cid);
@@ -57,6 +58,7 @@ function involved(ctx: ReferenceContext, cids: string[]): ContractRecord[] {
     recs.push(r);
   }
   const moving = recs.find((r) => r.synchronizerId === null);
+  if (moving !== undefined && servedMoving) return recs;
   if (moving !== undefined) throw new HttpError(409, `contract ${moving.contractId} is being reassigned; retry once it is assigned`);
   return recs;
 }
@@ -66,8 +68,9 @@ function disclose(ctx: ReferenceContext, r: ContractRecord, excludeDebugFields: 
   const d: DisclosedContract = {
     templateId: f.has(CC.CC_UNQUALIFIED_TEMPLATE_ID) ? r.templateId.split(':').slice(1).join(':') : r.templateId,
     contractId: r.contractId,
-    createdEventBlob: f.has(CC.CC_EMPTY_CREATED_EVENT_BLOB) ? '' : r.createdEventBlob,
-    synchronizerId: f.has(CC.CC_UNKNOWN_SYNCHRONIZER_ID) ? CC.STALE_SYNCHRONIZER_ID : r.synchronizerId!,
+    createdEventBlob: f.has(CC.CC_EMPTY_CREATED_EVENT_BLOB) ? '' : f.has(CC.CC_CREATED_EVENT_BLOB_REENCODED) ? Buffer.from(r.createdEventBlob, 'base64').toString('hex') : r.createdEventBlob,
+    // null only under the served-during-reassignment faults: the contract is then reported on its last synchronizer
+    synchronizerId: f.has(CC.CC_UNKNOWN_SYNCHRONIZER_ID) ? CC.STALE_SYNCHRONIZER_ID : (r.synchronizerId ?? ctx.world.synchronizers[0]!),
   };
   if (!excludeDebugFields || f.has(CC.CC_DEBUG_FIELDS_KEPT)) {
     d.debugPackageName = r.packageName;
@@ -101,9 +104,17 @@ function countTransferLegs(choiceArguments: Record<string, unknown>): number {
   return list.length;
 }
 
+/** the instrument id of the first transfer leg of choiceArguments.allocation, if any */
+function instrumentOf(choiceArguments: Record<string, unknown>): unknown {
+  const legs = isPlainObject(choiceArguments.allocation) ? choiceArguments.allocation.transferLegs : undefined;
+  const first = Array.isArray(legs) ? legs[0] : isPlainObject(legs) ? Object.values(legs)[0] : undefined;
+  return isPlainObject(first) && isPlainObject(first.instrumentId) ? first.instrumentId.id : undefined;
+}
+
 /** Registry API routes of the reference server (paths relative to its base address). */
 export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext): Promise<void> {
   installJsonErrors(app);
+  installHttpFaults(app, ctx);
   const s = registryState(ctx);
 
   const f = ctx.faults;
@@ -150,8 +161,9 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
     if (legs > limit) {
       throw new HttpError(f.has(AF.AF_OVERSIZED_CONFLICT) ? 409 : 400, `allocation has ${legs} transfer legs; this registry supports at most ${limit}`);
     }
-    // The context depends only on the instrument (its admin), never on contract ids in the choice arguments.
-    const [factory, rules, round] = involved(ctx, [s.factory, s.amuletRules, s.openRound]);
+    // The context depends only on the instrument, never on contract ids in the choice arguments.
+    const factoryCid = instrumentOf(choiceArguments) === REASSIGNMENT_INSTRUMENT_ID ? s.reassignmentFactory : s.factory;
+    const [factory, rules, round] = involved(ctx, [factoryCid, s.amuletRules, s.openRound], f.has(AF.AF_SERVED_DURING_REASSIGNMENT));
     const holdings = Array.isArray(choiceArguments.inputHoldingCids) ? choiceArguments.inputHoldingCids : [];
     const extra = f.has(CC.CC_DEPENDS_ON_CONTRACT_IDS) && holdings.length > 0 ? { 'input-holdings': { tag: 'AV_List', value: holdings } } : {};
     const choiceContext = {

@@ -9,6 +9,12 @@ import { BASE_TIME_MS, contractId, createdEventBlob, decimal, isoMillis, party }
 import { PACKAGES, TEMPLATES } from '../data/templates.js';
 
 export const REGISTRY_INSTRUMENT_ID = 'Amulet';
+/**
+ * A second instrument of the same admin with an allocation factory of its own: the factory reassignment check moves
+ * that factory, which no other check's choice context discloses, so checks running at the same time never see it
+ * mid-move.
+ */
+export const REASSIGNMENT_INSTRUMENT_ID = 'AmuletReassignmentDrill';
 export const ALLOCATION_INSTRUCTION_COUNT = 3;
 export const TRANSFER_INSTRUCTION_COUNT = 3;
 
@@ -18,6 +24,8 @@ export interface RegistryState {
   amuletRules: string;
   openRound: string;
   factory: string;
+  /** the allocation factory of the instrument REASSIGNMENT_INSTRUMENT_ID */
+  reassignmentFactory: string;
   /** instructions assigned to a synchronizer */
   allocationInstructions: string[];
   transferInstructions: string[];
@@ -56,6 +64,7 @@ export function seedRegistry(world: World): RegistryState {
   const amuletRules = put(world, 'registry:amulet-rules', TEMPLATES.amuletRules, amulet, { dso: admin, isDevNet: true, configSchedule: { initialValue: {}, futureValues: [] } }, [admin], [], 0, sync);
   const openRound = put(world, 'registry:open-round:100', TEMPLATES.openMiningRound, amulet, { dso: admin, round: { number: '100' }, amuletPrice: decimal(0.005), opensAt: isoMillis(BASE_TIME_MS), targetClosesAt: isoMillis(BASE_TIME_MS + 1_200_000) }, [admin], [], 1, sync);
   const factory = put(world, 'registry:allocation-factory', TEMPLATES.externalPartyAmuletRules, amulet, { dso: admin }, [admin], [], 2, sync);
+  const reassignmentFactory = put(world, `registry:allocation-factory:${REASSIGNMENT_INSTRUMENT_ID}`, TEMPLATES.externalPartyAmuletRules, amulet, { dso: admin, instrumentId: REASSIGNMENT_INSTRUMENT_ID }, [admin], [], 3, sync);
   const transferLeg = (k: number) => ({
     sender: alice,
     receiver: bob,
@@ -114,6 +123,7 @@ export function seedRegistry(world: World): RegistryState {
     amuletRules,
     openRound,
     factory,
+    reassignmentFactory,
     allocationInstructions: allocationInstructions.slice(0, ALLOCATION_INSTRUCTION_COUNT),
     transferInstructions: transferInstructions.slice(0, TRANSFER_INSTRUCTION_COUNT),
     reassigningAllocationInstruction: allocationInstructions[ALLOCATION_INSTRUCTION_COUNT]!,

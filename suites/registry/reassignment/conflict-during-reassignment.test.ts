@@ -3,11 +3,28 @@
  * instruction through the ledger API (unassign, then assign) and asks the registry in between and after. It needs a
  * ledger target next to the registry target, and a ledger user who can act as a stakeholder of the instruction
  * (registry fixtures reassignmentUser and reassignmentSubmitter).
+ *
+ * The allocation factory's check moves a contract its choice context discloses (the factory itself when it is
+ * disclosed), whose stakeholder is the registry admin: fixtures factoryReassignmentUser and
+ * factoryReassignmentSubmitter (a ledger user who can act as the admin, and the admin party). Fixture
+ * factoryReassignmentChoiceArguments (default: allocationFactoryChoiceArguments) names an allocation whose factory no
+ * other check uses, so that factory checks running at the same time never meet the moving contract. The assignment
+ * asks the ledger for the created event blob, which the registry must then disclose unchanged.
  */
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
-import { KIND, disclosedContractsOf, isObject, reassignableInstructionId, stableInstructionIds, validWithdraw, type InstructionKind } from '../../../harness/fixtures/registry.js';
+import {
+  KIND,
+  disclosedContractsOf,
+  factoryChoiceArguments,
+  isObject,
+  reassignableInstructionId,
+  stableInstructionIds,
+  validFactory,
+  validWithdraw,
+  type InstructionKind,
+} from '../../../harness/fixtures/registry.js';
 
 interface Mover {
   user: string;
@@ -16,12 +33,12 @@ interface Mover {
 }
 
 /** The ledger user and party that move contracts, and the connected synchronizers; skips when either API or a fixture is missing. */
-async function mover(t: CheckContext): Promise<Mover> {
-  if (t.config.targets.ledger === undefined) t.skip('no ledger target configured: the check moves the instruction through the ledger API');
-  const user = t.fixture<string>('reassignmentUser');
-  const submitter = t.fixture<string>('reassignmentSubmitter');
+async function mover(t: CheckContext, fixtures: { user: string; submitter: string; of: string } = { user: 'reassignmentUser', submitter: 'reassignmentSubmitter', of: 'the instructions' }): Promise<Mover> {
+  if (t.config.targets.ledger === undefined) t.skip('no ledger target configured: the check moves the contract through the ledger API');
+  const user = t.fixture<string>(fixtures.user);
+  const submitter = t.fixture<string>(fixtures.submitter);
   if (typeof user !== 'string' || typeof submitter !== 'string') {
-    t.skip('no reassignmentUser and reassignmentSubmitter configured (registry fixtures: a ledger user who can act as a stakeholder of the instructions, and that party)');
+    t.skip(`no ${fixtures.user} and ${fixtures.submitter} configured (registry fixtures: a ledger user who can act as a stakeholder of ${fixtures.of}, and that party)`);
   }
   const x = await t.clientFor('ledger').call('getConnectedSynchronizers', { auth: { user }, query: { party: submitter } });
   if (x.status !== 200) throw new Error(`setup: GET /v2/state/connected-synchronizers answered ${x.status}: ${x.text.slice(0, 200)}`);
@@ -33,15 +50,30 @@ async function mover(t: CheckContext): Promise<Mover> {
 
 type Command = { UnassignCommand: { value: { contractId: string; source: string; target: string } } } | { AssignCommand: { value: { reassignmentId: string; source: string; target: string } } };
 
-async function reassign(t: CheckContext, m: Mover, command: Command, conform = true): Promise<Exchange> {
+/** a wildcard filter that asks for created event blobs */
+const WITH_BLOBS = [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: true } } } }];
+
+async function reassign(t: CheckContext, m: Mover, command: Command, conform = true, cumulative: unknown[] = []): Promise<Exchange> {
   return t.clientFor('ledger').call('submitAndWaitForReassignment', {
     auth: { user: m.user },
     conform,
     json: {
       reassignmentCommands: { commandId: t.uniqueName('cc-reassign'), submitter: m.submitter, commands: [{ command }] },
-      eventFormat: { filtersByParty: { [m.submitter]: { cumulative: [] } }, verbose: false },
+      eventFormat: { filtersByParty: { [m.submitter]: { cumulative } }, verbose: false },
     },
   });
+}
+
+/** The createdEventBlob of `cid` in the created event of an assignment's events, if the ledger reported one. */
+function assignedBlobOf(x: Exchange, cid: string): string | undefined {
+  const events = (x.json as { reassignment?: { events?: unknown[] } } | undefined)?.reassignment?.events ?? [];
+  for (const e of events) {
+    if (!isObject(e)) continue;
+    const a = e.JsAssignmentEvent ?? e;
+    const created = isObject(a) ? a.createdEvent : undefined;
+    if (isObject(created) && created.contractId === cid && typeof created.createdEventBlob === 'string' && created.createdEventBlob !== '') return created.createdEventBlob;
+  }
+  return undefined;
 }
 
 function reassignmentIdOf(x: Exchange): string | undefined {
@@ -104,7 +136,79 @@ function conflictCheck(kind: InstructionKind, id: string, requirement: string): 
   );
 }
 
+const BLOB_UNCHANGED = 'registry.choice-context.created-event-blob-unchanged';
+
+const FACTORY_CONFLICT = 'registry.get-allocation-factory.reassignment-conflict';
+
+/**
+ * Moves a contract the allocation factory's choice context discloses (the factory itself when disclosed: the contracts
+ * shared with the withdraw contexts stay put) and back. `conflict`: asks the factory between unassignment and
+ * assignment (409) and after (200). `blob`: asks the ledger for the created event blob in the assignment and compares
+ * it with the one the factory discloses afterwards.
+ */
+function factoryMoveCheck(mode: 'conflict' | 'blob'): void {
+  conformance(
+    {
+      id: mode === 'conflict' ? 'registry.reassignment.allocation-factory-conflict' : 'registry.reassignment.allocation-factory-created-event-blob',
+      title:
+        mode === 'conflict'
+          ? 'answers the allocation factory with 409 while a contract its choice context discloses is being reassigned, and 200 once it is assigned again'
+          : 'discloses, after a reassignment, the createdEventBlob the ledger reports for that contract in its assignment',
+      api: 'registry',
+      operations: ['getAllocationFactory'],
+      requirements: [mode === 'conflict' ? FACTORY_CONFLICT : BLOB_UNCHANGED],
+    },
+    async (t) => {
+      const own = t.fixture<unknown>('factoryReassignmentChoiceArguments');
+      const args = isObject(own) ? structuredClone(own) : factoryChoiceArguments(t);
+      const m = await mover(t, { user: 'factoryReassignmentUser', submitter: 'factoryReassignmentSubmitter', of: "the allocation factory's disclosed contracts (the registry admin)" });
+      const body = { choiceArguments: args, excludeDebugFields: true };
+      const before = await validFactory(t, body);
+      if (before.status !== 200) throw new Error(`setup: the allocation factory answered ${before.status} before the move: ${before.text.slice(0, 200)}`);
+      const factoryId = (before.json as { factoryId?: unknown }).factoryId;
+      const disclosed = disclosedContractsOf(before, true).filter((d) => typeof d.contractId === 'string');
+      const chosen = disclosed.find((d) => d.contractId === factoryId) ?? disclosed[0] ?? t.skip('the allocation factory discloses no contract to move');
+      const cid = chosen.contractId as string;
+      const move = await unassign(t, m, cid);
+      if (move === undefined) throw new Error(`setup: ${m.user} could not unassign the disclosed contract ${cid} from any connected synchronizer as ${m.submitter}`);
+      let assigned = false;
+      const assign = () => reassign(t, m, { AssignCommand: { value: { reassignmentId: move.reassignmentId, source: move.source, target: move.target } } }, !assigned, WITH_BLOBS);
+      t.defer(async () => {
+        if (!assigned) await assign();
+        // move it back, so that the target is as the check found it
+        const back = await reassign(t, m, { UnassignCommand: { value: { contractId: cid, source: move.target, target: move.source } } }, false);
+        const rid = reassignmentIdOf(back);
+        if (rid !== undefined) await reassign(t, m, { AssignCommand: { value: { reassignmentId: rid, source: move.target, target: move.source } } }, false);
+      });
+      if (mode === 'conflict') {
+        const during = await t.call('getAllocationFactory', { json: body });
+        t.expectStatus(during, 409, { what: `getAllocationFactory while its disclosed contract ${cid} is between its unassignment and assignment` });
+      }
+      const done = await assign();
+      if (done.status !== 200) throw new Error(`setup: assigning the disclosed contract ${cid} to ${move.target} answered ${done.status}: ${done.text.slice(0, 200)}`);
+      assigned = true;
+      const after = await t.call('getAllocationFactory', { json: body });
+      if (mode === 'conflict') {
+        t.expectStatus(after, 200, { what: `getAllocationFactory once its disclosed contract ${cid} is assigned to ${move.target}` });
+        return;
+      }
+      if (after.status !== 200) throw new Error(`setup: the allocation factory answered ${after.status} once ${cid} was assigned to ${move.target}: ${after.text.slice(0, 200)}`);
+      const ledgerBlob =
+        assignedBlobOf(done, cid) ?? t.skip(`the assignment of ${cid} reported no createdEventBlob although the event format asked for it: nothing to compare the disclosed blob with`);
+      const again = disclosedContractsOf(after, true).find((d) => d.contractId === cid) ?? t.skip(`the allocation factory no longer discloses ${cid} after its reassignment`);
+      const got = typeof again.createdEventBlob === 'string' ? again.createdEventBlob : JSON.stringify(again.createdEventBlob);
+      t.expect(
+        got === ledgerBlob,
+        `the createdEventBlob disclosed for ${cid} (${String(got).slice(0, 60)}..., ${String(got).length} chars) differs from the one the ledger reports in its assignment (${ledgerBlob.slice(0, 60)}..., ${ledgerBlob.length} chars)`,
+        { exchange: after },
+      );
+    },
+  );
+}
+
 describe('registry choice contexts during a reassignment', () => {
+  factoryMoveCheck('conflict');
+  factoryMoveCheck('blob');
   conflictCheck('allocation', 'registry.reassignment.allocation-instruction-conflict', 'registry.get-allocation-instruction-withdraw-context.reassignment-conflict');
   conflictCheck('transfer', 'registry.reassignment.transfer-instruction-conflict', 'registry.get-transfer-instruction-withdraw-context.reassignment-conflict');
 
