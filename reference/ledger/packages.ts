@@ -2,7 +2,7 @@
  * The package store: POST /v2/packages (DAR upload, optionally vetting on a synchronizer) and GET /v2/packages.
  * A DAR is a zip archive with META-INF/MANIFEST.MF; its main package id and name come from the manifest.
  */
-import { inflateRawSync } from 'node:zlib';
+import { strFromU8, unzipSync } from 'fflate';
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import { MalformedRequest } from './errors.js';
@@ -11,70 +11,27 @@ import { isUid, sha256hex } from './ids.js';
 import type { LedgerState, PackageInfo } from './state.js';
 import { PF } from './faults-packages.js';
 
-interface ZipEntry {
-  name: string;
-  method: number;
-  compressedSize: number;
-  localHeaderOffset: number;
-}
-
 const notADar = (why: string) => new MalformedRequest(`Invalid value for: body (not a DAR archive: ${why})`);
 
-/** Reads the central directory of a zip archive (enough to find and inflate the manifest). */
-export function zipEntries(buf: Buffer): ZipEntry[] {
-  if (buf.length < 22 || buf.readUInt32LE(0) !== 0x04034b50) throw notADar('missing zip local file header');
-  // The end-of-central-directory record sits in the last 22 + 65535 bytes.
-  let eocd = -1;
-  for (let i = buf.length - 22; i >= Math.max(0, buf.length - 22 - 65535); i--) {
-    if (buf.readUInt32LE(i) === 0x06054b50) {
-      eocd = i;
-      break;
-    }
+/** The manifest of a DAR: the zip's META-INF/MANIFEST.MF, or a 400 when the body is no zip or has none. */
+function manifestOf(buf: Buffer): string {
+  let files: Record<string, Uint8Array>;
+  try {
+    files = unzipSync(buf, { filter: (f) => f.name === 'META-INF/MANIFEST.MF' && f.originalSize <= 1 << 20 });
+  } catch (e) {
+    throw notADar((e as Error).message);
   }
-  if (eocd < 0) throw notADar('missing end of central directory');
-  const count = buf.readUInt16LE(eocd + 10);
-  let p = buf.readUInt32LE(eocd + 16);
-  const entries: ZipEntry[] = [];
-  for (let n = 0; n < count; n++) {
-    if (p + 46 > buf.length || buf.readUInt32LE(p) !== 0x02014b50) throw notADar('corrupt central directory');
-    const nameLen = buf.readUInt16LE(p + 28);
-    const extraLen = buf.readUInt16LE(p + 30);
-    const commentLen = buf.readUInt16LE(p + 32);
-    if (p + 46 + nameLen > buf.length) throw notADar('corrupt central directory');
-    entries.push({
-      method: buf.readUInt16LE(p + 10),
-      compressedSize: buf.readUInt32LE(p + 20),
-      localHeaderOffset: buf.readUInt32LE(p + 42),
-      name: buf.toString('utf8', p + 46, p + 46 + nameLen),
-    });
-    p += 46 + nameLen + extraLen + commentLen;
-  }
-  return entries;
-}
-
-function entryData(buf: Buffer, e: ZipEntry): Buffer {
-  const h = e.localHeaderOffset;
-  if (h + 30 > buf.length || buf.readUInt32LE(h) !== 0x04034b50) throw notADar(`corrupt entry ${e.name}`);
-  const start = h + 30 + buf.readUInt16LE(h + 26) + buf.readUInt16LE(h + 28);
-  const data = buf.subarray(start, start + e.compressedSize);
-  if (e.method === 0) return data;
-  if (e.method === 8) {
-    try {
-      return inflateRawSync(data, { maxOutputLength: 1 << 20 });
-    } catch {
-      throw notADar(`cannot inflate ${e.name}`);
-    }
-  }
-  throw notADar(`unsupported compression method ${e.method}`);
+  const manifest = files['META-INF/MANIFEST.MF'];
+  if (manifest === undefined) throw notADar('no META-INF/MANIFEST.MF');
+  return strFromU8(manifest);
 }
 
 /** The main package of a DAR: id from Main-Dalf (or a digest of the archive), name and version from the manifest. */
 export function darMainPackage(buf: Buffer): PackageInfo {
-  const manifest = zipEntries(buf).find((e) => e.name === 'META-INF/MANIFEST.MF');
-  if (manifest === undefined) throw notADar('no META-INF/MANIFEST.MF');
+  const manifest = manifestOf(buf);
   const headers = new Map<string, string>();
   // Manifest continuation lines start with a space.
-  for (const line of entryData(buf, manifest).toString('utf8').replace(/\r?\n /g, '').split(/\r?\n/)) {
+  for (const line of manifest.replace(/\r?\n /g, '').split(/\r?\n/)) {
     const i = line.indexOf(':');
     if (i > 0) headers.set(line.slice(0, i).trim(), line.slice(i + 1).trim());
   }

@@ -2,7 +2,6 @@
 import { expect } from 'vitest';
 import { SignJWT } from 'jose';
 import { request } from 'undici';
-import { crc32 } from 'node:zlib';
 import { startReference, type ReferenceOptions, type ReferenceServer } from '../../reference/index.js';
 
 export type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -116,48 +115,4 @@ export const right = {
   empty: () => ({ kind: { Empty: {} } }),
 };
 
-/** A zip archive of stored (uncompressed) entries; with a META-INF/MANIFEST.MF entry it is a DAR. */
-export function zipArchive(files: Record<string, string>): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, content] of Object.entries(files)) {
-    const n = Buffer.from(name);
-    const data = Buffer.from(content);
-    const crc = crc32(data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(n.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(n.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, n, data);
-    centrals.push(central, n);
-    offset += 30 + n.length + data.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const eocd = Buffer.alloc(22);
-  eocd.writeUInt32LE(0x06054b50, 0);
-  eocd.writeUInt16LE(Object.keys(files).length, 8);
-  eocd.writeUInt16LE(Object.keys(files).length, 10);
-  eocd.writeUInt32LE(cd.length, 12);
-  eocd.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, eocd]);
-}
-
-/** A DAR whose manifest names the package `name-version` with the given 64-hex main package id. */
-export function darArchive(name: string, version: string, packageId: string): Buffer {
-  const dalf = `${name}-${version}-${packageId}/${name}-${version}-${packageId}.dalf`;
-  const manifest = `Manifest-Version: 1.0\r\nCreated-By: damlc\r\nName: ${name}-${version}\r\nMain-Dalf: ${dalf}\r\nFormat: daml-lf\r\n`;
-  return zipArchive({ 'META-INF/MANIFEST.MF': manifest, [dalf]: 'dalf-bytes' });
-}
+export { darArchive, zipArchive } from '../../harness/fixtures/ledger.js';
