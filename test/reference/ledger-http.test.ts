@@ -94,8 +94,14 @@ describe('robustness', () => {
         bodyArb,
         fc.constantFrom<string | null>('participant_admin', 'alice_user', null),
         fc.constantFrom('application/json', '', 'application/octet-stream', 'text/plain'),
-        async (method, path, body, as, contentType) => {
-          const r = await l.call(method, path, { body, as, headers: { 'content-type': body === undefined ? '' : contentType } });
+        // a broken credential in place of the token, and a header the server does not know
+        fc.option(fc.constantFrom('Bearer not-a-jwt', 'Basic dXNlcjpwdw==', 'Bearer ', 'bearer eyJ.eyJ.x', 'Bearer a.b.c'), { nil: undefined }),
+        fc.option(fc.tuple(fc.constantFrom('x-random', 'accept', 'sec-websocket-protocol'), fc.string({ maxLength: 20 })), { nil: undefined }),
+        async (method, path, body, as, contentType, authorization, extra) => {
+          const headers: Record<string, string> = { 'content-type': body === undefined ? '' : contentType };
+          if (authorization !== undefined) headers.authorization = authorization;
+          if (extra !== undefined && /^[\x20-\x7e]*$/.test(extra[1])) headers[extra[0]] = extra[1];
+          const r = await l.call(method, path, { body, as, headers });
           expect(r.status, `${method} ${path} ${body} -> ${r.text}`).toBeLessThan(500);
           if (r.status >= 400) {
             const plain = r.status === 400 && r.contentType.startsWith('text/plain');
