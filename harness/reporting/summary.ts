@@ -68,6 +68,17 @@ export function renderSummary(r: RunReport): string {
     }
   }
 
+  const properties = r.checks.filter((c) => (c.properties ?? []).length > 0);
+  if (properties.length > 0) {
+    out.push(`## Properties (${properties.length} checks with generated inputs)`, '');
+    out.push('Each property ran with the seed below (derived from the run seed and the check id); `--seed ' + String(r.seed) + '` reproduces them all.', '');
+    out.push('| check | verdict | seed | runs | failing path |', '|---|---|---:|---:|---|');
+    for (const c of properties) {
+      for (const p of c.properties ?? []) out.push(`| \`${c.id}\` | ${c.verdict ?? ''} | ${p.seed} | ${p.numRuns} | ${p.path !== undefined ? `\`${p.path}\`` : ''} |`);
+    }
+    out.push('');
+  }
+
   const failed = r.requirements.filter((q) => q.verdict === 'fail');
   out.push(`## Failures (${failed.length})`, '');
   if (failed.length === 0) out.push('None.', '');
