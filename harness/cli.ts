@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { relative } from 'node:path';
-import { ConfigError, loadConfig, type ConfigFlags } from './config.js';
+import { ConfigError, loadConfig, type Config, type ConfigFlags } from './config.js';
 import { APIS, type Api } from './types.js';
 
 export const EXIT = { ok: 0, mustFailed: 1, usage: 2, incomplete: 3 } as const;
@@ -60,6 +60,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
         throw new UsageError('--fault applies only to the embedded reference server, but a target URL is configured');
       }
       await validateSelection(config.run.requirements, config.reference.faults);
+      await validateDisabled(config);
       const { runConformance } = await import('./runner.js');
       const interactive = process.stderr.isTTY === true;
       const where = config.useReference ? 'the embedded reference server' : Object.entries(config.targets).map(([a, t]) => `${a} ${t.url}`).join(', ');
@@ -112,6 +113,19 @@ async function validateSelection(requirements: string[], faults: string[]): Prom
     await import('../reference/index.js');
     const unknown = faults.filter((f) => !FAULTS.some((d) => d.name === f));
     if (unknown.length > 0) throw new UsageError(`unknown fault ${unknown.join(', ')}; "canton-conformance faults" lists them`);
+  }
+}
+
+/** A target may switch off SHOULD and MAY requirements of the catalogue, never a MUST. */
+async function validateDisabled(config: Config): Promise<void> {
+  const { loadCatalogue } = await import('./catalogue.js');
+  const byId = loadCatalogue().byId;
+  for (const [api, t] of Object.entries(config.targets)) {
+    for (const id of t.disabledRequirements) {
+      const r = byId.get(id);
+      if (r === undefined) throw new UsageError(`targets.${api}.disabledRequirements: ${id} is not a requirement id of the catalogue`);
+      if (r.level === 'MUST') throw new UsageError(`targets.${api}.disabledRequirements: ${id} is a MUST requirement; only SHOULD and MAY requirements can be switched off`);
+    }
   }
 }
 

@@ -43,6 +43,13 @@ describe('canton-conformance CLI', () => {
     expect(cfg.all).not.toMatch(/\n\s+at /);
   });
 
+  it('refuses to switch off a MUST requirement for a target', () => {
+    writeFileSync(join(tmp, 'must.yaml'), 'targets: { scan: { url: "http://127.0.0.1:9", disabledRequirements: [scan.get-event-by-id.response-schema] } }\n');
+    const r = cli(['run', '--config', 'must.yaml', '--no-html']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('is a MUST requirement');
+  });
+
   it('names an unknown requirement id or fault and exits 2', () => {
     const r = cli(['run', '--requirement', 'ledger.update-user.nope', '--no-html']);
     expect(r.code).toBe(2);
