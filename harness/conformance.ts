@@ -421,6 +421,13 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       ctx.skip(skipReason);
       return;
     }
+    // a check runs when one of its requirements applies; the others it names are not judged on this target
+    const target = config.targets[decl.api]!;
+    const inapplicable = requirements.flatMap((r) => {
+      const why = target.disabledRequirements.includes(r.id) ? "disabled by the target's configuration" : outOfRange(target.version, r.since, r.until)?.replace(/^/, "version: ");
+      return why === undefined ? [] : [{ requirement: r.id, reason: why }];
+    });
+    if (inapplicable.length > 0) m.inapplicable = inapplicable;
     const check = new Check(decl, config);
     await allure.parameter('seed', String(check.seed));
     let thrown: unknown;

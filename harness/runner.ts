@@ -131,6 +131,7 @@ async function referenceLedgerFixtures(): Promise<Record<string, unknown>> {
     choice: 'Archive',
     choiceArgument: {},
     interfaceId: '#reference-iou:Iou:Asset',
+    syntheticDars: true,
     ...(await referenceDar()),
   };
 }

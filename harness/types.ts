@@ -89,6 +89,8 @@ export interface CheckResultMeta extends CheckDeclaration {
   blocked?: string[];
   /** requirement ids the generic checks judged on the check's exchanges (kept unless a failure names them) */
   judged?: string[];
+  /** declared requirements that do not apply to this target (version range, switched off): not judged by this check */
+  inapplicable?: Array<{ requirement: string; reason: string }>;
   properties?: PropertyRecord[];
   /** the last exchanges of the check, for context on a failure or error */
   exchanges?: ExchangeRecord[];

@@ -86,6 +86,13 @@ function judge(r: Requirement, checks: CheckResultMeta[]): RequirementResult {
   const reasons: string[] = [];
   for (const c of checks) {
     const own = (c.failures ?? []).filter((f) => f.requirement === r.id);
+    const notHere = c.inapplicable?.find((i) => i.requirement === r.id);
+    if (notHere !== undefined && own.length === 0) {
+      refs.push({ id: c.id, title: c.title, verdict: 'skipped', reason: notHere.reason, ...(c.file !== undefined ? { file: c.file } : {}) });
+      evidence.push('skipped');
+      reasons.push(notHere.reason);
+      continue;
+    }
     const declares = c.requirements.includes(r.id);
     const judged = c.judged?.includes(r.id) ?? false;
     if (!declares && !judged && own.length === 0) continue;

@@ -85,3 +85,16 @@ describe('diff against an earlier run', () => {
     expect(d.notInEarlier).toBe(1);
   });
 });
+
+describe('requirements outside the target', () => {
+  it('does not judge a requirement the check names but the target version excludes', () => {
+    const check: CheckResultMeta = {
+      id: 'c2', title: 't', api: 'scan', operations: ['listItems'], requirements: ['scan.list-items.small-ids', 'scan.list-items.new-thing'], verdict: 'pass',
+      inapplicable: [{ requirement: 'scan.list-items.new-thing', reason: 'version: applies from version 2.0; the target is 1.0' }],
+    };
+    const agg = aggregate(catalogue, [check], ['scan'], [], []);
+    const byId = new Map(agg.requirements.map((r) => [r.id, r]));
+    expect(byId.get('scan.list-items.small-ids')?.verdict).toBe('pass');
+    expect(byId.get('scan.list-items.new-thing')).toMatchObject({ verdict: 'skipped', reason: 'version: applies from version 2.0; the target is 1.0' });
+  });
+});
