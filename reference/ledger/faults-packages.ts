@@ -8,6 +8,7 @@ export const PF = {
   vetAll: 'ledger-upload-package-vets-nothing-without-synchronizer',
   sync: 'ledger-upload-package-vets-first-synchronizer-only',
   serial: 'ledger-upload-package-topology-serial-unchanged',
+  upgrade: 'ledger-upload-package-upgrade-unchecked',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
@@ -18,4 +19,5 @@ registerFaults([
   r(PF.vetAll, 'ledger.upload-package.vet-all-packages', 'without a synchronizerId, vetAllPackages true vets nothing'),
   r(PF.sync, 'ledger.upload-package.synchronizer-targets-vetting', 'the packages are vetted on the first connected synchronizer, not the requested one'),
   r(PF.serial, 'ledger.get-package-vetting.topology-serial-advances', 'vetting a new package leaves the record\'s topologySerial unchanged'),
+  r(PF.upgrade, 'ledger.upload-package.upgrade-check', 'a vetted upload that reuses the name and version of a package already vetted on the synchronizer, with another package id, is accepted'),
 ]);

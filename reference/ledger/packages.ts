@@ -5,7 +5,7 @@
 import { strFromU8, unzipSync } from 'fflate';
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
-import { MalformedRequest } from './errors.js';
+import { err, MalformedRequest } from './errors.js';
 import { route } from './http.js';
 import { isUid, sha256hex } from './ids.js';
 import type { LedgerState, PackageInfo } from './state.js';
@@ -57,6 +57,26 @@ export function storePackage(state: LedgerState, info: PackageInfo, vetOn: strin
   }
 }
 
+/**
+ * The one upgrade rule a DAR's manifest lets the reference check: a package vetted on a target synchronizer with the
+ * same name and version as the uploaded main package must be that very package (a version is never reused for other
+ * content). Uploading the same package again stays accepted.
+ */
+function checkUpgrade(state: LedgerState, info: PackageInfo, vetOn: string[]): void {
+  for (const s of vetOn) {
+    for (const id of state.vettingRecord(s, state.world.participantId).packages.keys()) {
+      const other = state.localPackages.get(id);
+      if (id !== info.packageId && other !== undefined && other.name === info.name && other.version === info.version) {
+        throw err.failedPrecondition(
+          'KNOWN_PACKAGE_VERSION',
+          `The DAR is not a valid upgrade: package ${info.name} ${info.version} (${info.packageId}) reuses the version of the vetted package ${id} on synchronizer ${s}`,
+          { packageName: info.name, packageVersion: info.version, existingPackage: id, uploadedPackage: info.packageId, synchronizerId: s },
+        );
+      }
+    }
+  }
+}
+
 function decodeUploadQuery(state: LedgerState, q: Record<string, string | undefined>, has: (f: string) => boolean = () => false): { vet: boolean; synchronizers: string[] } {
   const vetRaw = q.vetAllPackages;
   if (vetRaw !== undefined && vetRaw !== 'true' && vetRaw !== 'false' && !has(PF.query)) {
@@ -86,6 +106,7 @@ export function packageRoutes(app: FastifyInstance, ctx: ReferenceContext, state
     (await c.caller()).requireAdmin();
     const notZip = bytes.length < 4 || bytes.readUInt32LE(0) !== 0x04034b50;
     const info = has(PF.archive) && notZip ? { packageId: sha256hex(bytes), name: 'unnamed-package', version: '1.0.0' } : darMainPackage(bytes);
+    if (q.vet && !has(PF.upgrade)) checkUpgrade(state, info, q.synchronizers);
     storePackage(state, info, q.vet ? q.synchronizers : [], has(PF.serial));
     return has(PF.schema) ? [] : {};
   });

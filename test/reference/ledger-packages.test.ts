@@ -130,6 +130,25 @@ describe('package upload', () => {
     expect(ok(await l.call('GET', '/v2/packages')).packageIds).toContain(id);
   });
 
+  it('rejects a vetted upload reusing the name and version of a vetted package with another id, and only that', async () => {
+    const q = `?vetAllPackages=true&synchronizerId=${encodeURIComponent(SYNC0)}`;
+    const first = darArchive('upgrade-pkg', '1.0.0', hex('upgrade-1'));
+    ok(await upload(first, q));
+    // the very same DAR again: idempotent
+    ok(await upload(first, q));
+    const clash = await upload(darArchive('upgrade-pkg', '1.0.0', hex('upgrade-2')), q);
+    expectCanton(clash, 400, 'KNOWN_PACKAGE_VERSION');
+    expect(ok(await list({ packageMetadataFilter: { packageIds: [hex('upgrade-2')] } })).vettedPackages).toEqual([]);
+    // not vetted on the other synchronizer: no conflict there; without vetting no check at all
+    ok(await upload(darArchive('upgrade-pkg', '1.0.0', hex('upgrade-3')), `?vetAllPackages=true&synchronizerId=${encodeURIComponent(SYNC1)}`));
+    ok(await upload(darArchive('upgrade-pkg', '1.0.0', hex('upgrade-4')), '?vetAllPackages=false'));
+    // a higher version and another name are accepted
+    ok(await upload(darArchive('upgrade-pkg', '2.0.0', hex('upgrade-5')), q));
+    ok(await upload(darArchive('upgrade-pkg-other', '1.0.0', hex('upgrade-6')), q));
+    // without a synchronizerId the check covers every synchronizer
+    expectCanton(await upload(darArchive('upgrade-pkg', '2.0.0', hex('upgrade-7')), '?vetAllPackages=true'), 400, 'KNOWN_PACKAGE_VERSION');
+  });
+
   it('rejects other content types, non-zip bodies and zips without a manifest with 400 text/plain', async () => {
     const dar = darArchive('x', '1.0.0', hex('x'));
     expectPlain400(await upload(dar, '', { 'content-type': 'application/json' }));

@@ -1,6 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import { connectedSynchronizers, darFixture } from '../../../harness/fixtures/ledger.js';
+import { connectedSynchronizers, darArchive, darFixture } from '../../../harness/fixtures/ledger.js';
 import { invalidArchive, invalidVetFlag } from '../../../generators/ledger/packages.js';
 
 const P = 'ledger.upload-package';
@@ -106,6 +107,27 @@ describe('POST /v2/packages', () => {
       await t.property(invalidVetFlag(), async (flag) => {
         t.expectStatus(await upload(t, dar, { vetAllPackages: flag }), 400, { requirement: `${P}.invalid-query-rejected`, what: `vetAllPackages=${flag}` });
       }, { runs: Math.min(t.config.run.runs, 4) });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.upload-package.upgrade-check',
+      title: 'rejects a vetted upload that reuses the name and version of a vetted package with another package id with a 4xx',
+      api: 'ledger',
+      operations: ['uploadPackage'],
+      ...FEATURE,
+      requirements: [`${P}.upgrade-check`],
+    },
+    async (t) => {
+      if (t.fixture<boolean>('syntheticDars') !== true) t.skip('needs fixture syntheticDars: the check uploads generated DARs, which only a test participant accepts');
+      const name = t.uniqueName('cc-upgrade');
+      const id = () => randomBytes(32).toString('hex');
+      const vet = { vetAllPackages: 'true' };
+      t.expectStatus(await upload(t, darArchive(name, '1.0.0', id()), vet), 200, { what: `${name} 1.0.0` });
+      const reused = await upload(t, darArchive(name, '1.0.0', id()), vet);
+      t.expect(reused.status >= 400 && reused.status <= 499, `a second ${name} 1.0.0 with another package id was answered ${reused.status}, not a 4xx`, { exchange: reused });
+      t.expectStatus(await upload(t, darArchive(name, '2.0.0', id()), vet), 200, { what: `${name} 2.0.0` });
     },
   );
 });
