@@ -424,8 +424,9 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
     // a check runs when one of its requirements applies; the others it names are not judged on this target
     const target = config.targets[decl.api]!;
     const inapplicable = requirements.flatMap((r) => {
-      const why = target.disabledRequirements.includes(r.id) ? "disabled by the target's configuration" : outOfRange(target.version, r.since, r.until)?.replace(/^/, "version: ");
-      return why === undefined ? [] : [{ requirement: r.id, reason: why }];
+      if (target.disabledRequirements.includes(r.id)) return [{ requirement: r.id, reason: "disabled by the target's configuration" }];
+      const range = outOfRange(target.version, r.since, r.until);
+      return range === undefined ? [] : [{ requirement: r.id, reason: `version: ${range}` }];
     });
     if (inapplicable.length > 0) m.inapplicable = inapplicable;
     const check = new Check(decl, config);
