@@ -9,11 +9,15 @@ const secrets = new Set<string>();
 /** Registers a value that must never be printed (configured tokens and secrets, minted and fetched tokens). */
 export function registerSecret(value: string | undefined): void {
   // very short values would redact innocent text everywhere; config validation requires them non-empty anyway
-  if (value !== undefined && value.length >= 4) secrets.add(value);
+  if (value === undefined || value.length < 4) return;
+  // a JWT is redacted by its shape already; keeping the set small keeps every recorded exchange cheap to redact
+  if (WHOLE_JWT.test(value)) return;
+  secrets.add(value);
 }
 
 /** JWTs are redacted by shape too, so a token the harness never saw (e.g. echoed by a server) is still hidden. */
 const JWT = /eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g;
+const WHOLE_JWT = /^eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*$/;
 
 export function redactText(text: string): string {
   let out = text.replace(JWT, REDACTED);
