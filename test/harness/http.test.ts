@@ -59,6 +59,22 @@ describe('HTTP client', () => {
     }
   });
 
+  it('reports a target that does not speak HTTP, or drops the connection, as a transport error', async () => {
+    const { createServer: netServer } = await import('node:net');
+    const garbage = netServer((c) => c.end('SSH-2.0-not-http\r\n\r\n'));
+    const dropper = netServer((c) => c.destroy());
+    await Promise.all([garbage, dropper].map((s) => new Promise<void>((r) => s.listen(0, '127.0.0.1', r))));
+    try {
+      for (const s of [garbage, dropper]) {
+        const c = new HttpClient({ api: 'scan', baseUrl: `http://127.0.0.1:${(s.address() as { port: number }).port}`, timeoutMs: 1000, maxResponseBytes: 1024 });
+        await expect(c.send({ method: 'GET', path: '/v0/items' })).rejects.toBeInstanceOf(TransportError);
+      }
+    } finally {
+      garbage.close();
+      dropper.close();
+    }
+  });
+
   it('cuts off a response above the size cap', async () => {
     await expect(client({ maxResponseBytes: 2048 }).send({ method: 'GET', path: '/v0/items', query: { mode: 'big' } })).rejects.toThrow(/2048-byte cap/);
   });
