@@ -61,8 +61,7 @@ export interface TransactionUpdate extends UpdateBase {
   effectiveAt: string;
   nodes: TxNode[];
 }
-export interface UnassignEvent {
-  kind: 'unassign';
+interface ReassignmentEventBase {
   nodeId: number;
   reassignmentId: string;
   contract: ContractSnapshot;
@@ -70,17 +69,13 @@ export interface UnassignEvent {
   target: string;
   submitter: string;
   reassignmentCounter: number;
+}
+export interface UnassignEvent extends ReassignmentEventBase {
+  kind: 'unassign';
   assignmentExclusivity: string;
 }
-export interface AssignEvent {
+export interface AssignEvent extends ReassignmentEventBase {
   kind: 'assign';
-  nodeId: number;
-  reassignmentId: string;
-  contract: ContractSnapshot;
-  source: string;
-  target: string;
-  submitter: string;
-  reassignmentCounter: number;
 }
 export interface ReassignmentUpdate extends UpdateBase {
   kind: 'reassignment';
