@@ -74,14 +74,15 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       try {
         const result = await runConformance(config, { write: err, interactive, onCancel: (c) => (cancel = c) });
         const r = result.report;
+        // the seeds first, the verdict last: the outcome is what a reader of a CI log looks for at its end
+        const props = r.checks.flatMap((c) => (c.properties ?? []).map((p) => `${c.id} seed ${p.seed} (${p.numRuns} runs${p.path !== undefined ? `, failing path ${p.path}` : ''})`));
+        if (props.length > 0) out(`properties: ${props.length} ran with seeds derived from --seed ${r.seed}:\n${props.map((p) => `  ${p}\n`).join('')}`);
         out(`${r.outcome}\n`);
         for (const [api, perLevel] of Object.entries(r.counts)) {
           const c = perLevel.ALL;
           const must = perLevel.MUST;
           out(`  ${api.padEnd(9)} ${c.pass} pass, ${c.fail} fail (${must.fail} MUST), ${c.error} error, ${c.skipped} skipped, ${c.unsupported} unsupported, ${c.untested} untested\n`);
         }
-        const props = r.checks.flatMap((c) => (c.properties ?? []).map((p) => `${c.id} seed ${p.seed} (${p.numRuns} runs${p.path !== undefined ? `, failing path ${p.path}` : ''})`));
-        if (props.length > 0) out(`properties: ${props.length} ran with seeds derived from --seed ${r.seed}:\n${props.map((p) => `  ${p}\n`).join('')}`);
         if (r.diff !== undefined) {
           out(`since ${r.diff.against.runId}: ${r.diff.regressions.length} regression(s), ${r.diff.fixes.length} fix(es), ${r.diff.other.length} other change(s)\n`);
         }
