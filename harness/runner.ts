@@ -140,32 +140,50 @@ async function referenceLedgerFixtures(): Promise<Record<string, unknown>> {
 let vitestNode: Promise<typeof import('vitest/node')> | undefined;
 const loadVitest = () => (vitestNode ??= import('vitest/node'));
 
+/** Calls `make` and removes the SIGINT/SIGTERM listeners it added: vitest's own would exit the process at once. */
+async function withoutSignalExit<T>(make: () => Promise<T>): Promise<T> {
+  const before = { SIGINT: new Set(process.listeners('SIGINT')), SIGTERM: new Set(process.listeners('SIGTERM')) };
+  const made = await make();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    for (const l of process.listeners(signal)) if (!before[signal].has(l)) process.off(signal, l);
+  }
+  return made;
+}
+
 async function runVitest(config: Config, resultsDir: string, options: RunOptions): Promise<CollectedRun> {
-  const { startVitest } = await loadVitest();
+  const { createVitest } = await loadVitest();
   const write = options.write ?? ((s: string) => process.stderr.write(s));
   const collector = new ConformanceCollector(PACKAGE_ROOT, write, options.interactive ?? false);
   const include = config.internal?.include ?? config.run.only.map((api) => `suites/${api}/**/*.test.ts`);
-  const vitest = await startVitest(
-    'test',
-    [],
-    {
-      root: PACKAGE_ROOT,
-      config: false,
-      watch: false,
-      include,
-      reporters: [collector, ['allure-vitest/reporter', { resultsDir }]],
-      setupFiles: ['allure-vitest/setup'],
-      passWithNoTests: true,
-      pool: 'threads',
-      isolate: false,
-      maxWorkers: 2,
-      provide: { conformanceConfig: config },
-      testTimeout: config.run.checkTimeoutMs + 10_000,
-    } as Parameters<typeof startVitest>[2],
-    { logLevel: 'silent', server: { watch: null } },
+  // created, not started, so an interrupt cancels the run (and the reports of what ran are still written)
+  const vitest = await withoutSignalExit(() =>
+    createVitest(
+      'test',
+      {
+        root: PACKAGE_ROOT,
+        config: false,
+        watch: false,
+        include,
+        reporters: [collector, ['allure-vitest/reporter', { resultsDir }]],
+        setupFiles: ['allure-vitest/setup'],
+        passWithNoTests: true,
+        pool: 'threads',
+        isolate: false,
+        maxWorkers: 2,
+        provide: { conformanceConfig: config },
+        testTimeout: config.run.checkTimeoutMs + 10_000,
+      } as Parameters<typeof createVitest>[1],
+      { logLevel: 'silent', server: { watch: null } },
+    ),
   );
   options.onCancel?.(() => vitest.cancelCurrentRun('keyboard-input'));
-  await vitest.close();
+  try {
+    await vitest.start([]);
+  } catch (e) {
+    if ((e as Error).name !== 'FilesNotFoundError') collector.run.runErrors.push(`the test runner failed: ${(e as Error).message}`);
+  } finally {
+    await vitest.close();
+  }
   return collector.run;
 }
 
@@ -211,7 +229,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     config: printableConfig(config),
     ...(reference !== undefined ? { reference: reference.info } : {}),
     selection: { apis: config.run.only, requirements: config.run.requirements },
-    outcome: run.interrupted ? `INTERRUPTED: ${agg.outcome}` : agg.outcome,
+    outcome: run.interrupted ? `INTERRUPTED: the run was stopped early; among the checks that ran, ${agg.outcome.replace(/^[A-Z]+: /, '')}` : agg.outcome,
     exitCode: run.interrupted && agg.exitCode === 0 ? 3 : agg.exitCode,
     counts: agg.counts,
     checkCounts: agg.checkCounts,

@@ -40,7 +40,7 @@ export class ConformanceCollector implements Reporter {
       meta.verdict = result.state === 'skipped' ? 'skipped' : 'error';
       const firstError = result.state === 'failed' ? result.errors?.[0]?.message : undefined;
       if (firstError !== undefined) meta.error = redactText(firstError);
-      if (result.state === 'skipped') meta.reason = result.note ?? 'skipped';
+      if (result.state === 'skipped') meta.reason = result.note ?? 'not run: the run was interrupted';
     }
     meta.file = testCase.module.moduleId.replace(`${this.root}/`, '');
     this.run.checks.push(meta);
