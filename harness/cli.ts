@@ -65,14 +65,14 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       const interactive = process.stderr.isTTY === true;
       const where = config.useReference ? 'the embedded reference server' : Object.entries(config.targets).map(([a, t]) => `${a} ${t.url}`).join(', ');
       err(`canton-conformance: running ${config.run.only.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)\n`);
-      let cancel: (() => Promise<void>) | undefined;
+      const interrupt = new AbortController();
       const onSigint = () => {
         err('\ninterrupted: finishing the reports of what ran so far\n');
-        void cancel?.();
+        interrupt.abort();
       };
       process.once('SIGINT', onSigint);
       try {
-        const result = await runConformance(config, { write: err, interactive, onCancel: (c) => (cancel = c) });
+        const result = await runConformance(config, { write: err, interactive, signal: interrupt.signal });
         const r = result.report;
         // the seeds first, the verdict last: the outcome is what a reader of a CI log looks for at its end
         const props = r.checks.flatMap((c) => (c.properties ?? []).map((p) => `${c.id} seed ${p.seed} (${p.numRuns} runs${p.path !== undefined ? `, failing path ${p.path}` : ''})`));

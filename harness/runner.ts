@@ -20,8 +20,8 @@ export interface RunOptions {
   /** where progress lines go (stderr by default) */
   write?: (s: string) => void;
   interactive?: boolean;
-  /** called once the vitest run is under way, with a function that cancels it (Ctrl-C) */
-  onCancel?: (cancel: () => Promise<void>) => void;
+  /** aborting it (Ctrl-C) stops the run; the reports of what ran are still written */
+  signal?: AbortSignal;
 }
 
 export interface RunResult {
@@ -176,12 +176,15 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
       { logLevel: 'silent', server: { watch: null } },
     ),
   );
-  options.onCancel?.(() => vitest.cancelCurrentRun('keyboard-input'));
+  const cancel = () => void vitest.cancelCurrentRun('keyboard-input');
+  options.signal?.addEventListener('abort', cancel, { once: true });
   try {
-    await vitest.start([]);
+    if (options.signal?.aborted === true) collector.run.interrupted = true;
+    else await vitest.start([]);
   } catch (e) {
     if ((e as Error).name !== 'FilesNotFoundError') collector.run.runErrors.push(`the test runner failed: ${(e as Error).message}`);
   } finally {
+    options.signal?.removeEventListener('abort', cancel);
     await vitest.close();
   }
   return collector.run;

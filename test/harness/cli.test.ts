@@ -98,6 +98,29 @@ describe('canton-conformance CLI', () => {
     expect(r.err).toContain('run.reportsDir');
   });
 
+  it('on Ctrl-C stops the run, writes the reports of what ran and exits 3', async () => {
+    const child = spawn(process.execPath, [bin, 'run', '--no-html', '--reports-dir', 'interrupted'], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the run did not end after the interrupt')), 60_000);
+      let sent = false;
+      child.stderr.on('data', (d: Buffer) => {
+        if (!sent && d.toString().includes('running')) {
+          sent = true;
+          setTimeout(() => child.kill('SIGINT'), 300);
+        }
+      });
+      child.on('close', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    expect(code).toBe(3);
+    expect(out).toContain('INTERRUPTED');
+    expect(existsSync(join(tmp, 'interrupted', 'latest', 'conformance.json'))).toBe(true);
+  });
+
   it('refuses to serve on a non-loopback address', () => {
     const r = cli(['serve', '--host', '0.0.0.0']);
     expect(r.code).toBe(2);
