@@ -8,7 +8,7 @@ import * as allure from 'allure-js-commons';
 import fc from 'fast-check';
 import { loadCatalogue, type Requirement } from './catalogue.js';
 import { runGenericChecks } from './checks.js';
-import type { Config, TargetConfig } from './config.js';
+import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
 import { HttpClient, TransportError, type Exchange, type HttpRequest } from './http.js';
 import { AuthUnavailable, TokenProvider } from './auth.js';
 import { redactText } from './redact.js';
@@ -126,6 +126,11 @@ export interface CheckContext {
   fail(message: string, o?: { requirement?: string; exchange?: Exchange }): never;
   expect(condition: unknown, message: string, o?: { requirement?: string; exchange?: Exchange }): void;
   expectStatus(x: Exchange, status: number | number[], o?: { requirement?: string; what?: string }): void;
+  /**
+   * Runs for a property that costs more than most: `atDefault` runs at the default run.runs, scaled in proportion
+   * when a run asks for more (a nightly --runs 500) or fewer, never below 1.
+   */
+  scaledRuns(atDefault: number): number;
   /** a fast-check property over generated inputs, seeded, bounded, shrunk; its failure carries seed and path */
   property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o?: PropertyOptions): Promise<void>;
   skip(reason: string): never;
@@ -245,6 +250,10 @@ class Check implements CheckContext {
       `${o.what ?? `${x.record.request.method} ${x.operationId ?? x.record.request.url}`}: expected status ${wanted.join(' or ')}, got ${x.status}${excerpt ? `: ${excerpt}` : ''}`,
       { exchange: x, ...(o.requirement !== undefined ? { requirement: o.requirement } : {}) },
     );
+  }
+
+  scaledRuns(atDefault: number): number {
+    return Math.max(1, Math.round((this.config.run.runs * atDefault) / DEFAULT_RUN.runs));
   }
 
   async property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o: PropertyOptions = {}): Promise<void> {

@@ -101,7 +101,7 @@ export function withdrawContextChecks(kind: InstructionKind, ids: WithdrawCheckI
       await t.property(choiceContextRequest({ withMeta: false }), async (body) => {
         const x = await call(t, id, body);
         t.expectStatus(x, 200, { what: `${operation} with body ${JSON.stringify(body)}` });
-      }, { runs: 3 });
+      }, { runs: t.scaledRuns(3) });
     },
   );
 
@@ -123,7 +123,7 @@ export function withdrawContextChecks(kind: InstructionKind, ids: WithdrawCheckI
         if (other !== undefined) t.expectStatus(await call(t, other, { meta: { values: {} } }), 404, { what: `${operation} for the ${kind === 'allocation' ? 'transfer' : 'allocation'} instruction ${other}` });
         await t.property(contractIdLike().filter((c) => !known.has(c)), async (cid) => {
           t.expectStatus(await call(t, cid, { meta: { values: {} } }), 404);
-        }, { runs: Math.min(t.config.run.runs, 10) });
+        }, { runs: t.scaledRuns(10) });
       },
     );
   }

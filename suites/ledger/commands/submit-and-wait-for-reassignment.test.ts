@@ -122,7 +122,7 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
             on = 1 - on;
           }
         },
-        { runs: Math.min(t.config.run.runs, 8) },
+        { runs: t.scaledRuns(8) },
       );
     },
   );

@@ -73,7 +73,7 @@ describe('ledger errors', () => {
         const x = await t.call(op, { body, headers: { 'content-type': 'application/json' } });
         t.expectStatus(x, 400, { what: `${op} with ${what}` });
         t.expect(x.mediaType === 'text/plain', `${op} with ${what}: 400 with Content-Type ${String(x.mediaType)}, not text/plain`, { exchange: x });
-      }, { runs: Math.min(t.config.run.runs, cases.length * 2) });
+      }, { runs: t.scaledRuns(cases.length * 2) });
     },
   );
 

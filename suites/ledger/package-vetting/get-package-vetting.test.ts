@@ -207,7 +207,7 @@ describe('GET /v2/package-vetting', () => {
             });
           }
         },
-        { runs: Math.min(t.config.run.runs, 15) },
+        { runs: t.scaledRuns(15) },
       );
     },
   );
@@ -274,7 +274,7 @@ describe('GET /v2/package-vetting', () => {
           t.expect(new Set(got).size === got.length, `page size ${size}: a record appears twice`, { requirement: 'ledger.get-package-vetting.next-page-sorts-after' });
           t.expect(JSON.stringify(got) === JSON.stringify(expected), `page size ${size}: the walk returned ${got.length} records, the full listing ${expected.length}`, { requirement: 'ledger.get-package-vetting.next-page-sorts-after' });
         },
-        { runs: Math.min(t.config.run.runs, 5) },
+        { runs: t.scaledRuns(5) },
       );
     },
   );
@@ -322,7 +322,7 @@ describe('GET /v2/package-vetting', () => {
       const max = await maxPageSize(t);
       await t.property(fc.integer({ min: max + 1, max: 2 ** 31 - 1 }), async (size) => {
         t.expectStatus(await t.call('getPackageVetting', { json: { pageSize: size } }), 400);
-      }, { runs: Math.min(t.config.run.runs, 5) });
+      }, { runs: t.scaledRuns(5) });
     },
   );
 
@@ -338,7 +338,7 @@ describe('GET /v2/package-vetting', () => {
       await t.property(fc.tuple(invalidNegativePageSize(), invalidPageToken(), fc.constantFrom('getPackageVetting', 'listPackageVetting')), async ([size, token, op]) => {
         t.expectStatus(await t.call(op, { json: { pageSize: size } }), 400, { requirement: 'ledger.get-package-vetting.negative-page-size-rejected' });
         t.expectStatus(await t.call(op, { json: { pageToken: token } }), 400, { requirement: 'ledger.get-package-vetting.invalid-page-token-rejected' });
-      }, { runs: Math.min(t.config.run.runs, 6) });
+      }, { runs: t.scaledRuns(6) });
     },
   );
 });
@@ -361,7 +361,7 @@ describe('POST /v2/package-vetting/list', () => {
         const viaGet = await walk(t, { ...f }, 100, 'getPackageVetting');
         const viaPost = await walk(t, { ...f }, 100, 'listPackageVetting');
         t.expect(JSON.stringify(viaGet) === JSON.stringify(viaPost), `GET returned ${viaGet.length} records, POST /list ${viaPost.length}, for ${JSON.stringify(f)}`);
-      }, { runs: Math.min(t.config.run.runs, 8) });
+      }, { runs: t.scaledRuns(8) });
     },
   );
 });

@@ -102,11 +102,11 @@ describe('POST /v2/packages', () => {
     async (t) => {
       await t.property(invalidArchive(), async (bytes) => {
         t.expectStatus(await upload(t, bytes), 400, { requirement: `${P}.invalid-archive-rejected` });
-      }, { runs: Math.min(t.config.run.runs, 5) });
+      }, { runs: t.scaledRuns(5) });
       const dar = t.fixture<string>('darFile') !== undefined ? darFixture(t).bytes : new Uint8Array([0x50, 0x4b, 0x03, 0x04]);
       await t.property(invalidVetFlag(), async (flag) => {
         t.expectStatus(await upload(t, dar, { vetAllPackages: flag }), 400, { requirement: `${P}.invalid-query-rejected`, what: `vetAllPackages=${flag}` });
-      }, { runs: Math.min(t.config.run.runs, 4) });
+      }, { runs: t.scaledRuns(4) });
     },
   );
 

@@ -52,7 +52,7 @@ describe('POST /v2/parties/external/generate-topology', () => {
       };
       // one example outside the property, so that a rule the schema also encodes is reported under its own id
       await check(t.uniqueName('cc-ext'));
-      await t.property(partyHint(), check, { runs: Math.min(t.config.run.runs, 5) });
+      await t.property(partyHint(), check, { runs: t.scaledRuns(5) });
     },
   );
 
@@ -68,7 +68,7 @@ describe('POST /v2/parties/external/generate-topology', () => {
       const sync = await synchronizer(t);
       await t.property(fc.tuple(partyHint(), listedKey()), async ([hint, key]) => {
         t.expectStatus(await generate(t, { synchronizer: sync, partyHint: hint, publicKey: key }), 200, { what: `a ${key.keySpec} key in ${key.format}` });
-      }, { runs: Math.min(t.config.run.runs, 10) });
+      }, { runs: t.scaledRuns(10) });
     },
   );
 
@@ -87,7 +87,7 @@ describe('POST /v2/parties/external/generate-topology', () => {
       t.expectStatus(await generate(t, base), 200, { requirement: `${P}.zero-threshold-defaults` });
       await t.property(invalidNegativeThreshold(), async (n) => {
         t.expectStatus(await generate(t, { ...base, confirmationThreshold: n }), 400, { requirement: `${P}.negative-threshold-rejected` });
-      }, { runs: Math.min(t.config.run.runs, 3) });
+      }, { runs: t.scaledRuns(3) });
       // only the local participant confirms: any threshold above 1 exceeds the confirmers
       t.expectStatus(await generate(t, { ...base, confirmationThreshold: 2 }), 400, { requirement: `${P}.threshold-above-confirmers-rejected` });
     },
@@ -114,7 +114,7 @@ describe('POST /v2/parties/external/generate-topology', () => {
       t.expectStatus(await generate(t, { ...base, publicKey: empty }), 400, { requirement: `${P}.empty-key-data-rejected` });
       await t.property(invalidKeyEnum(), async (key) => {
         t.expectStatus(await generate(t, { ...base, publicKey: key }), 400, { requirement: `${P}.unknown-key-value-rejected` });
-      }, { runs: Math.min(t.config.run.runs, 4) });
+      }, { runs: t.scaledRuns(4) });
       t.expectStatus(await generate(t, { ...base, partyHint: '' }), 400, { requirement: `${P}.empty-party-hint-rejected` });
       t.expectStatus(await generate(t, { ...base, synchronizer: `cc-unknown-sync::1220${'cd'.repeat(32)}` }), 400, { requirement: `${P}.unknown-synchronizer-rejected` });
       const [uid] = fc.sample(participantUid(), { seed: t.seed, numRuns: 1 });

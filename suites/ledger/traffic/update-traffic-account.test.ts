@@ -77,7 +77,7 @@ describe('POST /v2/traffic/accounts', () => {
       };
       // one fixed sequence touching every rule (identical fresh updates, a retry, an unset delta, a negative end)
       await run([{ id: 0, balanceDelta: 5 }, { id: 1, balanceDelta: 5 }, { id: 0, balanceDelta: 5 }, { id: 2 }, { id: 3, balanceDelta: -20 }]);
-      await t.property(trafficUpdates(), run, { runs: Math.min(t.config.run.runs, 12) });
+      await t.property(trafficUpdates(), run, { runs: t.scaledRuns(12) });
     },
   );
 
@@ -115,7 +115,7 @@ describe('POST /v2/traffic/accounts', () => {
       const account = await freshAccount(t);
       await t.property(invalidMissingDedupId(), async (body) => {
         t.expectStatus(await t.call('updateTrafficAccount', { json: { accountId: account, ...body } }), 400);
-      }, { runs: Math.min(t.config.run.runs, 3) });
+      }, { runs: t.scaledRuns(3) });
     },
   );
 

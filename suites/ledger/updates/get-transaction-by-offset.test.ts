@@ -136,7 +136,7 @@ describe('POST /v2/updates/transaction-by-offset', () => {
       const { s, created } = await setup(t);
       await t.property(fc.integer({ min: -(2 ** 40), max: 0 }), async (offset) => {
         t.expectStatus(await byOffset(t, { offset, requestingParties: [s.party] }, { user: s.userId }), 400, { requirement: `${O}.non-positive-offset-rejected`, what: `offset ${offset}` });
-      }, { runs: Math.min(t.config.run.runs, 5) });
+      }, { runs: t.scaledRuns(5) });
       t.expectStatus(await byOffset(t, { offset: 0, requestingParties: [s.party] }, { user: s.userId }), 400, { requirement: `${O}.non-positive-offset-rejected`, what: 'offset 0' });
       t.expectStatus(await byOffset(t, { offset: created, requestingParties: [s.party], transactionFormat: format([s.party]) }, { user: s.userId }), 400, { requirement: `${O}.parties-and-format-rejected` });
       t.expectStatus(await byOffset(t, { offset: created }, { user: s.userId }), 400, { requirement: `${O}.neither-parties-nor-format-rejected` });

@@ -62,7 +62,7 @@ describe('POST /v2/users', () => {
         const c = await tryCreateUser(t, { id: bad });
         t.expectStatus(c, 400, { what: `creating user ${JSON.stringify(bad)}` });
       }
-      await t.property(arb(), tryAll, { runs: Math.min(t.config.run.runs, 15) });
+      await t.property(arb(), tryAll, { runs: t.scaledRuns(15) });
     });
   }
 

@@ -65,7 +65,7 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
       await t.property(fc.tuple(fc.subarray(['primary_party', 'metadata']), unknown), async ([valid, bad]) => {
         const x = await updateUser(t, u.id, { primaryParty: '' }, [...valid, bad]);
         t.expectStatus(x, 400, { what: `mask ${JSON.stringify([...valid, bad])}` });
-      }, { runs: Math.min(t.config.run.runs, 15) });
+      }, { runs: t.scaledRuns(15) });
     },
   );
 
@@ -165,7 +165,7 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
         if (!paths.includes('metadata.annotations')) {
           t.expect(JSON.stringify(annotationsOf(after)) === JSON.stringify(annotationsOf(before)), `annotations changed though the mask ${JSON.stringify(paths)} does not name them`);
         }
-      }, { runs: Math.min(t.config.run.runs, 20) });
+      }, { runs: t.scaledRuns(20) });
     },
   );
 
@@ -411,7 +411,7 @@ describe('PATCH /v2/users/{user-id}: annotations', () => {
         await t.property(arb(), async (key) => {
           const x = await updateUser(t, u.id, { metadata: { annotations: { [key]: 'v' } } }, ['metadata.annotations']);
           t.expectStatus(x, 400, { what: `updating with annotation key ${JSON.stringify(key)}` });
-        }, { runs: Math.min(t.config.run.runs, 15) });
+        }, { runs: t.scaledRuns(15) });
       }
     });
   }
@@ -433,7 +433,7 @@ describe('PATCH /v2/users/{user-id}: annotations', () => {
         t.expectStatus(x, 200, { what: `updating with annotation key ${JSON.stringify(key)}` });
         const got = annotationsOf(await readUser(t, u.id))[key];
         t.expect(got === value, `key ${JSON.stringify(key)} reads back with ${JSON.stringify(got)}, not ${JSON.stringify(value)}`);
-      }, { runs: Math.min(t.config.run.runs, 15) });
+      }, { runs: t.scaledRuns(15) });
     });
   }
 
@@ -543,7 +543,7 @@ describe('PATCH /v2/users/{user-id}: annotations', () => {
       await t.property(fc.tuple(annotations({ maxKeys: 3 }), annotations({ maxKeys: 2 })), async ([initial, update]) => {
         const expected = { ...initial, ...update };
         await merge(t, initial, update, expected);
-      }, { runs: Math.min(t.config.run.runs, 10) });
+      }, { runs: t.scaledRuns(10) });
     },
   );
 

@@ -163,7 +163,7 @@ describe('user lifecycle (model)', () => {
             await t.clientFor('ledger').call('deleteUser', { params: { 'user-id': u.id }, conform: false });
           }
         },
-        { runs: Math.min(t.config.run.runs, 20) },
+        { runs: t.scaledRuns(20) },
       );
     },
   );

@@ -53,7 +53,7 @@ describe('GET /v0/ans-entries', () => {
 type Listed = AnsEntryLike;
 const regular = (es: Listed[]) => es.filter((e) => typeof e.contract_id === 'string');
 const keys = (es: Listed[]) => es.map(entryKey);
-const runsOf = (t: CheckContext, cap: number) => Math.min(t.config.run.runs, cap);
+const runsOf = (t: CheckContext, cap: number) => t.scaledRuns(cap);
 
 async function prefixCases(t: CheckContext, maxPage = 40) {
   const names = await ansNames(t, 'listAnsEntries');

@@ -85,7 +85,7 @@ describe('POST /v0/events', () => {
           const events = (x.json as { events?: unknown[] } | undefined)?.events;
           t.expect(!Array.isArray(events) || events.length <= pageSize, `${events?.length} events for page_size ${pageSize}`, { exchange: x });
         },
-        { runs: Math.min(t.config.run.runs, 12) },
+        { runs: t.scaledRuns(12) },
       );
     },
   );

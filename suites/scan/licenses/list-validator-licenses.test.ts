@@ -63,7 +63,7 @@ function referenceWalk(t: CheckContext): Promise<Walk> {
 
 /** limits for generated walks: small enough to need several pages, large enough to stay bounded */
 const walkLimits = () => fc.oneof(pageLimit({ min: 1, max: 15 }), pageLimit({ min: 16, max: 150 }));
-const runsOf = (t: CheckContext) => Math.min(t.config.run.runs, 10);
+const runsOf = (t: CheckContext) => t.scaledRuns(10);
 
 describe('GET /v0/admin/validator/licenses', () => {
   conformance(
@@ -241,7 +241,7 @@ describe('GET /v0/admin/validator/licenses', () => {
           const w = await walk(t, limit, 3);
           for (const p of w.pages) t.expect(p.licenses.length <= limit, `${p.licenses.length} licenses on a page with limit ${limit}`, { exchange: p.exchange });
         },
-        { runs: Math.min(t.config.run.runs, 15) },
+        { runs: t.scaledRuns(15) },
       );
     },
   );

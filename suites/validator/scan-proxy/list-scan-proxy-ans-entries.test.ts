@@ -53,7 +53,7 @@ describe('GET /v0/scan-proxy/ans-entries', () => {
         const proxy = await listAns(t, OP, { name_prefix: prefix, page_size: pageSize });
         const scan = await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: pageSize });
         t.expect(JSON.stringify(proxy.entries) === JSON.stringify(scan.entries), `for name_prefix "${prefix}" and page_size ${pageSize} the proxy lists ${proxy.entries.length} entries that differ from scan's ${scan.entries.length}`, { exchange: proxy.exchange });
-      }, { runs: Math.min(t.config.run.runs, 15) });
+      }, { runs: t.scaledRuns(15) });
     },
   );
 
