@@ -130,6 +130,30 @@ async function validateDisabled(config: Config): Promise<void> {
   }
 }
 
+function doctorCommand(program: Command, done: Done, out: (s: string) => void): Command {
+  return program
+    .command('doctor')
+    .description('check that every configured target answers and accepts its credentials (one request each)')
+    .option('-c, --config <file>', 'configuration file (YAML or JSON)')
+    .option('--ledger-url <url>', 'base URL of the JSON Ledger API v2')
+    .option('--scan-url <url>', 'base URL of the Scan API')
+    .option('--validator-url <url>', 'base URL of the Validator API')
+    .option('--registry-url <url>', 'base URL of the token registry API')
+    .option('--only <apis>', 'only these interfaces, comma-separated')
+    .option('--timeout-ms <n>', 'per-request timeout in milliseconds')
+    .action(done(async (opts: ConfigFlags) => {
+      const config = loadConfig({ flags: opts });
+      if (config.useReference) {
+        out('no target configured: "run" would use the embedded reference server, which needs no check\n');
+        return EXIT.ok;
+      }
+      const { doctor } = await import('./doctor.js');
+      const lines = await doctor(config);
+      for (const l of lines) out(`${l.ok ? 'ok  ' : 'FAIL'} ${l.api.padEnd(9)} ${l.url}: ${l.detail}\n`);
+      return lines.every((l) => l.ok) ? EXIT.ok : EXIT.incomplete;
+    }));
+}
+
 function listCommand(program: Command, done: Done, out: (s: string) => void): Command {
   return program
     .command('list')
@@ -294,6 +318,7 @@ export async function main(argv: string[], io = { out: (s: string) => void proce
     code = await action(...args);
   };
   runCommand(program, done, io.out, io.err);
+  doctorCommand(program, done, io.out);
   listCommand(program, done, io.out);
   serveCommand(program, done, io.out);
   faultsCommand(program, done, io.out);

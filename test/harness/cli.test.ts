@@ -121,6 +121,35 @@ describe('canton-conformance CLI', () => {
     expect(existsSync(join(tmp, 'interrupted', 'latest', 'conformance.json'))).toBe(true);
   });
 
+  it('doctor: names each target that answers, and the one whose credentials are refused', async () => {
+    const { startReference } = await import('../../reference/index.js');
+    const server = await startReference();
+    try {
+      writeFileSync(
+        join(tmp, 'doctor.yaml'),
+        [
+          'targets:',
+          `  ledger: { url: "${server.urls.ledger}", auth: { kind: hs256, secret: "${server.auth.hs256Secret}", users: { admin: ${server.auth.adminUser} } } }`,
+          `  scan: { url: "${server.urls.scan}" }`,
+          `  validator: { url: "${server.urls.validator}", auth: { kind: hs256, secret: "not-the-secret", users: { user: ${server.auth.validatorUser} } } }`,
+          '',
+        ].join('\n'),
+      );
+      const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, [bin, 'doctor', '--config', 'doctor.yaml'], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.on('close', (code) => resolve({ code, out }));
+      });
+      expect(r.code).toBe(3);
+      expect(r.out).toMatch(/ok {3}ledger/);
+      expect(r.out).toMatch(/ok {3}scan/);
+      expect(r.out).toMatch(/FAIL validator .*401.*credentials were refused/);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('refuses to serve on a non-loopback address', () => {
     const r = cli(['serve', '--host', '0.0.0.0']);
     expect(r.code).toBe(2);

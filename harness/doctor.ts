@@ -1,0 +1,62 @@
+/**
+ * `canton-conformance doctor`: before a long run, checks that each configured target answers and that its
+ * credentials are accepted, with one cheap request per interface. It judges no requirement.
+ */
+import type { Config } from './config.js';
+import { AuthUnavailable, TokenProvider } from './auth.js';
+import { HttpClient, TransportError, type HttpRequest } from './http.js';
+import type { Api } from './types.js';
+
+interface Probe {
+  what: string;
+  request: HttpRequest;
+  role?: string;
+  /** statuses that show the interface is there and the credentials work */
+  ok: number[];
+}
+
+const PROBES: Record<Api, Probe> = {
+  ledger: { what: 'GET /v2/version as admin', request: { method: 'GET', path: '/v2/version' }, role: 'admin', ok: [200] },
+  scan: { what: 'GET /v0/ans-entries?page_size=1', request: { method: 'GET', path: '/v0/ans-entries', query: { page_size: 1 } }, ok: [200] },
+  validator: { what: 'GET /v0/entry/all as user', request: { method: 'GET', path: '/v0/entry/all' }, role: 'user', ok: [200] },
+  registry: {
+    what: 'POST a transfer-instruction withdraw context for an unknown id',
+    request: { method: 'POST', path: '/registry/transfer-instruction/v1/00doctor/choice-contexts/withdraw', json: {} },
+    ok: [404, 400],
+  },
+};
+
+export interface DoctorLine {
+  api: Api;
+  url: string;
+  ok: boolean;
+  detail: string;
+}
+
+export async function doctor(config: Config): Promise<DoctorLine[]> {
+  const lines: DoctorLine[] = [];
+  for (const [api, target] of Object.entries(config.targets) as Array<[Api, NonNullable<Config['targets'][Api]>]>) {
+    if (!config.run.only.includes(api)) continue;
+    const probe = PROBES[api];
+    const client = new HttpClient({ api, baseUrl: target.url, timeoutMs: config.run.timeoutMs, maxResponseBytes: config.run.maxResponseBytes, headers: target.headers });
+    let token: string | undefined;
+    if (probe.role !== undefined && target.auth.kind !== 'none') {
+      try {
+        token = await new TokenProvider(target.auth, config.run.timeoutMs).tokenFor(probe.role);
+      } catch (e) {
+        const why = e instanceof AuthUnavailable ? e.message : `cannot get a token: ${(e as Error).message}`;
+        lines.push({ api, url: target.url, ok: false, detail: why });
+        continue;
+      }
+    }
+    try {
+      const x = await client.send({ ...probe.request, ...(token !== undefined ? { token } : {}) });
+      const ok = probe.ok.includes(x.status);
+      const hint = x.status === 401 || x.status === 403 ? ' (the credentials were refused: check auth)' : x.status === 404 && api !== 'registry' ? ' (not found: check the base URL)' : '';
+      lines.push({ api, url: target.url, ok, detail: `${probe.what}: ${x.status} in ${x.record.durationMs} ms${ok ? '' : hint}` });
+    } catch (e) {
+      lines.push({ api, url: target.url, ok: false, detail: e instanceof TransportError ? e.message : (e as Error).message });
+    }
+  }
+  return lines;
+}
