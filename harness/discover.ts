@@ -1,6 +1,7 @@
 /** Finds every declared check without running it: vitest collects the suites and reads the wrapper's metadata. */
 import { DEFAULT_RUN, type Config } from './config.js';
 import { PACKAGE_ROOT } from './paths.js';
+import { createSuiteVitest, suiteGlobs } from './suite-vitest.js';
 import type { Api, CheckDeclaration } from './types.js';
 
 export interface DiscoveredCheck extends CheckDeclaration {
@@ -8,23 +9,8 @@ export interface DiscoveredCheck extends CheckDeclaration {
 }
 
 export async function collectChecks(apis: readonly Api[]): Promise<DiscoveredCheck[]> {
-  const { createVitest } = await import('vitest/node');
   const config: Config = { run: { ...DEFAULT_RUN, only: [...apis] }, targets: {}, reference: { faults: [] }, useReference: false, sources: [] };
-  const vitest = await createVitest(
-    'test',
-    {
-      root: PACKAGE_ROOT,
-      config: false,
-      watch: false,
-      include: apis.map((a) => `suites/${a}/**/*.test.ts`),
-      reporters: [],
-      passWithNoTests: true,
-      pool: 'threads',
-      isolate: false,
-      provide: { conformanceConfig: config },
-    } as Parameters<typeof createVitest>[1],
-    { logLevel: 'silent', server: { watch: null } },
-  );
+  const vitest = await createSuiteVitest({ include: suiteGlobs(apis), reporters: [], config, allure: false });
   try {
     const { testModules } = await vitest.collect();
     const out: DiscoveredCheck[] = [];

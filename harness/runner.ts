@@ -15,6 +15,7 @@ import type { RunReport } from './reporting/model.js';
 import { createRunDir, newRunId, renderAllureHtml, writeReports } from './reporting/write.js';
 import { applyBaseline, loadBaseline } from './reporting/baseline.js';
 import { diffRuns, readEarlierReport } from './reporting/diff.js';
+import { createSuiteVitest, loadVitest, suiteGlobs } from './suite-vitest.js';
 
 export interface RunOptions {
   /** where progress lines go (stderr by default) */
@@ -136,46 +137,15 @@ async function referenceLedgerFixtures(): Promise<Record<string, unknown>> {
   };
 }
 
-// vitest's node API takes most of a second to import: started early, it loads while the reference server starts
-let vitestNode: Promise<typeof import('vitest/node')> | undefined;
-const loadVitest = () => (vitestNode ??= import('vitest/node'));
-
-/** Calls `make` and removes the SIGINT/SIGTERM listeners it added: vitest's own would exit the process at once. */
-async function withoutSignalExit<T>(make: () => Promise<T>): Promise<T> {
-  const before = { SIGINT: new Set(process.listeners('SIGINT')), SIGTERM: new Set(process.listeners('SIGTERM')) };
-  const made = await make();
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    for (const l of process.listeners(signal)) if (!before[signal].has(l)) process.off(signal, l);
-  }
-  return made;
-}
-
 async function runVitest(config: Config, resultsDir: string, options: RunOptions): Promise<CollectedRun> {
-  const { createVitest } = await loadVitest();
   const write = options.write ?? ((s: string) => process.stderr.write(s));
   const collector = new ConformanceCollector(PACKAGE_ROOT, write, options.interactive ?? false);
-  const include = config.internal?.include ?? config.run.only.map((api) => `suites/${api}/**/*.test.ts`);
   // created, not started, so an interrupt cancels the run (and the reports of what ran are still written)
-  const vitest = await withoutSignalExit(() =>
-    createVitest(
-      'test',
-      {
-        root: PACKAGE_ROOT,
-        config: false,
-        watch: false,
-        include,
-        reporters: [collector, ['allure-vitest/reporter', { resultsDir }]],
-        setupFiles: ['allure-vitest/setup'],
-        passWithNoTests: true,
-        pool: 'threads',
-        isolate: false,
-        maxWorkers: 2,
-        provide: { conformanceConfig: config },
-        testTimeout: config.run.checkTimeoutMs + 10_000,
-      } as Parameters<typeof createVitest>[1],
-      { logLevel: 'silent', server: { watch: null } },
-    ),
-  );
+  const vitest = await createSuiteVitest({
+    include: config.internal?.include ?? suiteGlobs(config.run.only),
+    reporters: [collector, ['allure-vitest/reporter', { resultsDir }]],
+    config,
+  });
   const cancel = () => void vitest.cancelCurrentRun('keyboard-input');
   options.signal?.addEventListener('abort', cancel, { once: true });
   try {

@@ -20,6 +20,7 @@ import { aggregate } from './reporting/aggregate.js';
 import { ConformanceCollector, type CollectedRun } from './reporting/collector.js';
 import { startEmbeddedReference } from './runner.js';
 import { APIS, type Api, type CheckResultMeta } from './types.js';
+import { createSuiteVitest, suiteGlobs } from './suite-vitest.js';
 import { compareVersions, outOfRange } from './versions.js';
 import type { FaultDefinition } from '../reference/faults.js';
 
@@ -178,27 +179,9 @@ interface Runner {
 }
 
 async function createRunner(): Promise<Runner> {
-  const { createVitest } = await import('vitest/node');
   const reporter = new ScenarioReporter();
   const placeholder: Config = { run: { ...DEFAULT_RUN, html: false }, targets: {}, reference: { faults: [] }, useReference: true, sources: ['selftest'] };
-  const vitest = await createVitest(
-    'test',
-    {
-      root: PACKAGE_ROOT,
-      config: false,
-      watch: false,
-      include: APIS.map((a) => `suites/${a}/**/*.test.ts`),
-      reporters: [reporter],
-      setupFiles: ['allure-vitest/setup'],
-      passWithNoTests: true,
-      pool: 'threads',
-      isolate: false,
-      maxWorkers: 2,
-      provide: { conformanceConfig: placeholder },
-      testTimeout: DEFAULT_RUN.checkTimeoutMs + 10_000,
-    } as Parameters<typeof createVitest>[1],
-    { logLevel: 'silent', server: { watch: null } },
-  );
+  const vitest = await createSuiteVitest({ include: suiteGlobs(APIS), reporters: [reporter], config: placeholder });
   const specs = await vitest.globTestSpecifications();
   return { vitest, reporter, specs };
 }
