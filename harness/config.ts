@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
 import { APIS, type Api } from './types.js';
-import { redactConfig } from './redact.js';
+import { redactValue } from './redact.js';
 
 const schema = JSON.parse(readFileSync(new URL('./config.schema.json', import.meta.url), 'utf8')) as object;
 
@@ -314,5 +314,6 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 
 /** The configuration as it may appear in a report or a log: every secret replaced. */
 export function printableConfig(config: Config): unknown {
-  return redactConfig(config);
+  // `secret`, `clientSecret` and `tokens` are secret-named fields; every registered secret is hidden wherever it is
+  return redactValue(config);
 }

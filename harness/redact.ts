@@ -64,8 +64,3 @@ function redactSecretField(v: unknown): unknown {
   }
   return REDACTED;
 }
-
-/** The configuration with every secret replaced; `clientSecret` and `secret` fields included. */
-export function redactConfig<T>(config: T): unknown {
-  return redactValue(config);
-}
