@@ -428,6 +428,28 @@ class Seeder {
       consuming: true,
       acting_parties: [this.dso, this.alice],
     };
+    this.addTransaction(uid, migrationId, t, {
+      workflowId: '',
+      effectiveMicros: t - 4_321,
+      roots: [root.event_id],
+      byId: { [root.event_id]: root, [archive.event_id]: archive, [out.event_id]: out, [change.event_id]: change },
+      externalHash: opts.external ? hashHex(`external:${seed}`) : null,
+      activity: opts.activity ? { round_number: 100, records: [{ party: this.featured, weight: 3 }, { party: this.validator, weight: 1 }] } : null,
+    });
+    if (opts.verdict) {
+      const views = this.views(uid, [[this.alice, this.bob, this.dso], [this.alice, this.dso]], [[this.dso, this.alice], [this.alice]], opts.emptyHash);
+      this.withVerdict(uid, this.verdict(uid, migrationId, t, [this.alice], 'VERDICT_RESULT_ACCEPTED', views));
+    }
+    return out.contract_id;
+  }
+
+  /** Adds a transaction on the first synchronizer, recorded at `t` (microseconds). */
+  private addTransaction(
+    uid: string,
+    migrationId: number,
+    t: number,
+    o: { workflowId: string; effectiveMicros: number; roots: string[]; byId: Record<string, TreeEventRec>; externalHash: string | null; activity: AppActivityRecords | null },
+  ): void {
     this.h.add({
       updateId: uid,
       migrationId,
@@ -436,24 +458,17 @@ class Seeder {
         kind: 'transaction',
         update_id: uid,
         migration_id: migrationId,
-        workflow_id: '',
-        record_time: at,
+        workflow_id: o.workflowId,
+        record_time: isoMicros(t),
         synchronizer_id: this.sync0,
-        effective_at: isoMicros(t - 4_321),
-        root_event_ids: [root.event_id],
-        events_by_id: { [root.event_id]: root, [archive.event_id]: archive, [out.event_id]: out, [change.event_id]: change },
-        external_transaction_hash: opts.external ? hashHex(`external:${seed}`) : null,
+        effective_at: isoMicros(o.effectiveMicros),
+        root_event_ids: o.roots,
+        events_by_id: o.byId,
+        external_transaction_hash: o.externalHash,
       },
       trafficSummary: null,
-      appActivityRecords: opts.activity
-        ? { round_number: 100, records: [{ party: this.featured, weight: 3 }, { party: this.validator, weight: 1 }] }
-        : null,
+      appActivityRecords: o.activity,
     });
-    if (opts.verdict) {
-      const views = this.views(uid, [[this.alice, this.bob, this.dso], [this.alice, this.dso]], [[this.dso, this.alice], [this.alice]], opts.emptyHash);
-      this.withVerdict(uid, this.verdict(uid, migrationId, t, [this.alice], 'VERDICT_RESULT_ACCEPTED', views));
-    }
-    return out.contract_id;
   }
 
   private withVerdict(uid: string, v: Verdict): void {
@@ -491,25 +506,7 @@ class Seeder {
       byId[c.event_id] = c;
       root = ex.event_id;
     }
-    this.h.add({
-      updateId: uid,
-      migrationId,
-      recordMicros: t,
-      update: {
-        kind: 'transaction',
-        update_id: uid,
-        migration_id: migrationId,
-        workflow_id: workflowId,
-        record_time: at,
-        synchronizer_id: this.sync0,
-        effective_at: isoMicros(t - 1_000),
-        root_event_ids: [root],
-        events_by_id: byId,
-        external_transaction_hash: null,
-      },
-      trafficSummary: null,
-      appActivityRecords: null,
-    });
+    this.addTransaction(uid, migrationId, t, { workflowId, effectiveMicros: t - 1_000, roots: [root], byId, externalHash: null, activity: null });
     if (verdict) {
       const submitter = signatories[signatories.length - 1]!;
       const views = this.views(uid, [[...new Set([submitter, this.dso])]], [[this.dso]], false);
