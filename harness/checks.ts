@@ -96,8 +96,51 @@ export const noServerError: GenericCheck = {
   },
 };
 
+/**
+ * The HTTP status each gRPC code of a ledger error maps to (FACTS.md, Ledger API: errors), with the requirement that
+ * states it. Keyed by the numeric code a JsCantonError carries in grpcCodeValue.
+ */
+export const LEDGER_GRPC_STATUS: Readonly<Record<number, { name: string; status: number; requirement: string }>> = Object.fromEntries(
+  (
+    [
+      [3, 'INVALID_ARGUMENT', 400],
+      [9, 'FAILED_PRECONDITION', 400],
+      [11, 'OUT_OF_RANGE', 400],
+      [16, 'UNAUTHENTICATED', 401],
+      [7, 'PERMISSION_DENIED', 403],
+      [5, 'NOT_FOUND', 404],
+      [10, 'ABORTED', 409],
+      [6, 'ALREADY_EXISTS', 409],
+      [8, 'RESOURCE_EXHAUSTED', 429],
+      [13, 'INTERNAL', 500],
+      [2, 'UNKNOWN', 500],
+      [15, 'DATA_LOSS', 500],
+      [12, 'UNIMPLEMENTED', 501],
+      [14, 'UNAVAILABLE', 503],
+      [4, 'DEADLINE_EXCEEDED', 504],
+    ] as const
+  ).map(([code, name, status]) => [code, { name, status, requirement: `ledger.errors.status-${status}` }]),
+);
+
+/**
+ * A ledger error that names its gRPC code (grpcCodeValue) is answered with the status that code maps to. Runs on every
+ * ledger response of the run, so a status the suite cannot provoke (429, 5xx) is judged whenever a target answers it.
+ */
+export const ledgerErrorStatus: GenericCheck = {
+  name: 'ledger_error_status',
+  description: "a ledger error's HTTP status is the one its gRPC code (grpcCodeValue) maps to",
+  run({ exchange, operation }) {
+    if (operation.api !== 'ledger' || exchange.status < 400) return undefined;
+    const code = (exchange.json as { grpcCodeValue?: unknown } | null | undefined)?.grpcCodeValue;
+    const m = typeof code === 'number' ? LEDGER_GRPC_STATUS[code] : undefined;
+    if (m === undefined) return undefined;
+    if (exchange.status === m.status) return { requirement: m.requirement };
+    return { requirement: m.requirement, message: `${operation.operationId}: gRPC code ${code} (${m.name}) answered ${exchange.status}, not ${m.status}` };
+  },
+};
+
 /** Every generic check, in the order they run. */
-export const GENERIC_CHECKS: readonly GenericCheck[] = [noServerError, statusDocumented, contentTypeDocumented, bodyMatchesSchema];
+export const GENERIC_CHECKS: readonly GenericCheck[] = [noServerError, statusDocumented, contentTypeDocumented, bodyMatchesSchema, ledgerErrorStatus];
 
 /**
  * Runs every generic check on one exchange. Returns the failures (with the check's name and the exchange's record)
@@ -116,8 +159,9 @@ export function runGenericChecks(input: CheckInput, checks: readonly GenericChec
 }
 
 /**
- * Which requirements the generic checks judge, from the OpenAPI documents: the http requirements of each interface and
- * every requirement a response names (x-requirement), each with the checks that judge it.
+ * Which requirements the generic checks judge, from the OpenAPI documents: the http requirements of each interface,
+ * every requirement a response names (x-requirement) and the ledger's status-by-gRPC-code rules, each with the checks
+ * that judge it.
  */
 export function genericCoverage(schemas: SchemaRegistry): Map<string, GenericCheck[]> {
   const out = new Map<string, GenericCheck[]>();
@@ -125,6 +169,7 @@ export function genericCoverage(schemas: SchemaRegistry): Map<string, GenericChe
   for (const op of schemas.operations()) {
     add(`${op.api}.http.documented-status`, statusDocumented);
     add(`${op.api}.http.no-server-error`, noServerError);
+    if (op.api === 'ledger') for (const m of Object.values(LEDGER_GRPC_STATUS)) add(m.requirement, ledgerErrorStatus);
     for (const r of Object.values(op.responses)) {
       if (Object.keys(r.content).length > 0) add(`${op.api}.http.documented-content-type`, contentTypeDocumented);
       for (const m of Object.values(r.content)) {

@@ -135,6 +135,11 @@ export interface CheckContext {
   property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o?: PropertyOptions): Promise<void>;
   skip(reason: string): never;
   unsupported(reason: string): never;
+  /**
+   * Reports a requirement this check declares as skipped, with the reason, when the check ran but nothing it saw could
+   * judge the requirement (a status no response carried). Ignored when the requirement failed or was judged after all.
+   */
+  notObserved(requirement: string, reason: string): void;
   /** a value from the target's fixtures section, or undefined */
   fixture<T>(name: string): T | undefined;
   /** registers clean-up (e.g. delete a created user) that runs after the check, whatever its verdict */
@@ -157,6 +162,8 @@ class Check implements CheckContext {
   readonly exchanges: ExchangeRecord[] = [];
   /** requirements the generic checks judged on this check's exchanges */
   readonly judged = new Set<string>();
+  /** declared requirements nothing in this check could judge, with why */
+  readonly unobserved: Array<{ requirement: string; reason: string }> = [];
   requests = 0;
   firstRequestAt: string | undefined;
   lastResponseAt: string | undefined;
@@ -310,6 +317,11 @@ class Check implements CheckContext {
     throw new NotRun('unsupported', reason);
   }
 
+  notObserved(requirement: string, reason: string): void {
+    if (!this.decl.requirements.includes(requirement)) throw new Error(`check ${this.decl.id} does not declare ${requirement}`);
+    this.unobserved.push({ requirement, reason });
+  }
+
   fixture<T>(name: string): T | undefined {
     return this.target.fixtures[name] as T | undefined;
   }
@@ -447,8 +459,15 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       thrown = e;
     }
     const cleanupProblems = await check.cleanUp();
-    const outcome = verdictOf(check, thrown);
+    let outcome = verdictOf(check, thrown);
     const failed = new Set(check.failures.map((f) => f.requirement));
+    const unobserved = check.unobserved.filter((u) => !failed.has(u.requirement) && !check.judged.has(u.requirement));
+    if (unobserved.length > 0) m.inapplicable = [...(m.inapplicable ?? []), ...unobserved];
+    // a check that judged none of its requirements did not pass: it saw nothing to judge
+    const notJudged = new Set((m.inapplicable ?? []).map((i) => i.requirement));
+    if (outcome.verdict === 'pass' && unobserved.length > 0 && decl.requirements.every((r) => notJudged.has(r))) {
+      outcome = { verdict: 'skipped', reason: unobserved.map((u) => `${u.requirement}: ${u.reason}`).join('; ') };
+    }
     Object.assign(m, {
       verdict: outcome.verdict,
       ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),

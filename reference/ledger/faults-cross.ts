@@ -1,6 +1,6 @@
 /** Planted faults of the cross-cutting ledger rules (HTTP, errors, versioning) and the setup endpoints. */
 import { registerFaults } from '../faults.js';
-import type { CantonError } from './errors.js';
+import { CantonError, type GrpcCode } from './errors.js';
 
 export const CF = {
   status: 'ledger-http-connected-synchronizers-status-203',
@@ -15,6 +15,11 @@ export const CF = {
   s403: 'ledger-errors-permission-denied-as-401',
   s404: 'ledger-errors-not-found-as-400',
   s409: 'ledger-errors-already-exists-as-400',
+  s429: 'ledger-errors-shed-load-resource-exhausted-as-503',
+  s500: 'ledger-errors-shed-load-internal-as-400',
+  s501: 'ledger-errors-shed-load-unimplemented-as-404',
+  s503: 'ledger-errors-shed-load-unavailable-as-500',
+  s504: 'ledger-errors-shed-load-deadline-exceeded-as-500',
   category: 'ledger-errors-not-found-category-8',
   named: 'ledger-errors-missing-field-as-not-found',
   limits: 'ledger-get-version-no-vetting-page-size',
@@ -44,6 +49,11 @@ registerFaults([
   r(CF.s403, 'ledger.errors.status-403', 'a traffic account update without the admin right (PERMISSION_DENIED) is answered 401'),
   r(CF.s404, 'ledger.errors.status-404', 'UPDATE_NOT_FOUND (NOT_FOUND) is answered 400'),
   r(CF.s409, 'ledger.errors.status-409', 'DUPLICATE_COMMAND (ALREADY_EXISTS) is answered 400'),
+  r(CF.s429, 'ledger.errors.status-429', 'under a burst of reads the participant sheds load with RESOURCE_EXHAUSTED, answered 503'),
+  r(CF.s500, 'ledger.errors.status-500', 'under a burst of reads some fail with INTERNAL, answered 400'),
+  r(CF.s501, 'ledger.errors.status-501', 'under a burst of reads some are refused with UNIMPLEMENTED, answered 404'),
+  r(CF.s503, 'ledger.errors.status-503', 'under a burst of reads the participant sheds load with UNAVAILABLE, answered 500'),
+  r(CF.s504, 'ledger.errors.status-504', 'under a burst of reads some time out with DEADLINE_EXCEEDED, answered 500'),
   r(CF.category, 'ledger.errors.error-category-matches-status', 'UPDATE_NOT_FOUND carries errorCategory 8 with status 404'),
   r(CF.named, 'ledger.errors.named-code-status', 'MISSING_FIELD for an unspecified transaction shape comes as NOT_FOUND with 404'),
   r(CF.limits, 'ledger.get-version.advertises-limits', 'GET /v2/version advertises no maxVettedPackagesPageSize'),
@@ -52,3 +62,18 @@ registerFaults([
   r(CF.syncs, 'ledger.get-connected-synchronizers.response-schema', 'connected synchronizers lack their synchronizerId'),
   r(CF.ledgerEnd, 'ledger.get-ledger-end.response-schema', 'the ledger end offset is a text'),
 ]);
+
+/** The load-shedding faults: the error each answers under a burst, and the wrong status it is answered with. */
+export const SHED_LOAD: ReadonlyArray<{ fault: string; code: string; grpc: GrpcCode; status: number }> = [
+  { fault: CF.s429, code: 'PARTICIPANT_BACKPRESSURE', grpc: 'RESOURCE_EXHAUSTED', status: 503 },
+  { fault: CF.s500, code: 'INTERNAL', grpc: 'INTERNAL', status: 400 },
+  { fault: CF.s501, code: 'UNIMPLEMENTED', grpc: 'UNIMPLEMENTED', status: 404 },
+  { fault: CF.s503, code: 'SERVICE_NOT_RUNNING', grpc: 'UNAVAILABLE', status: 500 },
+  { fault: CF.s504, code: 'REQUEST_TIME_OUT', grpc: 'DEADLINE_EXCEEDED', status: 500 },
+];
+
+/** The error a load-shedding fault answers a request in a burst with, or undefined when none is planted. */
+export function shedLoad(has: (fault: string) => boolean): CantonError | undefined {
+  const f = SHED_LOAD.find((s) => has(s.fault));
+  return f === undefined ? undefined : withStatus(new CantonError(f.code, f.grpc, `The participant is overloaded: ${f.grpc}`), f.status);
+}

@@ -1,14 +1,13 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
+import { LEDGER_GRPC_STATUS } from '../../../harness/checks.js';
 import { FixtureError, connectedSynchronizers, createSubmitter, createUser, createdContractId, submitCreate, templateFixture, type Submitter } from '../../../harness/fixtures/ledger.js';
 import { needUserTokens, right } from '../../../harness/fixtures/ledger-users.js';
 import { moves, reassignmentRequest, type Move } from '../../../generators/ledger/reassignment.js';
 
 const S = 'ledger.submit-and-wait-for-reassignment';
 const MULTI = { features: ['multiSynchronizer'] };
-/** gRPC code -> HTTP status (FACTS.md, errors) */
-const GRPC_STATUS: Record<number, number> = { 3: 400, 9: 400, 11: 400, 16: 401, 7: 403, 5: 404, 10: 409, 6: 409, 8: 429, 13: 500, 2: 500, 15: 500, 12: 501, 14: 503, 4: 504 };
 
 interface World {
   s: Submitter;
@@ -60,8 +59,9 @@ function expectCantonError(t: CheckContext, x: Exchange, requirement: string): v
   t.expect(x.status >= 400 && x.status < 500, `expected a 4xx status, got ${x.status}`, { requirement, exchange: x });
   const j = x.json as { code?: unknown; cause?: unknown; grpcCodeValue?: unknown } | undefined;
   t.expect(typeof j?.code === 'string' && typeof j.cause === 'string', 'the error body is not a JsCantonError', { requirement, exchange: x });
-  if (typeof j?.grpcCodeValue === 'number' && GRPC_STATUS[j.grpcCodeValue] !== undefined) {
-    t.expect(GRPC_STATUS[j.grpcCodeValue] === x.status, `gRPC code ${j.grpcCodeValue} is answered ${x.status}, not ${GRPC_STATUS[j.grpcCodeValue]}`, { requirement: `${S}.error-propagated`, exchange: x });
+  const mapped = typeof j?.grpcCodeValue === 'number' ? LEDGER_GRPC_STATUS[j.grpcCodeValue] : undefined;
+  if (mapped !== undefined) {
+    t.expect(mapped.status === x.status, `gRPC code ${String(j!.grpcCodeValue)} is answered ${x.status}, not ${mapped.status}`, { requirement: `${S}.error-propagated`, exchange: x });
   }
 }
 

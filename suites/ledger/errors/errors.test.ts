@@ -2,26 +2,9 @@ import { describe } from 'vitest';
 import fc from 'fast-check';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
+import { LEDGER_GRPC_STATUS } from '../../../harness/checks.js';
 import { createSubmitter, createUser, templateFixture } from '../../../harness/fixtures/ledger.js';
 
-const GRPC_STATUS: Record<number, [number, string]> = {
-  3: [400, 'ledger.errors.status-400'],
-  9: [400, 'ledger.errors.status-400'],
-  11: [400, 'ledger.errors.status-400'],
-  16: [401, 'ledger.errors.status-401'],
-  7: [403, 'ledger.errors.status-403'],
-  5: [404, 'ledger.errors.status-404'],
-  10: [409, 'ledger.errors.status-409'],
-  6: [409, 'ledger.errors.status-409'],
-  // codes no request of the suite can provoke; judged whenever a target answers with them anyway
-  8: [429, 'ledger.errors.status-429'],
-  13: [500, 'ledger.errors.status-500'],
-  2: [500, 'ledger.errors.status-500'],
-  15: [500, 'ledger.errors.status-500'],
-  12: [501, 'ledger.errors.status-501'],
-  14: [503, 'ledger.errors.status-503'],
-  4: [504, 'ledger.errors.status-504'],
-};
 const CATEGORY_STATUS: Record<number, number> = { 1: 503, 2: 409, 3: 504, 4: 500, 6: 401, 7: 403, 8: 400, 9: 400, 10: 409, 11: 404, 12: 400 };
 const NAMED: Record<string, number> = {
   MISSING_FIELD: 400,
@@ -35,20 +18,19 @@ const NAMED: Record<string, number> = {
   USER_ALREADY_EXISTS: 409,
 };
 
-/** The status rules an error response is judged by: gRPC code, named code and category against the status. */
+/**
+ * The status rules an error response is judged by: named code and category against the status. The gRPC code against
+ * the status is judged on every ledger response by the generic check (harness/checks.ts, ledgerErrorStatus).
+ */
 function judgeError(t: CheckContext, x: Exchange, expectedStatus: number): void {
   const j = x.json as { code?: unknown; grpcCodeValue?: unknown; errorCategory?: unknown } | undefined;
   t.expect(x.status >= 400 && x.mediaType === 'application/json' && typeof j?.code === 'string', `a ${x.status} error is not a JsCantonError`, { requirement: 'ledger.errors.canton-error-shape', exchange: x });
   t.expect(Number.isInteger(j!.errorCategory), `errorCategory is ${JSON.stringify(j!.errorCategory)}`, { requirement: 'ledger.errors.canton-error-shape', exchange: x });
-  if (typeof j!.grpcCodeValue === 'number' && GRPC_STATUS[j!.grpcCodeValue] !== undefined) {
-    const [status, rule] = GRPC_STATUS[j!.grpcCodeValue]!;
-    t.expect(x.status === status, `gRPC code ${j!.grpcCodeValue} answered ${x.status}, not ${status}`, { requirement: rule, exchange: x });
-  }
   const named = NAMED[j!.code as string];
   if (named !== undefined) t.expect(named === x.status, `${String(j!.code)} answered ${x.status}, not ${named}`, { requirement: 'ledger.errors.named-code-status', exchange: x });
   const cat = j!.errorCategory as number;
   if (CATEGORY_STATUS[cat] !== undefined) t.expect(CATEGORY_STATUS[cat] === x.status, `errorCategory ${cat} with status ${x.status}`, { requirement: 'ledger.errors.error-category-matches-status', exchange: x });
-  const rule = Object.values(GRPC_STATUS).find(([st]) => st === expectedStatus)?.[1] ?? 'ledger.errors.canton-error-shape';
+  const rule = Object.values(LEDGER_GRPC_STATUS).find((m) => m.status === expectedStatus)?.requirement ?? 'ledger.errors.canton-error-shape';
   t.expectStatus(x, expectedStatus, { requirement: rule });
 }
 
@@ -117,6 +99,35 @@ describe('ledger errors', () => {
         const cmd = { commands: [{ CreateCommand: { templateId: tmpl.templateId, createArguments: tmpl.createArguments(s.party) } }], commandId: t.uniqueName('cmd'), userId: s.userId, actAs: [s.party] };
         const first = await t.call('submitAndWaitForTransactionTree', { auth: { user: s.userId }, json: cmd });
         if (first.status === 200) judgeError(t, await t.call('submitAndWaitForTransactionTree', { auth: { user: s.userId }, json: cmd }), 409);
+      }
+    },
+  );
+  /** The statuses of server-side conditions (gRPC codes) a client cannot provoke on purpose, with their names. */
+  const SERVER_SIDE = [429, 500, 501, 503, 504].map((status) => ({
+    status,
+    requirement: `ledger.errors.status-${status}`,
+    codes: Object.entries(LEDGER_GRPC_STATUS).filter(([, m]) => m.status === status).map(([code, m]) => `${m.name} (${code})`),
+  }));
+  const BURST = 24;
+
+  conformance(
+    {
+      id: 'ledger.errors.server-side-statuses',
+      title: 'answers load-shedding and server-side errors (RESOURCE_EXHAUSTED, INTERNAL, UNIMPLEMENTED, UNAVAILABLE, DEADLINE_EXCEEDED) with the status their gRPC code maps to',
+      api: 'ledger',
+      operations: ['getLedgerEnd', 'getVersion'],
+      requirements: SERVER_SIDE.map((s) => s.requirement),
+    },
+    async (t) => {
+      // No request can provoke these conditions on purpose. A bounded burst of concurrent reads is where a participant
+      // that sheds load answers RESOURCE_EXHAUSTED or UNAVAILABLE; every response of it (and of every other check) is
+      // judged by the generic status-by-gRPC-code check. A status no response carried is reported not observed.
+      const ops = ['getLedgerEnd', 'getVersion'] as const;
+      const burst = await Promise.all(Array.from({ length: BURST }, (_, i) => t.call(ops[i % ops.length]!)));
+      const seen = new Set(burst.map((x) => (x.json as { grpcCodeValue?: unknown } | undefined)?.grpcCodeValue).filter((c): c is number => typeof c === 'number'));
+      for (const s of SERVER_SIDE) {
+        const codes = Object.entries(LEDGER_GRPC_STATUS).filter(([code, m]) => m.status === s.status && seen.has(Number(code)));
+        if (codes.length === 0) t.notObserved(s.requirement, `no response carried ${s.codes.join(', ')}: a burst of ${BURST} concurrent reads did not bring the target into that condition, and no other check's request did`);
       }
     },
   );
