@@ -437,6 +437,7 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
         const raw = rawFormat?.filtersByParty?.[party];
         if (has(QF.noCumulative) && (raw?.cumulative === undefined || raw.cumulative.length === 0)) r.eventFormat.byParty.set(party, []);
         if (has(QF.packageName)) for (const f of filters) if (f.id?.startsWith('#')) f.id = `#cc-nothing${f.id.slice(f.id.indexOf(':'))}`;
+        if (has(QF.packageId)) for (const f of filters) if (f.id !== undefined && !f.id.startsWith('#')) f.id = `0000${f.id.slice(4)}`;
         if (has(QF.accumulate)) filters.forEach((f, i) => i > 0 && (f.includeCreatedEventBlob = false));
         if (has(QF.widen) && filters.length > 1 && filters.some((f) => f.kind === 'template')) r.eventFormat.byParty.set(party, filters.filter((f) => f.kind === 'template').map((f) => ({ ...f, id: `#cc-nothing${(f.id ?? ':x:y').slice((f.id ?? ':x:y').indexOf(':'))}` })));
       }

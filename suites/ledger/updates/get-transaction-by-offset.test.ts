@@ -232,6 +232,40 @@ describe('POST /v2/updates/transaction-by-offset', () => {
   );
 });
 
+describe('POST /v2/updates/transaction-by-offset: package-id references', () => {
+  conformance(
+    {
+      id: 'ledger.get-transaction-by-offset.package-id-reference',
+      title: 'takes a template filter given as a package-id reference as naming that template, or (from 3.4 on) rejects it with a 4xx',
+      api: 'ledger',
+      operations: ['getTransactionByOffset'],
+      requirements: ['ledger.versioning.package-id-reference-deprecated'],
+    },
+    async (t) => {
+      const { s, created, cid } = await setup(t);
+      const auth = { user: s.userId };
+      const all = await byOffset(t, { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', WILDCARD) }, auth);
+      t.expectStatus(all, 200);
+      const ev = eventsOf(all).find((e) => e.CreatedEvent?.contractId === cid)?.CreatedEvent;
+      if (ev === undefined) throw new FixtureError(`the creating transaction at offset ${created} shows no created event for ${cid}`);
+      // the template's package-id reference: the event's templateId when it is one, else built from the package id it reports
+      const tid = String(ev.templateId);
+      const qualified = tid.startsWith('#') ? (typeof ev.representativePackageId === 'string' ? `${ev.representativePackageId}${tid.slice(tid.indexOf(':'))}` : undefined) : tid;
+      if (qualified === undefined) t.skip(`the created event names its template ${tid} by package name and reports no package id`);
+      const filter = { cumulative: [{ identifierFilter: { TemplateFilter: { value: { templateId: qualified, includeCreatedEventBlob: false } } } }] };
+      const x = await byOffset(t, { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', filter) }, auth);
+      const ended = t.target.version === undefined || compareVersions(t.target.version, '3.4') >= 0;
+      // UPDATE_NOT_FOUND means the filter was taken and selected nothing; any other client error rejects the reference
+      const selectedNothing = x.status === 404 && codeOf(x) === 'UPDATE_NOT_FOUND';
+      t.expect(!selectedNothing, `a template filter on the package-id reference ${qualified} selected nothing: the creating transaction is not found through it`, { exchange: x });
+      if (x.status >= 400 && x.status < 500 && ended) return; // end of support reached: a clean rejection conforms
+      t.expect(x.status === 200, `a template filter on ${qualified} was answered ${x.status}${ended ? '' : `; package-id references are supported before 3.4 and the target is ${t.target.version}`}`, { exchange: x });
+      const found = eventsOf(x).some((e) => e.CreatedEvent?.contractId === cid);
+      t.expect(found, `a template filter on the package-id reference ${qualified} did not select the created event of that template (${cid})`, { exchange: x });
+    },
+  );
+});
+
 const WILDCARD = { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }] };
 
 /** Looks up the creating transaction as a fresh user holding only `rights`, reading as the submitting party both ways. */
