@@ -117,6 +117,8 @@ export class LedgerState {
   readonly userIds: string[];
   readonly identityProviders = new Set(['', 'reference-idp']);
   readonly localPackages = new Map<string, PackageInfo>();
+  /** page tokens already requested (only a planted fault looks at them: real tokens are stateless) */
+  readonly usedPageTokens = new Set<string>();
   /** vetting records by `synchronizerId\u0000participantId` */
   readonly vetting = new Map<string, VettingRecord>();
   readonly updates: LedgerUpdate[] = [];

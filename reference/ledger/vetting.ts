@@ -154,6 +154,10 @@ function encodeRecord(state: LedgerState, r: VettingRecord, packages: VettedEntr
 export function listVetted(state: LedgerState, q: VettingQuery, has: Has = none): Obj {
   validateQuery(q, has);
   let after = decodeToken(q.pageToken, has);
+  if (has(VF.tokenSingleUse) && q.pageToken !== '') {
+    if (state.usedPageTokens.has(q.pageToken)) throw err.invalidArgument('Invalid page token');
+    state.usedPageTokens.add(q.pageToken);
+  }
   const size = (q.pageSize === 0 ? MAX_VETTED_PACKAGES_PAGE_SIZE : q.pageSize) + (has(VF.pageOverflow) && q.pageSize > 0 ? 1 : 0);
   const matchesPackage = packageMatcher(state, q, has);
   const matchesTopology = topologyMatcher(q, has);

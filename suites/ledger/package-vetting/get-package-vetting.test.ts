@@ -296,6 +296,32 @@ describe('GET /v2/package-vetting', () => {
 
   conformance(
     {
+      id: 'ledger.get-package-vetting.page-token-reused',
+      title: 'answers a pageToken requested a second time with the records after it, none fewer',
+      api: 'ledger',
+      operations: ['getPackageVetting'],
+      requirements: ['ledger.get-package-vetting.page-token-reusable'],
+    },
+    async (t) => {
+      const first = await page(t, { pageSize: 1 });
+      if (first.token === '') t.skip('the target lists fewer than two vetting records: no page token to request twice');
+      const again = async () => {
+        const x = await t.call('getPackageVetting', { json: { pageSize: 2, pageToken: first.token } });
+        t.expectStatus(x, 200, { what: 'a page token requested again' });
+        const j = x.json as { vettedPackages?: VRecord[]; nextPageToken?: string };
+        return { x, keys: (j.vettedPackages ?? []).map(key), last: j.nextPageToken === '' };
+      };
+      const a = await again();
+      const b = await again();
+      // records are only ever added: what the first answer held is in the second, unless pushed past the page's end
+      const end = b.keys[b.keys.length - 1];
+      const lost = a.keys.filter((k) => !b.keys.includes(k) && (b.last || end === undefined || k <= end));
+      t.expect(lost.length === 0, `the same pageToken requested again returned fewer records: ${lost.map((k) => k.replace('\u0000', ' / ')).join(', ')} went missing`, { exchange: b.x });
+    },
+  );
+
+  conformance(
+    {
       id: 'ledger.get-package-vetting.page-size-zero',
       title: 'accepts pageSize 0 and chooses the page size',
       api: 'ledger',
