@@ -296,6 +296,38 @@ describe('GET /v2/package-vetting', () => {
 
   conformance(
     {
+      id: 'ledger.get-package-vetting.name-version-local-only',
+      title: "shows packageName and packageVersion only on packages in the participant's own package list",
+      api: 'ledger',
+      operations: ['getPackageVetting'],
+      requirements: ['ledger.get-package-vetting.name-version-local-only'],
+    },
+    async (t) => {
+      const records = await walk(t, {}, await maxPageSize(t));
+      const named = new Map<string, Pkg & { record: string }>();
+      for (const r of records) {
+        for (const p of r.packages ?? []) {
+          if (p.packageName !== undefined || p.packageVersion !== undefined) named.set(p.packageId, { ...p, record: key(r).replace('\u0000', ' / ') });
+        }
+      }
+      if (named.size === 0) t.skip('no vetted package carries a packageName or packageVersion: nothing to judge');
+      // Which packages were uploaded here is not visible through SPEC.md's endpoints: the participant's package list
+      // (GET /v2/packages, real JSON Ledger API) shows it. Read after the listing: packages are only ever added.
+      const x = await t.client.raw({ method: 'GET', path: '/v2/packages', operationId: 'listPackages (real API, not in SPEC.md)', token: await t.client.token(undefined) });
+      const ids = (x.json as { packageIds?: unknown } | undefined)?.packageIds;
+      if (x.status !== 200 || !Array.isArray(ids)) t.skip(`the participant's package list (GET /v2/packages) answered ${x.status} without packageIds: which packages were uploaded here cannot be seen`);
+      const local = new Set((ids as unknown[]).filter((id): id is string => typeof id === 'string'));
+      const foreign = [...named.values()].filter((p) => !local.has(p.packageId));
+      t.expect(
+        foreign.length === 0,
+        `${foreign.length} vetted package(s) carry a name or version but are not in the participant's package list (GET /v2/packages), e.g. ${foreign.slice(0, 3).map((p) => `${p.packageId} (${String(p.packageName)} ${String(p.packageVersion)}, record ${p.record})`).join('; ')}`,
+        { exchange: x },
+      );
+    },
+  );
+
+  conformance(
+    {
       id: 'ledger.get-package-vetting.page-token-reused',
       title: 'answers a pageToken requested a second time with the records after it, none fewer',
       api: 'ledger',
