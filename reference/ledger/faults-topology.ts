@@ -16,11 +16,13 @@ export const TF = {
   above: 'ledger-generate-topology-threshold-above-confirmers-accepted',
   unknownSync: 'ledger-generate-topology-unknown-synchronizer-accepted',
   duplicates: 'ledger-generate-topology-duplicate-participants-accepted',
+  observeDefault: 'ledger-generate-topology-observation-only-by-default',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
 const p = 'ledger.generate-external-party-topology';
 registerFaults([
+  r(TF.observeDefault, `${p}.observation-only-default`, 'without localParticipantObservationOnly the local participant only observes'),
   r(TF.schema, `${p}.response-schema`, 'the response lacks publicKeyFingerprint'),
   r(TF.hint, `${p}.party-id-from-hint`, 'the partyId is built from a generated name instead of the partyHint'),
   r(TF.txsEmpty, `${p}.topology-transactions-non-empty`, 'topologyTransactions is an empty list'),

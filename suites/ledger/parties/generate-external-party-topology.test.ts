@@ -95,6 +95,34 @@ describe('POST /v2/parties/external/generate-topology', () => {
 
   conformance(
     {
+      id: 'ledger.generate-external-party-topology.defaults',
+      title: 'generates for an absent localParticipantObservationOnly what it generates for false, and for a threshold of 0 what it generates for none',
+      api: 'ledger',
+      operations: ['generateExternalPartyTopology'],
+      requirements: [`${P}.observation-only-default`, `${P}.zero-threshold-defaults`],
+    },
+    async (t) => {
+      // The transactions' encoding is not specified, but the same request must give the same transactions when the
+      // target is deterministic; then a default and its explicit value must give the same transactions too.
+      const sync = await synchronizer(t);
+      const base = { synchronizer: sync, partyHint: t.uniqueName('cc-ext'), publicKey: ed25519DerKey() };
+      const txs = async (json: Record<string, unknown>, requirement: string, what: string) => {
+        const x = await generate(t, json);
+        t.expectStatus(x, 200, { requirement, what });
+        return { x, txs: JSON.stringify((x.json as { topologyTransactions?: unknown } | undefined)?.topologyTransactions ?? null) };
+      };
+      const a = await txs(base, `${P}.observation-only-default`, 'a request without the optional fields');
+      const again = await txs(base, `${P}.observation-only-default`, 'the same request again');
+      if (a.txs !== again.txs) t.skip('the same request generated different topology transactions: this target does not generate deterministically, so defaults cannot be compared');
+      const explicitFalse = await txs({ ...base, localParticipantObservationOnly: false }, `${P}.observation-only-default`, 'localParticipantObservationOnly false');
+      t.expect(explicitFalse.txs === a.txs, 'localParticipantObservationOnly false generated other topology transactions than leaving the flag out: the default is not false', { requirement: `${P}.observation-only-default`, exchange: explicitFalse.x });
+      const zero = await txs({ ...base, confirmationThreshold: 0 }, `${P}.zero-threshold-defaults`, 'confirmationThreshold 0');
+      t.expect(zero.txs === a.txs, 'confirmationThreshold 0 generated other topology transactions than leaving the threshold out', { requirement: `${P}.zero-threshold-defaults`, exchange: zero.x });
+    },
+  );
+
+  conformance(
+    {
       id: 'ledger.generate-external-party-topology.invalid',
       title: 'rejects empty key data, unlisted key values, an empty hint, an unknown synchronizer and a participant named twice with 400',
       api: 'ledger',
