@@ -2,6 +2,7 @@
 import { registerFaults } from '../faults.js';
 
 export const RF = {
+  changeIdNoUser: 'ledger-reassignment-change-id-ignores-user',
   schema: 'ledger-reassignment-update-id-missing',
   empty: 'ledger-reassignment-empty-commands-accepted',
   workflow: 'ledger-reassignment-workflow-id-required',
@@ -22,6 +23,7 @@ export const RF = {
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
 const S = 'ledger.submit-and-wait-for-reassignment';
 registerFaults([
+  r(RF.changeIdNoUser, `${S}.change-id`, 'the change id leaves out the user id: the same command id and submitter under another user is refused as a duplicate'),
   r(RF.schema, `${S}.response-schema`, 'the reassignment lacks updateId'),
   r(RF.empty, `${S}.empty-commands-rejected`, 'a submission with no commands answers 200'),
   r(RF.workflow, `${S}.optional-fields-omittable`, 'a submission without workflowId is rejected with 400'),

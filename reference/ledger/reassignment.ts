@@ -200,7 +200,7 @@ export function reassignmentRoutes(app: FastifyInstance, ctx: ReferenceContext, 
       return { reassignment: { updateId: `1220${'00'.repeat(32)}`, commandId: r.commandId, workflowId: r.workflowId, offset: state.ledgerEnd, events: [], recordTime: state.nextTime(), synchronizerId: state.world.synchronizers[0], paidTrafficCost: 0 } };
     }
     const cmds = validate(state, r, caller, has);
-    const changeId = JSON.stringify([caller.id, [r.submitter], r.commandId]);
+    const changeId = JSON.stringify([has(RF.changeIdNoUser) ? '' : caller.id, [r.submitter], r.commandId]);
     if (state.changeIds.has(changeId)) {
       throw err.alreadyExists('DUPLICATE_COMMAND', 'A command with the given command id has already been successfully processed', [['COMMAND_ID', r.commandId]]);
     }

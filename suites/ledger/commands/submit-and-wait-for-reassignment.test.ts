@@ -35,13 +35,13 @@ async function world(t: CheckContext): Promise<World> {
 
 const formatFor = (party: string) => ({ filtersByParty: { [party]: { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }] } }, verbose: true });
 
-async function reassign(t: CheckContext, w: World, command: Record<string, unknown>, m: Partial<Move> = {}, auth?: { user: string }): Promise<Exchange> {
+async function reassign(t: CheckContext, w: World, command: Record<string, unknown>, m: Partial<Move> & { commandId?: string } = {}, auth?: { user: string }): Promise<Exchange> {
   const user = auth?.user ?? w.s.userId;
   return t.call('submitAndWaitForReassignment', {
     auth: { user },
     json: reassignmentRequest(
       {
-        commandId: t.uniqueName('reassign'),
+        commandId: m.commandId ?? t.uniqueName('reassign'),
         submitter: w.s.party,
         ...(m.omitUserId === true ? {} : { userId: user }),
         ...(m.omitOptional === true ? {} : { workflowId: t.uniqueName('wf'), submissionId: t.uniqueName('sub') }),
@@ -197,6 +197,32 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
       const cid = await w.create();
       const other = await createUser(t);
       t.expectStatus(await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } }, { withFormat: false }, { user: other.id }), 403);
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.submit-and-wait-for-reassignment.change-id',
+      title: 'takes user id, submitter and command id together as the change id: the same three again are refused, another user with the same command id is not',
+      api: 'ledger',
+      operations: ['submitAndWaitForReassignment'],
+      ...MULTI,
+      requirements: [`${S}.change-id`],
+    },
+    async (t) => {
+      needUserTokens(t);
+      const w = await world(t);
+      const [a, b] = [await w.create(), await w.create()];
+      const commandId = t.uniqueName('change');
+      const unassign = (cid: string, user: string) =>
+        reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } }, { withFormat: false, commandId }, { user });
+      t.expectStatus(await unassign(a, w.s.userId), 200, { what: 'a first unassignment under a fresh command id' });
+      // the same user, submitter and command id: the same change, whatever the command says
+      const same = await unassign(b, w.s.userId);
+      t.expect(same.status >= 400 && same.status < 500, `a second submission with the same user id, submitter and command id was answered ${same.status}, not refused as the same change`, { exchange: same });
+      // another user acting as the same submitter, with the same command id: another change
+      const other = await createUser(t, { rights: [right.actAs(w.s.party)] });
+      t.expectStatus(await unassign(b, other.id), 200, { what: 'the same command id and submitter under another user id (another change id)' });
     },
   );
 
