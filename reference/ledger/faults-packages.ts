@@ -9,10 +9,12 @@ export const PF = {
   sync: 'ledger-upload-package-vets-first-synchronizer-only',
   serial: 'ledger-upload-package-topology-serial-unchanged',
   upgrade: 'ledger-upload-package-upgrade-unchecked',
+  darsDiffer: 'ledger-upload-package-dars-accepts-non-archive',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
 registerFaults([
+  r(PF.darsDiffer, 'ledger.upload-package.same-as-dars-upload', 'POST /v2/dars accepts a body that is not a zip archive, which POST /v2/packages rejects'),
   r(PF.schema, 'ledger.upload-package.response-schema', 'a successful upload answers 200 with a JSON list instead of an object'),
   r(PF.archive, 'ledger.upload-package.invalid-archive-rejected', 'a body that is not a zip archive is accepted'),
   r(PF.query, 'ledger.upload-package.invalid-query-rejected', 'a vetAllPackages value that is not a boolean counts as true'),

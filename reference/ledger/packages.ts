@@ -93,7 +93,8 @@ function decodeUploadQuery(state: LedgerState, q: Record<string, string | undefi
 }
 
 export function packageRoutes(app: FastifyInstance, ctx: ReferenceContext, state: LedgerState): void {
-  route(app, ctx, 'POST', '/v2/packages', async (c) => {
+  // POST /v2/packages behaves as the dars upload (POST /v2/dars, real API): one handler serves both
+  const upload = (path: '/v2/packages' | '/v2/dars') => route(app, ctx, 'POST', path, async (c) => {
     const ct = c.req.headers['content-type'];
     if (ct === undefined || !/^application\/octet-stream\s*(;|$)/i.test(ct)) {
       throw new MalformedRequest(`Invalid value for: body (content type must be application/octet-stream)`);
@@ -105,11 +106,14 @@ export function packageRoutes(app: FastifyInstance, ctx: ReferenceContext, state
     // authorization comes before reading the archive, as on a participant (the service checks the claims first)
     (await c.caller()).requireAdmin();
     const notZip = bytes.length < 4 || bytes.readUInt32LE(0) !== 0x04034b50;
-    const info = has(PF.archive) && notZip ? { packageId: sha256hex(bytes), name: 'unnamed-package', version: '1.0.0' } : darMainPackage(bytes);
+    const lenient = path === '/v2/packages' ? has(PF.archive) : has(PF.darsDiffer);
+    const info = lenient && notZip ? { packageId: sha256hex(bytes), name: 'unnamed-package', version: '1.0.0' } : darMainPackage(bytes);
     if (q.vet && !has(PF.upgrade)) checkUpgrade(state, info, q.synchronizers);
     storePackage(state, info, q.vet ? q.synchronizers : [], has(PF.serial));
     return has(PF.schema) ? [] : {};
   });
+  upload('/v2/packages');
+  upload('/v2/dars');
 
   route(app, ctx, 'GET', '/v2/packages', async (c) => {
     await c.caller();
