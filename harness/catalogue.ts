@@ -16,6 +16,8 @@ export interface Requirement {
   until?: string;
   features?: string[];
   observable: boolean;
+  /** why no black-box HTTP client can observe the rule (set exactly when observable is false) */
+  whyNotObservable?: string;
 }
 
 export interface Catalogue {
@@ -46,6 +48,7 @@ export function loadCatalogue(dir = join(SPECS_DIR, 'requirements')): Catalogue 
         ...(r.until !== undefined ? { until: String(r.until) } : {}),
         ...(r.features !== undefined ? { features: r.features } : {}),
         observable: r.observable !== false,
+        ...(r.whyNotObservable !== undefined ? { whyNotObservable: String(r.whyNotObservable) } : {}),
       });
     }
   }

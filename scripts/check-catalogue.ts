@@ -26,7 +26,7 @@ const APIS = ['ledger', 'scan', 'validator', 'registry'] as const;
 type Api = (typeof APIS)[number];
 const LEVELS = ['MUST', 'SHOULD', 'MAY'] as const;
 type Level = (typeof LEVELS)[number];
-const KEYS = new Set(['id', 'level', 'statement', 'operations', 'source', 'since', 'until', 'features', 'observable']);
+const KEYS = new Set(['id', 'level', 'statement', 'operations', 'source', 'since', 'until', 'features', 'observable', 'whyNotObservable']);
 const REQUIRED_KEYS = ['id', 'level', 'statement', 'operations', 'source', 'observable'];
 const ID_RE = /^[a-z0-9]+(\.[a-z0-9-]+)+$/;
 const VERSION_RE = /^\d+\.\d+(\.\d+)?$/;
@@ -278,6 +278,9 @@ function checkFile(
     }
 
     if (typeof raw.observable !== 'boolean') problem(`${where}: observable must be true or false`);
+    const why = raw.whyNotObservable;
+    if (raw.observable === false && (typeof why !== 'string' || why.trim() === '')) problem(`${where}: a requirement that is not observable says why (whyNotObservable)`);
+    if (raw.observable !== false && why !== undefined) problem(`${where}: whyNotObservable is only for requirements that are not observable`);
 
     entries.push({ id, api, level: level as Level, observable: raw.observable !== false, features });
   });

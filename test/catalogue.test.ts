@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../harness/paths.js';
 import { loadCatalogue } from '../harness/catalogue.js';
 import { SchemaRegistry } from '../harness/schemas.js';
 import { APIS } from '../harness/types.js';
@@ -8,6 +11,15 @@ const schemas = new SchemaRegistry();
 const kebab = (id: string) => id.replace(/[A-Z]/g, (m) => `-${m.toLowerCase()}`);
 
 describe('requirement catalogue', () => {
+  it('passes the catalogue check (keys, levels, statements, sources, coverage of the OpenAPI documents)', () => {
+    const out = execFileSync(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'scripts/check-catalogue.ts')], { encoding: 'utf8', timeout: 120_000 });
+    expect(out).toContain('catalogue OK');
+  });
+
+  it('says why each requirement that is not observable cannot be observed', () => {
+    for (const r of catalogue.requirements.filter((x) => !x.observable)) expect(r.whyNotObservable?.length ?? 0, r.id).toBeGreaterThan(20);
+  });
+
   it('holds well over 100 requirements across the four interfaces', () => {
     expect(catalogue.requirements.length).toBeGreaterThan(100);
     for (const api of APIS) expect(catalogue.requirements.filter((r) => r.api === api).length).toBeGreaterThan(0);

@@ -121,7 +121,7 @@ function judge(r: Requirement, checks: CheckResultMeta[]): RequirementResult {
     if (refs.length > 0) {
       verdict = 'skipped';
       reason = reasons[0];
-    } else reason = r.observable ? 'no check covers this requirement yet' : 'not observable by a black-box HTTP client';
+    } else reason = r.observable ? 'no check covers this requirement yet' : `not observable by a black-box HTTP client: ${r.whyNotObservable ?? 'no endpoint shows it'}`;
   } else if (verdict !== 'pass' && verdict !== 'fail') reason = reasons[0];
   return {
     id: r.id,
