@@ -6,6 +6,7 @@ export const CC_CREATED_EVENT_BLOB_REENCODED = 'registry-choice-context-created-
 export const CC_UNQUALIFIED_TEMPLATE_ID = 'registry-choice-context-unqualified-template-id';
 export const CC_UNKNOWN_SYNCHRONIZER_ID = 'registry-choice-context-unknown-synchronizer-id';
 export const CC_DEBUG_FIELDS_KEPT = 'registry-choice-context-debug-fields-kept';
+export const CC_DEBUG_EXCLUDED_BY_DEFAULT = 'registry-choice-context-debug-excluded-by-default';
 export const CC_DEBUG_CREATED_AT_NOT_DATE_TIME = 'registry-choice-context-debug-created-at-not-date-time';
 export const CC_META_REQUIRED = 'registry-choice-context-meta-required';
 export const CC_DEPENDS_ON_CONTRACT_IDS = 'registry-choice-context-depends-on-contract-ids';
@@ -33,6 +34,11 @@ registerFaults([
     name: CC_UNKNOWN_SYNCHRONIZER_ID,
     requirement: 'registry.choice-context.synchronizer-current',
     description: 'disclosed contracts name a synchronizer the participant is not connected to (a retired one) as their synchronizerId',
+  },
+  {
+    name: CC_DEBUG_EXCLUDED_BY_DEFAULT,
+    requirement: 'registry.choice-context.debug-default-included',
+    description: 'a request without excludeDebugFields is answered as if it were true: no debug fields, which excludeDebugFields false does send',
   },
   {
     name: CC_DEBUG_FIELDS_KEPT,

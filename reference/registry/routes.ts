@@ -38,7 +38,7 @@ interface CommonBody {
   body: Record<string, unknown>;
 }
 
-function commonBody(raw: unknown, allowAbsent: boolean, lenient = false): CommonBody {
+function commonBody(raw: unknown, allowAbsent: boolean, lenient = false, absentExcludes = false): CommonBody {
   // planted fault (malformed-body-accepted): anything that parsed as JSON is taken, wrong types ignored
   if (lenient) return { excludeDebugFields: isPlainObject(raw) && raw.excludeDebugFields === true, body: isPlainObject(raw) ? raw : {} };
   const body = objectBody(raw, allowAbsent);
@@ -46,7 +46,8 @@ function commonBody(raw: unknown, allowAbsent: boolean, lenient = false): Common
   if (x !== undefined && x !== null && typeof x !== 'boolean') throw new HttpError(400, 'excludeDebugFields must be a boolean');
   const meta = body.meta;
   if (meta !== undefined && meta !== null && !isPlainObject(meta)) throw new HttpError(400, 'meta must be an object');
-  return { excludeDebugFields: x === true, body };
+  // planted fault (debug-excluded-by-default): an absent flag counts as true
+  return { excludeDebugFields: x === true || (absentExcludes && x === undefined), body };
 }
 
 /** the contracts a context involves, all present and assigned, or the error to answer (`servedMoving`: a planted fault) */
@@ -126,7 +127,7 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
       if (f.has(allocation ? AI.AI_NOT_SERVED : AI.TI_UNDER_V2)) throw new HttpError(404, `no route for POST ${req.url.split('?')[0]}`);
       if (allocation && f.has(AI.AI_UNSUPPORTED)) throw new HttpError(400, 'this registry does not support allocation instructions');
       const lenient = f.has(allocation ? AI.AI_MALFORMED_BODY_ACCEPTED : TI.TI_MALFORMED_BODY_ACCEPTED);
-      const { excludeDebugFields, body } = commonBody(req.body, true, lenient);
+      const { excludeDebugFields, body } = commonBody(req.body, true, lenient, f.has(CC.CC_DEBUG_EXCLUDED_BY_DEFAULT));
       const instr = ctx.world.contracts.get(id);
       if (instr === undefined || instr.templateId !== templateId) {
         if (allocation && f.has(AI.AI_UNKNOWN_ID_EMPTY_CONTEXT)) return { choiceContextData: { values: {} }, disclosedContracts: [] };
@@ -152,7 +153,7 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
   app.post('/registry/allocation-instruction/v2/allocation-factory', async (req) => {
     if (f.has(AI.AI_NOT_SERVED)) throw new HttpError(404, `no route for POST ${req.url.split('?')[0]}`);
     if (f.has(AI.AI_UNSUPPORTED)) throw new HttpError(400, 'this registry does not support allocation instructions');
-    const { excludeDebugFields, body } = commonBody(req.body, false);
+    const { excludeDebugFields, body } = commonBody(req.body, false, false, f.has(CC.CC_DEBUG_EXCLUDED_BY_DEFAULT));
     let choiceArguments = body.choiceArguments;
     if (choiceArguments === undefined && f.has(AF.AF_MISSING_CHOICE_ARGUMENTS_ACCEPTED)) choiceArguments = { allocation: { transferLegs: {} } };
     if (!isPlainObject(choiceArguments)) throw new HttpError(400, 'choiceArguments is required and must be an object');

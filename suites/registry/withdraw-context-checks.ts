@@ -71,7 +71,7 @@ export function withdrawContextChecks(kind: InstructionKind, ids: WithdrawCheckI
       title: `leaves out every debug field with excludeDebugFields true, and types the debug fields it sends otherwise (${label})`,
       api: 'registry',
       operations,
-      requirements: ['registry.choice-context.debug-fields-excluded', 'registry.choice-context.debug-field-types'],
+      requirements: ['registry.choice-context.debug-fields-excluded', 'registry.choice-context.debug-field-types', 'registry.choice-context.debug-default-included'],
     },
     async (t) => {
       const [id] = stableInstructionIds(t, kind, 1) as [string];
@@ -79,11 +79,18 @@ export function withdrawContextChecks(kind: InstructionKind, ids: WithdrawCheckI
       t.expectStatus(excluded, 200, { requirement: 'registry.choice-context.debug-fields-excluded' });
       const found = debugFieldPaths(excluded);
       t.expect(found.length === 0, `with excludeDebugFields true the disclosed contracts still carry ${found.join(', ')}`, { exchange: excluded });
+      const paths: string[][] = [];
       for (const body of [{ excludeDebugFields: false, meta: { values: {} } }, { meta: { values: {} } }]) {
         const x = await validWithdraw(t, kind, id, body);
         t.expectStatus(x, 200, { requirement: 'registry.choice-context.debug-field-types' });
         judgeDebugFieldTypes(t, x);
+        paths.push(debugFieldPaths(x).sort());
       }
+      // the default is false: leaving the flag out sends the debug fields that false sends
+      const [withFalse, absent] = paths as [string[], string[]];
+      if (withFalse.length === 0) t.notObserved('registry.choice-context.debug-default-included', 'with excludeDebugFields false this registry sends no debug fields, so its default cannot be told apart');
+      const missing = withFalse.filter((p) => !absent.includes(p));
+      t.expect(missing.length === 0, `without excludeDebugFields the disclosed contracts lack ${missing.join(', ')}, which excludeDebugFields false sends: the default is not false`, { requirement: 'registry.choice-context.debug-default-included' });
     },
   );
 
