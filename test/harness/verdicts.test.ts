@@ -49,6 +49,15 @@ describe('a run over one check of each verdict kind', () => {
     expect(verdictOf('v.version')?.reason).toContain('applies from version 2.0');
   });
 
+  it('reports a check that saw nothing of its requirement as skipped, and a broken one as failed all the same', () => {
+    expect(verdictOf('v.not-observed')).toMatchObject({ verdict: 'skipped' });
+    expect(verdictOf('v.not-observed')?.reason).toContain('no response carried the rare status');
+    const byId = new Map(result.report.requirements.map((r) => [r.id, r]));
+    expect(byId.get('scan.list-items.rare-status')).toMatchObject({ verdict: 'skipped', reason: 'no response carried the rare status' });
+    expect(verdictOf('v.not-observed-then-broken')?.verdict).toBe('fail');
+    expect(byId.get('scan.list-items.rare-but-broken')?.verdict).toBe('fail');
+  });
+
   it('attributes a schema failure to the response-schema requirement, naming the field', () => {
     const f = verdictOf('v.fail-schema')?.failures?.[0];
     expect(f?.requirement).toBe('scan.list-items.response-schema');
