@@ -203,13 +203,15 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
   conformance(
     {
       id: 'ledger.submit-and-wait-for-reassignment.change-id',
-      title: 'takes user id, submitter and command id together as the change id: the same three again are refused, another user with the same command id is not',
+      title: 'takes user id, submitter and command id together as the change id: the same submitter and command id under another user is another change',
       api: 'ledger',
       operations: ['submitAndWaitForReassignment'],
       ...MULTI,
       requirements: [`${S}.change-id`],
     },
     async (t) => {
+      // SPEC.md does not say what a participant does with a repeated change id (reassignments carry no deduplication
+      // period), so only the other half is judged: submissions whose change ids differ are not duplicates of each other.
       needUserTokens(t);
       const w = await world(t);
       const [a, b] = [await w.create(), await w.create()];
@@ -217,12 +219,8 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
       const unassign = (cid: string, user: string) =>
         reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } }, { withFormat: false, commandId }, { user });
       t.expectStatus(await unassign(a, w.s.userId), 200, { what: 'a first unassignment under a fresh command id' });
-      // the same user, submitter and command id: the same change, whatever the command says
-      const same = await unassign(b, w.s.userId);
-      t.expect(same.status >= 400 && same.status < 500, `a second submission with the same user id, submitter and command id was answered ${same.status}, not refused as the same change`, { exchange: same });
-      // another user acting as the same submitter, with the same command id: another change
       const other = await createUser(t, { rights: [right.actAs(w.s.party)] });
-      t.expectStatus(await unassign(b, other.id), 200, { what: 'the same command id and submitter under another user id (another change id)' });
+      t.expectStatus(await unassign(b, other.id), 200, { what: 'an unassignment with the same submitter and command id under another user id (another change id)' });
     },
   );
 
