@@ -72,8 +72,22 @@ export const SHED_LOAD: ReadonlyArray<{ fault: string; code: string; grpc: GrpcC
   { fault: CF.s504, code: 'REQUEST_TIME_OUT', grpc: 'DEADLINE_EXCEEDED', status: 500 },
 ];
 
-/** The error a load-shedding fault answers a request in a burst with, or undefined when none is planted. */
-export function shedLoad(has: (fault: string) => boolean): CantonError | undefined {
+const BURST_REQUESTS = 10;
+const BURST_WINDOW_MS = 250;
+
+/**
+ * For one route: undefined unless a load-shedding fault is planted (faults are fixed per server, so a clean server does
+ * no work per request); otherwise a function giving the error to answer a request that arrives in a burst (past the
+ * BURST_REQUESTS-th within BURST_WINDOW_MS), or undefined.
+ */
+export function loadShedder(has: (fault: string) => boolean): (() => CantonError | undefined) | undefined {
   const f = SHED_LOAD.find((s) => has(s.fault));
-  return f === undefined ? undefined : withStatus(new CantonError(f.code, f.grpc, `The participant is overloaded: ${f.grpc}`), f.status);
+  if (f === undefined) return undefined;
+  const recent: number[] = [];
+  return () => {
+    const now = performance.now();
+    while (recent.length > 0 && now - recent[0]! > BURST_WINDOW_MS) recent.shift();
+    recent.push(now);
+    return recent.length > BURST_REQUESTS ? withStatus(new CantonError(f.code, f.grpc, `The participant is overloaded: ${f.grpc}`), f.status) : undefined;
+  };
 }

@@ -11,7 +11,7 @@ import type { UserRecord } from '../world.js';
 import { bodyObject, parseJsonBody, type Obj } from './body.js';
 import { CantonError, MalformedRequest, err } from './errors.js';
 import { Caller } from './access.js';
-import { shedLoad } from './faults-cross.js';
+import { loadShedder } from './faults-cross.js';
 
 const MAX_GET_BODY = 1024 * 1024;
 
@@ -34,36 +34,20 @@ export type Handler = (c: Call) => Promise<unknown>;
 
 /** Registers a route whose handler returns the 200 body; errors thrown become the documented error shapes. */
 export function route(app: FastifyInstance, ctx: ReferenceContext, method: HTTPMethods, url: string, handler: Handler): void {
-  const burst = burstDetector();
+  // a planted load-shedding fault answers the requests of a burst with an error under the wrong status
+  const shed = loadShedder((f) => ctx.faults.has(f));
   app.route({
     method,
     url,
     handler: async (req, reply) => {
-      // a planted load-shedding fault answers the requests of a burst with an error under the wrong status
-      if (burst()) {
-        const shed = shedLoad((f) => ctx.faults.has(f));
-        if (shed !== undefined) throw shed;
-      }
+      const shedding = shed?.();
+      if (shedding !== undefined) throw shedding;
       const call = makeCall(req, reply, ctx);
       const result = await handler(call);
       if (reply.sent) return reply;
       return reply.code(200).header('content-type', 'application/json').send(JSON.stringify(result ?? {}));
     },
   });
-}
-
-const BURST_REQUESTS = 10;
-const BURST_WINDOW_MS = 250;
-
-/** Per route: true when this request is past the BURST_REQUESTS-th within BURST_WINDOW_MS. */
-function burstDetector(): () => boolean {
-  const recent: number[] = [];
-  return () => {
-    const now = performance.now();
-    while (recent.length > 0 && now - recent[0]! > BURST_WINDOW_MS) recent.shift();
-    recent.push(now);
-    return recent.length > BURST_REQUESTS;
-  };
 }
 
 function makeCall(req: FastifyRequest, reply: FastifyReply, ctx: ReferenceContext): Call {

@@ -38,7 +38,12 @@ interface CommonBody {
   body: Record<string, unknown>;
 }
 
-function commonBody(raw: unknown, allowAbsent: boolean, lenient = false, absentExcludes = false): CommonBody {
+/**
+ * `allowAbsent`: the body may be missing; `lenient` and `absentExcludes` are planted faults (malformed-body-accepted,
+ * debug-excluded-by-default).
+ */
+function commonBody(raw: unknown, o: { allowAbsent: boolean; lenient?: boolean; absentExcludes?: boolean }): CommonBody {
+  const { allowAbsent, lenient = false, absentExcludes = false } = o;
   // planted fault (malformed-body-accepted): anything that parsed as JSON is taken, wrong types ignored
   if (lenient) return { excludeDebugFields: isPlainObject(raw) && raw.excludeDebugFields === true, body: isPlainObject(raw) ? raw : {} };
   const body = objectBody(raw, allowAbsent);
@@ -127,7 +132,7 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
       if (f.has(allocation ? AI.AI_NOT_SERVED : AI.TI_UNDER_V2)) throw new HttpError(404, `no route for POST ${req.url.split('?')[0]}`);
       if (allocation && f.has(AI.AI_UNSUPPORTED)) throw new HttpError(400, 'this registry does not support allocation instructions');
       const lenient = f.has(allocation ? AI.AI_MALFORMED_BODY_ACCEPTED : TI.TI_MALFORMED_BODY_ACCEPTED);
-      const { excludeDebugFields, body } = commonBody(req.body, true, lenient, f.has(CC.CC_DEBUG_EXCLUDED_BY_DEFAULT));
+      const { excludeDebugFields, body } = commonBody(req.body, { allowAbsent: true, lenient, absentExcludes: f.has(CC.CC_DEBUG_EXCLUDED_BY_DEFAULT) });
       const instr = ctx.world.contracts.get(id);
       if (instr === undefined || instr.templateId !== templateId) {
         if (allocation && f.has(AI.AI_UNKNOWN_ID_EMPTY_CONTEXT)) return { choiceContextData: { values: {} }, disclosedContracts: [] };
@@ -153,7 +158,7 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
   app.post('/registry/allocation-instruction/v2/allocation-factory', async (req) => {
     if (f.has(AI.AI_NOT_SERVED)) throw new HttpError(404, `no route for POST ${req.url.split('?')[0]}`);
     if (f.has(AI.AI_UNSUPPORTED)) throw new HttpError(400, 'this registry does not support allocation instructions');
-    const { excludeDebugFields, body } = commonBody(req.body, false, false, f.has(CC.CC_DEBUG_EXCLUDED_BY_DEFAULT));
+    const { excludeDebugFields, body } = commonBody(req.body, { allowAbsent: false, absentExcludes: f.has(CC.CC_DEBUG_EXCLUDED_BY_DEFAULT) });
     let choiceArguments = body.choiceArguments;
     if (choiceArguments === undefined && f.has(AF.AF_MISSING_CHOICE_ARGUMENTS_ACCEPTED)) choiceArguments = { allocation: { transferLegs: {} } };
     if (!isPlainObject(choiceArguments)) throw new HttpError(400, 'choiceArguments is required and must be an object');
