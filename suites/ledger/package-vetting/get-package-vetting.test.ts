@@ -23,7 +23,8 @@ interface Page {
 
 const MAX_PAGES = 60;
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const key = (r: VRecord) => `${r.synchronizerId}\u0000${r.participantId}`;
+/** a record's identity, also readable in messages */
+const key = (r: VRecord) => `${r.synchronizerId} / ${r.participantId}`;
 const cmpRecords = (a: VRecord, b: VRecord) => cmp(a.synchronizerId, b.synchronizerId) || cmp(a.participantId, b.participantId);
 
 /** GET /v2/package-vetting with a JSON body (deprecated form) or POST /v2/package-vetting/list. */
@@ -307,7 +308,7 @@ describe('GET /v2/package-vetting', () => {
       const named = new Map<string, Pkg & { record: string }>();
       for (const r of records) {
         for (const p of r.packages ?? []) {
-          if (p.packageName !== undefined || p.packageVersion !== undefined) named.set(p.packageId, { ...p, record: key(r).replace('\u0000', ' / ') });
+          if (p.packageName !== undefined || p.packageVersion !== undefined) named.set(p.packageId, { ...p, record: key(r) });
         }
       }
       if (named.size === 0) t.skip('no vetted package carries a packageName or packageVersion: nothing to judge');
@@ -341,14 +342,15 @@ describe('GET /v2/package-vetting', () => {
         const x = await t.call('getPackageVetting', { json: { pageSize: 2, pageToken: first.token } });
         t.expectStatus(x, 200, { what: 'a page token requested again' });
         const j = x.json as { vettedPackages?: VRecord[]; nextPageToken?: string };
-        return { x, keys: (j.vettedPackages ?? []).map(key), last: j.nextPageToken === '' };
+        return { x, records: j.vettedPackages ?? [], last: j.nextPageToken === '' };
       };
       const a = await again();
       const b = await again();
       // records are only ever added: what the first answer held is in the second, unless pushed past the page's end
-      const end = b.keys[b.keys.length - 1];
-      const lost = a.keys.filter((k) => !b.keys.includes(k) && (b.last || end === undefined || k <= end));
-      t.expect(lost.length === 0, `the same pageToken requested again returned fewer records: ${lost.map((k) => k.replace('\u0000', ' / ')).join(', ')} went missing`, { exchange: b.x });
+      const end = b.records[b.records.length - 1];
+      const held = new Set(b.records.map(key));
+      const lost = a.records.filter((r) => !held.has(key(r)) && (b.last || end === undefined || cmpRecords(r, end) <= 0));
+      t.expect(lost.length === 0, `the same pageToken requested again returned fewer records: ${lost.map(key).join(', ')} went missing`, { exchange: b.x });
     },
   );
 
