@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
 import { APIS, type Api } from './types.js';
-import { redactValue } from './redact.js';
+import { REDACTED, redactValue, registerSecret } from './redact.js';
 
 const schema = JSON.parse(readFileSync(new URL('./config.schema.json', import.meta.url), 'utf8')) as object;
 
@@ -307,6 +307,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       disabledRequirements: t.disabledRequirements ?? [],
       headers: t.headers ?? {},
     };
+    // extra headers often carry credentials (an API key, a proxy token): their values are never printed
+    for (const v of Object.values(t.headers ?? {})) registerSecret(v);
   }
   const reference = { faults: [], ...(raw.reference as Partial<ReferenceSettings> | undefined) };
   return { run, targets, reference, useReference: Object.keys(targets).length === 0, sources };
@@ -314,6 +316,10 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 
 /** The configuration as it may appear in a report or a log: every secret replaced. */
 export function printableConfig(config: Config): unknown {
-  // `secret`, `clientSecret` and `tokens` are secret-named fields; every registered secret is hidden wherever it is
-  return redactValue(config);
+  // `secret`, `clientSecret` and `tokens` are secret-named fields; every registered secret is hidden wherever it is;
+  // extra header values are hidden whatever their length (their names stay, to show which headers were sent)
+  const targets = Object.fromEntries(
+    Object.entries(config.targets).map(([api, t]) => [api, t === undefined ? t : { ...t, headers: Object.fromEntries(Object.keys(t.headers).map((h) => [h, REDACTED])) }]),
+  );
+  return redactValue({ ...config, targets });
 }

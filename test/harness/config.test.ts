@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_RUN, loadConfig, printableConfig } from '../../harness/config.js';
+import { redactText } from '../../harness/redact.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cc-config-'));
 function file(name: string, content: string): string {
@@ -90,9 +91,14 @@ targets:
   ledger: { url: "http://127.0.0.1:1", auth: { kind: hs256, secret: "top-secret-1", users: { admin: adm } } }
   scan: { url: "http://127.0.0.1:2", auth: { kind: oauth2, tokenUrl: "http://127.0.0.1:3/token", clients: { reader: { clientId: id1, clientSecret: "top-secret-2" } } } }
   validator: { url: "http://127.0.0.1:4", auth: { kind: static, tokens: { user: "top-secret-3" } } }
+  registry: { url: "http://127.0.0.1:5", headers: { X-Auth-Token: "top-secret-4", X-Tenant: "t1" } }
 `);
-    const text = JSON.stringify(printableConfig(load({ config: p })));
-    expect(text).not.toMatch(/top-secret/);
+    const config = load({ config: p });
+    const text = JSON.stringify(printableConfig(config));
+    expect(text).not.toMatch(/top-secret|"t1"/);
+    expect(text).toContain('"X-Auth-Token":"<redacted>"');
+    // a header value is a secret everywhere, not only in the printed config
+    expect(redactText('curl -H "X-Auth-Token: top-secret-4"')).not.toContain('top-secret-4');
     expect(text).toContain('adm');
     expect(text).toContain('"user":"<redacted>"');
   });
