@@ -231,8 +231,15 @@ class Check implements CheckContext {
     if (opId === undefined) return;
     const operation = this.schemas.operation(x.api, opId);
     const { failures, judged } = runGenericChecks({ exchange: x, operation, schemas: this.schemas });
-    for (const r of judged) this.judged.add(r);
-    this.collect(failures);
+    // a requirement the target switched off, or one outside its version, is not judged by the generic checks either
+    const target = this.config.targets[x.api];
+    const catalogue = loadCatalogue(this.config.internal?.catalogueDir);
+    const judgedHere = (id: string) => {
+      const r = catalogue.byId.get(id);
+      return target === undefined || r === undefined || notJudgedOn(target, r) === undefined;
+    };
+    for (const r of judged) if (judgedHere(r)) this.judged.add(r);
+    this.collect(failures.filter((f) => judgedHere(f.requirement)));
   }
 
   fail(message: string, o: { requirement?: string; exchange?: Exchange } = {}): never {
@@ -364,21 +371,32 @@ function tokenProvider(api: Api, target: TargetConfig, config: Config): TokenPro
   return p;
 }
 
-/** Why a declared check does not run against this target, or undefined when it runs. */
+/** Why a requirement is not judged on this target (switched off by its configuration, or outside its version range). */
+export function notJudgedOn(target: TargetConfig, r: Requirement): string | undefined {
+  if (target.disabledRequirements.includes(r.id)) return "disabled by the target's configuration";
+  const range = outOfRange(target.version, r.since, r.until);
+  return range === undefined ? undefined : `version: ${range}`;
+}
+
+const featureOff = (target: TargetConfig, features: readonly string[] | undefined) => (features ?? []).find((f) => target.features[f] === false);
+
+/**
+ * Why a declared check does not run against this target, or undefined when it runs: none of its requirements is judged
+ * here, or a feature it (or one of its judged requirements) needs is switched off. A check runs whole or not at all,
+ * since its body exercises every requirement it names.
+ */
 export function gate(decl: CheckDeclaration, config: Config, requirements: Requirement[]): string | undefined {
   const target = config.targets[decl.api];
   if (target === undefined) return `no ${decl.api} target configured`;
-  for (const f of decl.features ?? []) {
-    if (target.features[f] === false) return `feature ${f} is switched off for this target`;
+  const declaredOff = featureOff(target, decl.features);
+  if (declaredOff !== undefined) return `feature ${declaredOff} is switched off for this target`;
+  const judged = requirements.filter((r) => notJudgedOn(target, r) === undefined);
+  if (judged.length === 0) {
+    if (requirements.every((r) => target.disabledRequirements.includes(r.id))) return `requirement ${decl.requirements.join(', ')} disabled by the target's configuration`;
+    return notJudgedOn(target, requirements.find((r) => !target.disabledRequirements.includes(r.id))!);
   }
-  const active = requirements.filter((r) => !target.disabledRequirements.includes(r.id));
-  if (active.length === 0) return `requirement ${decl.requirements.join(', ')} disabled by the target's configuration`;
-  const reasons = active.map((r) => outOfRange(target.version, r.since, r.until));
-  if (reasons.every((r) => r !== undefined)) return `version: ${reasons[0]}`;
-  for (const r of active) {
-    for (const f of r.features ?? []) if (target.features[f] === false) return `feature ${f} is switched off for this target`;
-  }
-  return undefined;
+  const off = judged.map((r) => featureOff(target, r.features)).find((f) => f !== undefined);
+  return off === undefined ? undefined : `feature ${off} is switched off for this target`;
 }
 
 function verdictOf(check: Check, thrown: unknown): { verdict: Verdict; reason?: string; error?: string } {
@@ -445,9 +463,8 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
     // a check runs when one of its requirements applies; the others it names are not judged on this target
     const target = config.targets[decl.api]!;
     const inapplicable = requirements.flatMap((r) => {
-      if (target.disabledRequirements.includes(r.id)) return [{ requirement: r.id, reason: "disabled by the target's configuration" }];
-      const range = outOfRange(target.version, r.since, r.until);
-      return range === undefined ? [] : [{ requirement: r.id, reason: `version: ${range}` }];
+      const reason = notJudgedOn(target, r);
+      return reason === undefined ? [] : [{ requirement: r.id, reason }];
     });
     if (inapplicable.length > 0) m.inapplicable = inapplicable;
     const check = new Check(decl, config);
