@@ -20,7 +20,10 @@ export function sendError(reply: FastifyReply, status: number, error: string): F
 
 export function installJsonErrors(app: FastifyInstance): void {
   // Bodies of any content type are read as JSON (an empty body is no body), so a missing or odd content type is a 400
-  // for bad JSON rather than a 415 the interfaces do not document.
+  // for bad JSON rather than a 415 the interfaces do not document. fastify's own application/json and text/plain
+  // parsers are removed first (in this scope only), so every content type is decoded alike: an empty JSON body is no
+  // body, and JSON sent as text/plain is JSON.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') {

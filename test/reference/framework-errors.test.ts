@@ -40,3 +40,25 @@ describe('malformed URLs', () => {
     expect(x.status).toBe(200);
   });
 });
+
+describe('request bodies of the scan, validator and registry scopes', () => {
+  // POST /v0/events takes a JSON body whose fields are all optional but page_size
+  const post = async (type: string | undefined, body: string) => {
+    const r = await fetch(`${server.urls.scan}/v0/events`, { method: 'POST', body, headers: type === undefined ? {} : { 'content-type': type } });
+    return { status: r.status, text: await r.text() };
+  };
+
+  it('decodes JSON alike whatever the content type says', async () => {
+    const body = JSON.stringify({ page_size: 1 });
+    const statuses = await Promise.all([post('application/json', body), post('text/plain', body), post('application/x-anything', body), post(undefined, body)]);
+    expect(statuses.map((s) => s.status)).toEqual([200, 200, 200, 200]);
+  });
+
+  it('answers malformed JSON with 400 {error} under every content type', async () => {
+    for (const type of ['application/json', 'text/plain']) {
+      const x = await post(type, '{"page_size": ');
+      expect(x.status).toBe(400);
+      expect(typeof (JSON.parse(x.text) as { error?: unknown }).error).toBe('string');
+    }
+  });
+});
