@@ -3,6 +3,7 @@
  * model-based tests alike through `expectConformant`. Each failure names the requirement it is evidence against.
  */
 import type { Exchange } from './http.js';
+import { redactText } from './redact.js';
 import type { OperationInfo, SchemaRegistry } from './schemas.js';
 import type { FailureRecord } from './types.js';
 
@@ -153,7 +154,8 @@ export function runGenericChecks(input: CheckInput, checks: readonly GenericChec
     const j = c.run(input);
     if (j === undefined) continue;
     judged.push(j.requirement);
-    if (j.message !== undefined) failures.push({ requirement: j.requirement, message: j.message, check: c.name, exchange: input.exchange.record });
+    // a message may quote the body (a schema error shows the offending value): redacted like the recorded exchange
+    if (j.message !== undefined) failures.push({ requirement: j.requirement, message: redactText(j.message), check: c.name, exchange: input.exchange.record });
   }
   return { failures, judged };
 }

@@ -69,14 +69,19 @@ export function buildUrl(baseUrl: string, path: string, query?: HttpRequest['que
   return url.toString();
 }
 
-function cut(text: string): { body: string; truncated: boolean } {
-  if (text.length <= RECORD_BODY_LIMIT) return { body: text, truncated: false };
-  return { body: `${text.slice(0, RECORD_BODY_LIMIT)}...`, truncated: true };
+/** Room past the cut that is redacted too, so a secret or token that straddles the cut is hidden whole. */
+const REDACT_MARGIN = 4096;
+
+/** The recorded form of a body: redacted, then cut to RECORD_BODY_LIMIT characters. */
+function redactedCut(text: string): { body: string; truncated: boolean } {
+  if (text.length <= RECORD_BODY_LIMIT) return { body: redactText(text), truncated: false };
+  const redacted = redactText(text.slice(0, RECORD_BODY_LIMIT + REDACT_MARGIN));
+  return { body: `${redacted.slice(0, RECORD_BODY_LIMIT)}...`, truncated: true };
 }
 
 function describeBody(body: string | Uint8Array | undefined): string | undefined {
   if (body === undefined) return undefined;
-  if (typeof body === 'string') return redactText(cut(body).body);
+  if (typeof body === 'string') return redactedCut(body).body;
   return `<${body.byteLength} bytes of binary data>`;
 }
 
@@ -117,17 +122,21 @@ export class HttpClient {
     const origin = new URL(url).origin;
     try {
       const streak = timeoutsInARow.get(origin);
-      if (streak !== undefined && streak.count >= TIMEOUTS_BEFORE_FAST_FAIL && Date.now() - streak.lastAt < PROBE_AFTER_MS) {
-        throw new TransportError(`${redactText(origin)} did not answer ${TIMEOUTS_BEFORE_FAST_FAIL} requests in a row within ${this.options.timeoutMs} ms; not waiting again`);
+      if (streak !== undefined && streak.count >= TIMEOUTS_BEFORE_FAST_FAIL) {
+        if (Date.now() - streak.lastAt < PROBE_AFTER_MS) {
+          throw new TransportError(`${redactText(origin)} did not answer ${TIMEOUTS_BEFORE_FAST_FAIL} requests in a row within ${this.options.timeoutMs} ms; not waiting again`);
+        }
+        // this request is the probe: the others keep failing fast until it is answered or times out
+        streak.lastAt = Date.now();
       }
       const { status, resHeaders, text } = await this.transmit(url, req.method, headers, body);
       timeoutsInARow.delete(origin);
       record.durationMs = Math.round((performance.now() - t0) * 10) / 10;
-      const recorded = cut(text);
+      const recorded = redactedCut(text);
       record.response = {
         status,
         headers: redactHeaders(resHeaders),
-        body: redactText(recorded.body),
+        body: recorded.body,
         ...(recorded.truncated ? { bodyTruncated: true } : {}),
       };
       this.options.onExchange?.(record);

@@ -40,6 +40,17 @@ describe('HTTP client', () => {
     expect(curlFor(r)).toContain('${SCAN_TOKEN}');
   });
 
+  it('redacts a secret that straddles the cut of a recorded body', async () => {
+    const records: ExchangeRecord[] = [];
+    const secret = 'straddling-secret-value-0123456789';
+    registerSecret(secret);
+    const body = `${'x'.repeat(8 * 1024 - 10)}${secret}${'y'.repeat(100)}`;
+    await client({}, records).send({ method: 'POST', path: '/v0/items', query: { mode: 'ok' }, body, headers: { 'content-type': 'text/plain' } });
+    const recorded = records[0]!.request.body ?? '';
+    expect(recorded.length).toBeLessThan(body.length);
+    expect(recorded).not.toContain(secret.slice(0, 10));
+  });
+
   it('times out a request that gets no answer, within the configured time', async () => {
     const started = Date.now();
     await expect(client({ timeoutMs: 300 }).send({ method: 'GET', path: '/v0/items', query: { mode: 'hang' } })).rejects.toThrow(/within 300 ms/);
