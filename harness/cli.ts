@@ -51,11 +51,6 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       // commander sets negatable flags to true when absent: only an explicit --no-x overrides the config file
       const flags = { ...opts, html: opts.html === false ? false : undefined, compare: opts.compare === true ? undefined : opts.compare } as ConfigFlags;
       const config = loadConfig({ flags });
-      if (config.run.baseline !== undefined) {
-        const { loadBaseline } = await import('./reporting/baseline.js');
-        const { loadCatalogue } = await import('./catalogue.js');
-        loadBaseline(config.run.baseline, loadCatalogue());
-      }
       if (!config.useReference && config.reference.faults.length > 0) {
         throw new UsageError('--fault applies only to the embedded reference server, but a target URL is configured');
       }
@@ -290,12 +285,8 @@ function selftestCommand(program: Command, done: Done, out: (s: string) => void)
     .option('--reports-dir <dir>', 'mutation.json and mutation.md go to <dir>/selftest/ (default: reports)')
     .addHelpText('after', '\nExit codes:\n  0  the clean run is clean and every fault is detected or a known gap\n  1  otherwise\n  2  bad usage')
     .action(done(async (opts: { fault?: string[]; reportsDir?: string }) => {
-      const { plantedFaults, runSelfTest } = await import('./selftest.js');
-      if (opts.fault !== undefined) {
-        const known = new Set((await plantedFaults()).map((f) => f.name));
-        const unknown = opts.fault.filter((f) => !known.has(f));
-        if (unknown.length > 0) throw new UsageError(`unknown fault ${unknown.join(', ')}; "canton-conformance faults" lists them`);
-      }
+      const { runSelfTest } = await import('./selftest.js');
+      await validateSelection([], opts.fault ?? []);
       const result = await runSelfTest({
         write: out,
         ...(opts.fault !== undefined ? { faults: opts.fault } : {}),

@@ -236,9 +236,3 @@ export function curlFor(x: ExchangeRecord): string {
   if (x.request.body !== undefined) parts.push('--data-raw', q(x.request.body));
   return parts.join(' ');
 }
-
-export async function closeHttp(): Promise<void> {
-  const a = sharedAgent;
-  sharedAgent = undefined;
-  await a?.close();
-}

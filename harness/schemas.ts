@@ -36,8 +36,6 @@ export interface OperationInfo {
   since?: string;
   until?: string;
   responses: Record<string, ResponseInfo>;
-  /** path template as a regex, for finding the operation of a recorded request */
-  pattern: RegExp;
 }
 
 const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -110,7 +108,6 @@ export class SchemaRegistry {
             ...(typeof r['x-requirement'] === 'string' ? { requirement: r['x-requirement'] } : {}),
           };
         }
-        const pattern = new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`);
         this.ops.set(`${api}:${operationId}`, {
           api,
           operationId,
@@ -120,7 +117,6 @@ export class SchemaRegistry {
           ...(typeof op['x-since'] === 'string' ? { since: op['x-since'] } : {}),
           ...(typeof op['x-until'] === 'string' ? { until: op['x-until'] } : {}),
           responses,
-          pattern,
         });
       }
     }
@@ -141,12 +137,6 @@ export class SchemaRegistry {
   hasOperation(api: Api, operationId: string): boolean {
     this.load(api);
     return this.ops.has(`${api}:${operationId}`);
-  }
-
-  /** The operation a request path and method belong to (path relative to the base URL, no query). */
-  findOperation(api: Api, method: string, path: string): OperationInfo | undefined {
-    const m = method.toUpperCase();
-    return this.operations(api).find((o) => o.method === m && o.pattern.test(path));
   }
 
   /** The documented response for a status: the exact code, else its class (e.g. 4XX). */
