@@ -4,7 +4,7 @@
  */
 import { createWorld } from '../world.js';
 import { FaultSet } from '../faults.js';
-import type { ReferenceContext, ReferenceOptions } from '../index.js';
+import { resolveReferenceOptions, type ReferenceContext, type ReferenceOptions } from '../index.js';
 import { VALIDATOR_ENTRY_INDICES, VALIDATOR_EXPIRED_INDEX } from './ans.js';
 import { FEATURED_PROVIDER_NAMES } from './contracts.js';
 import { party } from './seed.js';
@@ -40,34 +40,26 @@ export interface ReferenceFixtures {
 
 export function referenceFixtures(o: Pick<ReferenceOptions, 'size'> = {}): ReferenceFixtures {
   const world = createWorld();
-  const ctx = {
-    world,
-    faults: new FaultSet(),
-    options: {
-      host: '127.0.0.1',
-      port: 0,
-      faults: [],
-      ledgerVersion: '3.5',
-      trafficEnforcement: true,
-      scanVersion: '0.8.0',
-      size: { ansEntries: o.size?.ansEntries ?? 200, validatorLicenses: o.size?.validatorLicenses ?? 120 },
-      transferLegs: 25,
-      jwtSecret: 'unused',
-    },
-  } satisfies ReferenceContext;
-  const data = sharedScanData(ctx);
+  // the server's own defaults, so the two cannot drift apart
+  const ctx = { world, faults: new FaultSet(), options: resolveReferenceOptions({ size: o.size ?? {} }) } satisfies ReferenceContext;
   const reg = registryState(ctx);
-  const now = Date.now();
-  const owned = VALIDATOR_ENTRY_INDICES.filter((i) => i < data.ans.size);
+  // the scan and validator parts build the whole ANS and license stores: only when asked for
+  let scanData: ReturnType<typeof sharedScanData> | undefined;
+  const data = () => (scanData ??= sharedScanData(ctx));
   return {
     scan: { updateIds: scanFixtureIds() },
-    validator: {
-      user: 'validator_user',
-      party: data.validatorParty,
-      activeEntryNames: owned.filter((i) => data.ans.isActive(i, now)).map((i) => data.ans.name(i)),
-      expiredEntryName: VALIDATOR_EXPIRED_INDEX < data.ans.size ? data.ans.name(VALIDATOR_EXPIRED_INDEX) : undefined,
-      featuredProviders: FEATURED_PROVIDER_NAMES.map((n) => party(world, n)),
-      unfeaturedProvider: party(world, 'alice'),
+    get validator() {
+      const d = data();
+      const now = Date.now();
+      const owned = VALIDATOR_ENTRY_INDICES.filter((i) => i < d.ans.size);
+      return {
+        user: 'validator_user',
+        party: d.validatorParty,
+        activeEntryNames: owned.filter((i) => d.ans.isActive(i, now)).map((i) => d.ans.name(i)),
+        expiredEntryName: VALIDATOR_EXPIRED_INDEX < d.ans.size ? d.ans.name(VALIDATOR_EXPIRED_INDEX) : undefined,
+        featuredProviders: FEATURED_PROVIDER_NAMES.map((n) => party(world, n)),
+        unfeaturedProvider: party(world, 'alice'),
+      };
     },
     registry: {
       admin: reg.admin,
