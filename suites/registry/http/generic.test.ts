@@ -5,7 +5,7 @@
  */
 import { describe } from 'vitest';
 import { conformance } from '../../../harness/conformance.js';
-import { KIND, factoryChoiceArguments, instructionIds, isObject, stableInstructionIds } from '../../../harness/fixtures/registry.js';
+import { KIND, factoryChoiceArguments, instructionIds, isObj, stableInstructionIds } from '../../../harness/fixtures/registry.js';
 import { factoryRequest, hasTransferLegs } from '../../../generators/registry/GetFactoryRequest.js';
 
 /** an id shaped like a contract id that names no contract (00, 64 hex digits, a suffix) */
@@ -35,7 +35,7 @@ describe('registry HTTP', () => {
         await call(UNKNOWN_ID, { excludeDebugFields: true });
       }
       const args = t.fixture<unknown>('allocationFactoryChoiceArguments');
-      if (isObject(args) && hasTransferLegs(args)) {
+      if (isObj(args) && hasTransferLegs(args)) {
         const template = factoryChoiceArguments(t);
         await t.call('getAllocationFactory', { json: factoryRequest(template, 1, false) });
         await t.call('getAllocationFactory', { json: factoryRequest(template, 1, true) });

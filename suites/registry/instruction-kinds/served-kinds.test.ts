@@ -5,7 +5,7 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
-import { KIND, factoryChoiceArguments, instructionIds, isObject } from '../../../harness/fixtures/registry.js';
+import { KIND, factoryChoiceArguments, instructionIds, isObj } from '../../../harness/fixtures/registry.js';
 import { factoryRequest, hasTransferLegs } from '../../../generators/registry/GetFactoryRequest.js';
 
 /** One valid request per configured endpoint: [label, requirement its path belongs to, exchange]. */
@@ -20,7 +20,7 @@ async function probe(t: CheckContext): Promise<Array<[string, string, Exchange]>
     out.push(['allocation-instruction withdraw (/registry/allocation-instruction/v2)', 'registry.versioning.allocation-endpoints-added', await t.call(KIND.allocation.operation, { params: { [KIND.allocation.param]: allocation }, json: {} })]);
   }
   const args = t.fixture<unknown>('allocationFactoryChoiceArguments');
-  if (isObject(args) && hasTransferLegs(args)) {
+  if (isObj(args) && hasTransferLegs(args)) {
     out.push(['allocation factory (/registry/allocation-instruction/v2)', 'registry.versioning.allocation-endpoints-added', await t.call('getAllocationFactory', { json: factoryRequest(factoryChoiceArguments(t), 1) })]);
   }
   if (out.length === 0) t.skip('no instruction ids or factory choice arguments configured (registry fixtures)');

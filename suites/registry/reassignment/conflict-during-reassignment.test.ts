@@ -18,7 +18,7 @@ import {
   KIND,
   disclosedContractsOf,
   factoryChoiceArguments,
-  isObject,
+  isObj,
   reassignableInstructionId,
   stableInstructionIds,
   validFactory,
@@ -68,10 +68,10 @@ async function reassign(t: CheckContext, m: Mover, command: Command, conform = t
 function assignedBlobOf(x: Exchange, cid: string): string | undefined {
   const events = (x.json as { reassignment?: { events?: unknown[] } } | undefined)?.reassignment?.events ?? [];
   for (const e of events) {
-    if (!isObject(e)) continue;
+    if (!isObj(e)) continue;
     const a = e.JsAssignmentEvent ?? e;
-    const created = isObject(a) ? a.createdEvent : undefined;
-    if (isObject(created) && created.contractId === cid && typeof created.createdEventBlob === 'string' && created.createdEventBlob !== '') return created.createdEventBlob;
+    const created = isObj(a) ? a.createdEvent : undefined;
+    if (isObj(created) && created.contractId === cid && typeof created.createdEventBlob === 'string' && created.createdEventBlob !== '') return created.createdEventBlob;
   }
   return undefined;
 }
@@ -79,9 +79,9 @@ function assignedBlobOf(x: Exchange, cid: string): string | undefined {
 function reassignmentIdOf(x: Exchange): string | undefined {
   const events = (x.json as { reassignment?: { events?: unknown[] } } | undefined)?.reassignment?.events ?? [];
   for (const e of events) {
-    if (!isObject(e)) continue;
+    if (!isObj(e)) continue;
     const u = e.JsUnassignedEvent ?? e;
-    if (isObject(u) && typeof u.reassignmentId === 'string') return u.reassignmentId;
+    if (isObj(u) && typeof u.reassignmentId === 'string') return u.reassignmentId;
   }
   return undefined;
 }
@@ -160,7 +160,7 @@ function factoryMoveCheck(mode: 'conflict' | 'blob'): void {
     },
     async (t) => {
       const own = t.fixture<unknown>('factoryReassignmentChoiceArguments');
-      const args = isObject(own) ? structuredClone(own) : factoryChoiceArguments(t);
+      const args = isObj(own) ? structuredClone(own) : factoryChoiceArguments(t);
       const m = await mover(t, { user: 'factoryReassignmentUser', submitter: 'factoryReassignmentSubmitter', of: "the allocation factory's disclosed contracts (the registry admin)" });
       const body = { choiceArguments: args, excludeDebugFields: true };
       const before = await validFactory(t, body);
