@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import type { World } from '../world.js';
 
-/** hex sha-256 of a seed string */
-export function hashHex(seed: string): string {
+/** hex sha-256 of a seed string (or of bytes) */
+export function hashHex(seed: string | Buffer): string {
   return createHash('sha256').update(seed).digest('hex');
 }
 
@@ -29,18 +29,6 @@ export function updateId(seed: string): string {
 export function createdEventBlob(seed: string, payload: unknown): string {
   const body = JSON.stringify({ seed, payload });
   return Buffer.from(`\x0a\x20${hashHex(`blob:${seed}`)}${body}`, 'utf8').toString('base64');
-}
-
-/** a small seeded PRNG (mulberry32) */
-export function prng(seed: string): () => number {
-  let a = parseInt(hashHex(`prng:${seed}`).slice(0, 8), 16) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The fixed origin of all seeded timestamps. */

@@ -1,5 +1,5 @@
 /** Syntax of the identifiers the ledger validates, and the deterministic hashes it derives ids from. */
-import { createHash } from 'node:crypto';
+import { hashHex } from '../data/seed.js';
 
 /** 1 to 128 characters of ASCII alphanumerics and @^$.!`-#+'~_|:() (FACTS.md, users). */
 const USER_ID = /^[a-zA-Z0-9@^$.!`\-#+'~_|:()]{1,128}$/;
@@ -27,6 +27,6 @@ export const isPartyHint = (s: string) => HINT.test(s);
 const PACKAGE_ID = /^[a-zA-Z0-9\-_ ]{1,64}$/;
 export const isPackageId = (s: string) => PACKAGE_ID.test(s);
 
-export const sha256hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+export const sha256hex = hashHex;
 /** A Canton fingerprint: multihash prefix 1220 (sha-256, 32 bytes) and the hex digest. */
 export const fingerprint = (data: string | Buffer) => `1220${sha256hex(data)}`;

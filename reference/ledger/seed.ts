@@ -110,23 +110,3 @@ export function seedLedger(state: LedgerState): void {
   seedPackages(state);
   seedTransactions(state);
 }
-
-/** What a test writer can rely on in the seeded ledger (contract and update ids are derived deterministically). */
-export const LEDGER_FIXTURES = {
-  users: { admin: 'participant_admin', validator: 'validator_user', alice: 'alice_user', bob: 'bob_user', dso: DSO_USER },
-  /** seeded party names in World.parties; those in the participant namespace are allocated on the participant */
-  partyNames: ['alice', 'bob', 'charlie', 'validator', 'dso'],
-  identityProviders: ['', 'reference-idp'],
-  iouTemplate: IOU_TEMPLATE,
-  otherParticipantId: OTHER_PARTICIPANT_ID,
-  /** seeded transactions: the ledger end right after start */
-  seededLedgerEnd: 6,
-  offsets: {
-    aliceIouCreated: 1,
-    bobIouWithAliceObserver: 2,
-    iouCreatedThenArchived: 3,
-    iouArchived: 4,
-    aliceIouOnSecondSynchronizer: 5,
-    transientIou: 6,
-  },
-} as const;

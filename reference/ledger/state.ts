@@ -3,6 +3,7 @@
  * store and vetting topology, pending reassignments, traffic accounts, allocated parties, command deduplication.
  */
 import type { ContractRecord, World } from '../world.js';
+import { isoMicros } from '../data/seed.js';
 
 /** A package known to (uploaded to) this participant: only these have a name and version in vetting listings. */
 export interface PackageInfo {
@@ -214,8 +215,5 @@ export function lowerBound(sorted: string[], key: string): number {
   return lo;
 }
 
-export function microsIso(micros: number): string {
-  const ms = Math.floor(micros / 1000);
-  const frac = String(micros % 1_000_000).padStart(6, '0');
-  return `${new Date(ms).toISOString().slice(0, 19)}.${frac}Z`;
-}
+/** ISO-8601 with six fractional digits, as the ledger shows times (the same format as the scan data's) */
+export const microsIso = isoMicros;
