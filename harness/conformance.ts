@@ -165,6 +165,8 @@ class Check implements CheckContext {
   /** declared requirements nothing in this check could judge, with why */
   readonly unobserved: Array<{ requirement: string; reason: string }> = [];
   requests = 0;
+  /** properties share what is left of 80% of the check's time, so the check ends (and cleans up) within its limit */
+  private readonly propertyDeadline: number;
   firstRequestAt: string | undefined;
   lastResponseAt: string | undefined;
   /** failures collected inside one property run, which turn that run into a failing one */
@@ -177,6 +179,7 @@ class Check implements CheckContext {
     readonly decl: CheckDeclaration,
     readonly config: Config,
   ) {
+    this.propertyDeadline = performance.now() + config.run.checkTimeoutMs * 0.8;
     this.seed = (config.run.seed + hash32(decl.id)) % 2 ** 31;
     this.schemas = config.internal?.specsDir !== undefined ? schemaRegistry(config.internal.specsDir) : schemaRegistry();
   }
@@ -272,7 +275,7 @@ class Check implements CheckContext {
 
   async property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o: PropertyOptions = {}): Promise<void> {
     const numRuns = o.runs ?? this.config.run.runs;
-    const budget = Math.max(1000, Math.floor(this.config.run.checkTimeoutMs * 0.8));
+    const budget = Math.max(1000, Math.floor(this.propertyDeadline - performance.now()));
     let broken: TransportError | undefined;
     const details = await fc.check(
       fc.asyncProperty(arb, async (value) => {
@@ -470,10 +473,17 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
     const check = new Check(decl, config);
     await allure.parameter('seed', String(check.seed));
     let thrown: unknown;
+    // the body is cut off at the check's time limit, so that its clean-up still runs before the test runner gives up
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the check did not finish within ${config.run.checkTimeoutMs} ms (run.checkTimeoutMs)`)), config.run.checkTimeoutMs);
+    });
     try {
-      await body(check);
+      await Promise.race([body(check), limit]);
     } catch (e) {
       thrown = e;
+    } finally {
+      clearTimeout(timer);
     }
     const cleanupProblems = await check.cleanUp();
     let outcome = verdictOf(check, thrown);

@@ -18,7 +18,7 @@ describe('a run over one check of each verdict kind', () => {
     server = await startMiniServer();
     reports = mkdtempSync(join(tmpdir(), 'cc-verdicts-'));
     const config: Config = {
-      run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: reports, html: false, timeoutMs: 400, runs: 50, seed: 7 },
+      run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: reports, html: false, timeoutMs: 400, checkTimeoutMs: 2000, runs: 50, seed: 7 },
       targets: {
         scan: { url: server.url, version: '1.0', auth: { kind: 'static', tokens: { reader: SECRET } }, features: { items: false }, fixtures: {}, disabledRequirements: [], headers: {} },
       },
@@ -56,6 +56,13 @@ describe('a run over one check of each verdict kind', () => {
     expect(byId.get('scan.list-items.rare-status')).toMatchObject({ verdict: 'skipped', reason: 'no response carried the rare status' });
     expect(verdictOf('v.not-observed-then-broken')?.verdict).toBe('fail');
     expect(byId.get('scan.list-items.rare-but-broken')?.verdict).toBe('fail');
+  });
+
+  it('cuts a check off at its time limit as an error, and still runs its clean-up', () => {
+    const c = verdictOf('v.overrun');
+    expect(c?.verdict).toBe('error');
+    expect(c?.error).toContain('did not finish within 2000 ms');
+    expect(c?.exchanges?.some((x) => x.request.url.includes('cleanup=yes'))).toBe(true);
   });
 
   it('attributes a schema failure to the response-schema requirement, naming the field', () => {
