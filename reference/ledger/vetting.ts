@@ -52,6 +52,9 @@ function validateQuery(q: VettingQuery, has: Has): void {
   if (q.pageSize < 0 && has(VF.negative)) q.pageSize = 0;
   if (q.pageSize > MAX_VETTED_PACKAGES_PAGE_SIZE && has(VF.aboveMax)) q.pageSize = MAX_VETTED_PACKAGES_PAGE_SIZE;
   if (q.pageSize < 0) throw err.invalidArgument('page_size must be non-negative');
+  if (q.pageSize > MAX_VETTED_PACKAGES_PAGE_SIZE && has(VF.aboveMax409)) {
+    throw new CantonError('PAGE_SIZE_TOO_LARGE', 'ABORTED', `page_size ${q.pageSize} exceeds the maximum page size of ${MAX_VETTED_PACKAGES_PAGE_SIZE}`);
+  }
   if (q.pageSize > MAX_VETTED_PACKAGES_PAGE_SIZE) {
     throw err.invalidArgument(`page_size ${q.pageSize} exceeds the maximum page size of ${MAX_VETTED_PACKAGES_PAGE_SIZE}`);
   }
@@ -191,7 +194,9 @@ export function listVetted(state: LedgerState, q: VettingQuery, has: Has = none)
   }
   if (has(VF.recordsReversed)) page.reverse();
   if (has(VF.emptyRecord) && page[0] !== undefined) page[0] = { ...page[0], packages: [] };
-  const token = (more || (has(VF.tokenOnLast) && page.length > 0)) && last !== undefined ? encodeToken(last) : '';
+  // the fault: the last page carries a token, and the (empty) page it leads to hands the same token back, so a client
+  // following tokens never reaches a page with an empty one
+  const token = more && last !== undefined ? encodeToken(last) : has(VF.tokenOnLast) ? (last !== undefined ? encodeToken(last) : q.pageToken) : '';
   if (has(VF.emptyResult) && page.length === 0) throw err.notFound('NOT_FOUND', 'No vetted packages match the request');
   return { vettedPackages: page, nextPageToken: token };
 }
@@ -200,9 +205,6 @@ export function vettingRoutes(app: FastifyInstance, ctx: ReferenceContext, state
   const has: Has = (f) => ctx.faults.has(f);
   const handler = (method: 'GET' | 'POST') => async (c: Call) => {
     if (has(method === 'GET' ? VF.getGone : VF.listGone)) throw err.notFound('NOT_FOUND', `The requested resource could not be found: ${method}`);
-    if (method === 'GET' && has(VF.emptyBody) && (c.req.headers['content-length'] ?? '0') === '0' && c.req.headers['transfer-encoding'] === undefined) {
-      throw new MalformedRequest('Invalid value for: body (missing request body)');
-    }
     // Every request field is optional, so an empty body is an empty request.
     let body: Obj;
     try {
@@ -221,6 +223,7 @@ export function vettingRoutes(app: FastifyInstance, ctx: ReferenceContext, state
     const q = decodeQuery(body);
     // Reading vetted packages is a public service: any authenticated user.
     await c.caller();
+    if (method === 'GET' && has(VF.emptyBody) && Object.keys(body).length === 0) throw new MalformedRequest('Invalid value for: body (missing field pageSize)');
     let out: Obj;
     try {
       out = listVetted(state, q, has);

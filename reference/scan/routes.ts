@@ -109,7 +109,11 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
     if (lf.has(LF.schema)) licenses = licenses.map(({ created_event_blob: _b, ...rest }) => rest);
     const body: Record<string, unknown> = { validator_licenses: licenses };
     if (page.next !== undefined && !(after !== undefined && lf.has(LF.tokenDropped))) body.next_page_token = page.next;
-    if (page.next === undefined && licenses.length > 0 && lf.has(LF.tokenOnLast)) body.next_page_token = 1;
+    if (lf.has(LF.tokenLoops) && page.next === undefined) {
+      // the last page of licenses names its last license (sequence number 1); the empty page after it repeats the token
+      if (licenses.length > 0) body.next_page_token = 1;
+      else if (after !== undefined) body.next_page_token = after;
+    }
     return reply.send(body);
   });
 
