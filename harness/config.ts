@@ -255,7 +255,7 @@ function describeError(e: ErrorObject): string {
   const at = e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(top level)';
   switch (e.keyword) {
     case 'additionalProperties':
-      return `${at ? `${at}: ` : ''}unknown setting "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+      return `${at}: unknown setting "${(e.params as { additionalProperty: string }).additionalProperty}"`;
     case 'required':
       return `${at}: missing required setting "${(e.params as { missingProperty: string }).missingProperty}"`;
     case 'pattern':

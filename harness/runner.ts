@@ -180,12 +180,11 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     await reference?.close();
   }
   const finished = new Date();
-  const apis: Api[] = config.run.only.filter((a) => config.targets[a] !== undefined || !config.useReference);
   const knownIds = new Set(expectations.map((e) => e.requirement));
   const agg = aggregate(catalogue, run.checks, config.run.only, config.run.requirements, run.runErrors, knownIds);
   const baseline = config.run.baseline !== undefined ? { file: config.run.baseline, ...applyBaseline(expectations, new Map(agg.requirements.map((r) => [r.id, r.verdict]))) } : undefined;
   const targets: RunReport['targets'] = {};
-  for (const api of apis) {
+  for (const api of config.run.only) {
     const t = config.targets[api];
     if (t !== undefined) targets[api] = { url: t.url, ...(t.version !== undefined ? { version: t.version } : {}), reference: config.useReference };
   }
