@@ -26,7 +26,6 @@ const F = {
   counterIncreases: 'scan-events-counter-repeats',
   singleVerdict: 'scan-events-listing-serves-rejected-verdict',
   stableVerdict: 'scan-events-verdict-restamped',
-  finalizationTime: 'scan-events-finalization-time-number',
   offset: 'scan-events-reassignment-offset-number',
   listSchema: 'scan-list-events-events-missing',
   listPageSize: 'scan-list-events-page-size-max-500',
@@ -52,7 +51,7 @@ registerFaults([
   { name: F.verdictShape, requirement: 'scan.events.verdict-shape', description: 'verdicts come without domain_id' },
   { name: F.verdictResult, requirement: 'scan.events.verdict-result-values', description: 'verdict_result is rendered in lower case (accepted)' },
   { name: F.viewsShape, requirement: 'scan.events.transaction-views-shape', description: 'confirming_parties entries come without threshold' },
-  { name: F.emptyViewHash, requirement: 'scan.events.view-hash-may-be-empty', description: 'the empty view_hash of older data is rendered as null' },
+  { name: F.emptyViewHash, requirement: 'scan.events.transaction-views-shape', description: 'the empty view_hash of older data is rendered as null instead of the empty string' },
   { name: F.trafficShape, requirement: 'scan.events.traffic-summary-shape', description: 'total_traffic_cost is rendered as a string' },
   { name: F.activityShape, requirement: 'scan.events.app-activity-records-shape', description: 'app activity record weights are fractions' },
   { name: F.rootIds, requirement: 'scan.events.root-event-ids-are-keys', description: 'root_event_ids name an event id that events_by_id lacks' },
@@ -65,8 +64,7 @@ registerFaults([
   { name: F.counterIncreases, requirement: 'scan.events.counter-increases', description: 'a second unassignment (and its assignment) repeats counter 1' },
   { name: F.singleVerdict, requirement: 'scan.events.verdict-single-per-update', description: 'POST /v0/events serves the rejected duplicate verdict where GET serves the stored one' },
   { name: F.stableVerdict, requirement: 'scan.events.verdict-stable', description: "a looked-up verdict's finalization_time is re-stamped on every read" },
-  { name: F.finalizationTime, requirement: 'scan.events.finalization-time-per-scan', description: 'finalization_time is rendered as a number of microseconds' },
-  { name: F.offset, requirement: 'scan.events.reassignment-offset-per-node', description: 'a reassignment offset is rendered as a JSON number' },
+  { name: F.offset, requirement: 'scan.events.reassignment-shape', description: 'a reassignment offset is rendered as a JSON number instead of a string' },
   { name: F.listSchema, requirement: 'scan.list-events.response-schema', description: 'POST /v0/events answers {items} instead of {events}' },
   { name: F.listPageSize, requirement: 'scan.list-events.page-size-range-accepted', description: 'POST /v0/events rejects page_size above 500 with 400' },
   { name: F.resolvable, requirement: 'scan.list-events.update-ids-resolvable', description: 'GET /v0/events/{update_id} answers 404 for updates of migration 1 that POST /v0/events lists' },
@@ -128,7 +126,6 @@ export function applyEventFaults(body: Obj, c: EventFaultContext): Obj {
     if (has(F.verdictShape)) delete verdict.domain_id;
     if (has(F.verdictResult) && typeof verdict.verdict_result === 'string') verdict.verdict_result = verdict.verdict_result.replace('VERDICT_RESULT_', '').toLowerCase();
     if (has(F.integers)) verdict.mediator_group = String(verdict.mediator_group);
-    if (has(F.finalizationTime) && typeof verdict.finalization_time === 'string') verdict.finalization_time = Date.parse(verdict.finalization_time) * 1000;
     const views = (isObj(verdict.transaction_views) ? verdict.transaction_views.views : undefined) as Obj[] | undefined;
     for (const v of views ?? []) {
       if (has(F.viewsShape)) for (const cp of (v.confirming_parties as Obj[] | undefined) ?? []) delete cp.threshold;

@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import { discoverScan, isObj, type DiscoveredEvent } from '../../../harness/fixtures/scan.js';
+import { discoverScan, isObj, sameJson, type DiscoveredEvent } from '../../../harness/fixtures/scan.js';
 import { pageLimitWithBounds } from '../../../generators/scan/PageLimits.js';
 
 type Obj = Record<string, unknown>;
@@ -193,17 +193,20 @@ describe('Reassignment counters and verdicts across the event history', () => {
     async (t) => {
       const events = await walked(t);
       // finalization_time is left out: re-stamping it is judged by scan.events.verdict-stable; this rule is about which verdict
-      const core = (v: unknown) => (isObj(v) ? JSON.stringify({ ...v, finalization_time: undefined }) : JSON.stringify(v));
-      const byUpdate = new Map<string, string>();
+      const core = (v: Obj): Obj => {
+        const { finalization_time: _f, ...rest } = v;
+        return rest;
+      };
+      const byUpdate = new Map<string, Obj>();
       let judged = 0;
       for (const x of events) {
-        const seen: unknown[] = [x.listed?.verdict, x.body?.verdict].filter((v) => isObj(v));
+        const seen = [x.listed?.verdict, x.body?.verdict].filter(isObj);
         for (const v of seen) {
-          const id = String((v as Obj).update_id);
+          const id = String(v.update_id);
           const c = core(v);
           const before = byUpdate.get(id);
           judged++;
-          t.expect(before === undefined || before === c, `update ${id}: two different verdicts: ${before} and ${c}`, x.exchange !== undefined ? { exchange: x.exchange } : {});
+          t.expect(before === undefined || sameJson(before, c), `update ${id}: two different verdicts: ${JSON.stringify(before)} and ${JSON.stringify(c)}`, x.exchange !== undefined ? { exchange: x.exchange } : {});
           byUpdate.set(id, c);
         }
       }
