@@ -2,13 +2,13 @@ import { describe } from 'vitest';
 import fc from 'fast-check';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import { connectedSynchronizers } from '../../../harness/fixtures/ledger.js';
+import { tryAllVettingRecords } from '../../../harness/fixtures/ledger-vetting.js';
 import {
   ed25519DerKey,
   invalidEmptyKeyData,
   invalidKeyEnum,
   invalidNegativeThreshold,
   listedKey,
-  participantUid,
   partyHint,
 } from '../../../generators/ledger/topology.js';
 
@@ -18,6 +18,21 @@ async function synchronizer(t: CheckContext): Promise<string> {
   const s = t.fixture<string>('synchronizerId') ?? (await connectedSynchronizers(t))[0];
   if (s === undefined) t.skip('the participant is connected to no synchronizer');
   return s;
+}
+
+const uidOf = (participantId: string) => participantId.replace(/^PAR::/, '');
+
+/**
+ * The UID of a participant the target lists in its vetting records (participantId PAR::<uid>), preferring one other
+ * than the answering participant (its id from GET /v2/parties/participant-id, real API, when served).
+ */
+async function otherParticipantUid(t: CheckContext): Promise<string | { why: string }> {
+  const records = await tryAllVettingRecords(t);
+  if (typeof records === 'string') return { why: `no participant to name twice: ${records}` };
+  const x = await t.client.raw({ method: 'GET', path: '/v2/parties/participant-id', operationId: 'getParticipantId (real API, not in SPEC.md)', token: await t.client.token(undefined) });
+  const local = (x.json as { participantId?: unknown } | undefined)?.participantId;
+  const uids = [...new Set(records.map((r) => uidOf(r.participantId)))].filter((u) => u !== '' && (typeof local !== 'string' || u !== uidOf(local)));
+  return uids[0] ?? { why: 'the vetting listing names no participant other than the answering one: no known participant to name twice' };
 }
 
 const generate = (t: CheckContext, json: Record<string, unknown>) => t.call('generateExternalPartyTopology', { json });
@@ -145,8 +160,10 @@ describe('POST /v2/parties/external/generate-topology', () => {
       }, { runs: t.scaledRuns(4) });
       t.expectStatus(await generate(t, { ...base, partyHint: '' }), 400, { requirement: `${P}.empty-party-hint-rejected` });
       t.expectStatus(await generate(t, { ...base, synchronizer: `cc-unknown-sync::1220${'cd'.repeat(32)}` }), 400, { requirement: `${P}.unknown-synchronizer-rejected` });
-      const [uid] = fc.sample(participantUid(), { seed: t.seed, numRuns: 1 });
-      t.expectStatus(await generate(t, { ...base, otherConfirmingParticipantUids: [uid], observingParticipantUids: [uid] }), 400, { requirement: `${P}.duplicate-participants-rejected` });
+      // a participant the target knows, named twice: a made-up one could be refused for being unknown instead
+      const uid = await otherParticipantUid(t);
+      if (typeof uid !== 'string') t.notObserved(`${P}.duplicate-participants-rejected`, uid.why);
+      else t.expectStatus(await generate(t, { ...base, otherConfirmingParticipantUids: [uid], observingParticipantUids: [uid] }), 400, { requirement: `${P}.duplicate-participants-rejected` });
     },
   );
 });
