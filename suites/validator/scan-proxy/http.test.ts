@@ -1,48 +1,34 @@
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { conformance } from '../../../harness/conformance.js';
 import { invalidIntegerText, invalidPathOrQueryText } from '../../../generators/scan/Malformed.js';
+import { pathPrefixCheck, robustnessCheck } from '../../v0-http-checks.js';
 
 describe('Validator HTTP behaviour', () => {
-  conformance(
+  robustnessCheck(
     {
       id: 'validator.http.robustness',
-      title: 'answers valid and malformed requests with documented statuses, content types and error bodies, never 5xx',
       api: 'validator',
       operations: ['listOwnedAnsEntries', 'getOpenAndIssuingMiningRounds', 'getFeaturedAppRight', 'listScanProxyAnsEntries'],
       requirements: ['validator.http.no-server-error', 'validator.http.documented-status', 'validator.http.documented-content-type', 'validator.errors.error-body'],
     },
-    async (t) => {
-      const request = fc.oneof(
-        fc.record({ op: fc.constant('listOwnedAnsEntries'), token: fc.option(invalidPathOrQueryText(), { nil: undefined }) }),
-        fc.record({ op: fc.constant('getOpenAndIssuingMiningRounds') }),
-        fc.record({ op: fc.constant('getFeaturedAppRight'), party: invalidPathOrQueryText() }),
-        fc.record({ op: fc.constant('listScanProxyAnsEntries'), prefix: fc.option(invalidPathOrQueryText(), { nil: undefined }), size: fc.oneof(invalidIntegerText(), fc.constant('10')) }),
-      );
-      await t.property(request, async (r) => {
-        if (r.op === 'listOwnedAnsEntries') await t.call('listOwnedAnsEntries', { auth: r.token === undefined ? 'none' : { token: r.token.replace(/[^\x21-\x7e]/g, '_').slice(0, 2000) } });
-        else if (r.op === 'getOpenAndIssuingMiningRounds') await t.call('getOpenAndIssuingMiningRounds');
-        else if (r.op === 'getFeaturedAppRight') await t.call('getFeaturedAppRight', { params: { provider_party_id: r.party } });
-        else await t.call('listScanProxyAnsEntries', { query: { page_size: r.size, ...(r.prefix !== undefined ? { name_prefix: r.prefix } : {}) } });
-      }, { runs: t.config.run.runs });
+    async () =>
+      fc.oneof(
+        fc.record({ op: fc.constant('listOwnedAnsEntries' as const), token: fc.option(invalidPathOrQueryText(), { nil: undefined }) }),
+        fc.record({ op: fc.constant('getOpenAndIssuingMiningRounds' as const) }),
+        fc.record({ op: fc.constant('getFeaturedAppRight' as const), party: invalidPathOrQueryText() }),
+        fc.record({ op: fc.constant('listScanProxyAnsEntries' as const), prefix: fc.option(invalidPathOrQueryText(), { nil: undefined }), size: fc.oneof(invalidIntegerText(), fc.constant('10')) }),
+      ),
+    (t, r) => {
+      if (r.op === 'listOwnedAnsEntries') return t.call('listOwnedAnsEntries', { auth: r.token === undefined ? 'none' : { token: r.token.replace(/[^\x21-\x7e]/g, '_').slice(0, 2000) } });
+      if (r.op === 'getOpenAndIssuingMiningRounds') return t.call('getOpenAndIssuingMiningRounds');
+      if (r.op === 'getFeaturedAppRight') return t.call('getFeaturedAppRight', { params: { provider_party_id: r.party } });
+      return t.call('listScanProxyAnsEntries', { query: { page_size: r.size, ...(r.prefix !== undefined ? { name_prefix: r.prefix } : {}) } });
     },
   );
 
-  conformance(
-    {
-      id: 'validator.versioning.path-prefix',
-      title: 'serves every endpoint under /v0',
-      api: 'validator',
-      operations: ['listOwnedAnsEntries', 'getOpenAndIssuingMiningRounds', 'listScanProxyAnsEntries'],
-      requirements: ['validator.versioning.path-prefix'],
-    },
-    async (t) => {
-      const xs = [
-        await t.call('getOpenAndIssuingMiningRounds'),
-        await t.call('listScanProxyAnsEntries', { query: { page_size: 1 } }),
-        await t.call('listOwnedAnsEntries', { auth: { role: 'user' } }),
-      ];
-      for (const x of xs) t.expect(x.status !== 404 || x.operationId === 'listOwnedAnsEntries', `${x.record.request.method} ${x.record.request.url} answered 404: the endpoint is not served under /v0`, { exchange: x });
-    },
-  );
+  // GET /v0/entry/all is left out: it documents 404 (a user not onboarded), so a 404 says nothing about its path
+  pathPrefixCheck({ id: 'validator.versioning.path-prefix', api: 'validator', requirement: 'validator.versioning.path-prefix' }, [
+    ['getOpenAndIssuingMiningRounds', {}],
+    ['listScanProxyAnsEntries', { query: { page_size: 1 } }],
+  ]);
 });
