@@ -1,13 +1,10 @@
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import { ansNames, dsoAndSvs, entryKey, isDsoProvided, isExpired, listAns, urlEmptyOrHttp, type AnsEntryLike } from '../../../harness/fixtures/scan.js';
+import { conformance } from '../../../harness/conformance.js';
+import { ansNames, dsoAndSvs, entryKey, isDsoProvided, listAns, type AnsEntryLike } from '../../../harness/fixtures/scan.js';
 import { ansNamePrefix, nonEmptyAnsNamePrefix } from '../../../generators/scan/AnsNamePrefix.js';
 import { invalidPageLimitAbove, invalidPageLimitBelow, MAX_PAGE, MIN_PAGE, pageLimit } from '../../../generators/scan/PageLimits.js';
-
-interface AnsEntry {
-  name: string;
-}
+import { ansListingChecks } from '../../ans-listing-checks.js';
 
 describe('GET /v0/ans-entries', () => {
   conformance(
@@ -24,41 +21,18 @@ describe('GET /v0/ans-entries', () => {
     },
   );
 
-  conformance(
-    {
-      id: 'scan.list-ans-entries.prefix-and-page-size',
-      title: 'returns at most page_size entries, each starting with name_prefix',
-      api: 'scan',
-      operations: ['listAnsEntries'],
-      requirements: ['scan.list-ans-entries.at-most-page-size', 'scan.list-ans-entries.name-prefix-match'],
-    },
-    async (t) => {
-      // prefixes are drawn from names the target actually has, so the property exercises non-empty results
-      const seed = await t.call('listAnsEntries', { query: { page_size: 100 } });
-      t.expectStatus(seed, 200);
-      const names = ((seed.json as { entries?: AnsEntry[] }).entries ?? []).map((e) => e.name);
-      const prefix = names.length > 0 ? fc.constantFrom(...names).chain((n) => fc.nat({ max: n.length }).map((k) => n.slice(0, k))) : fc.string({ maxLength: 4 });
-      await t.property(fc.record({ prefix, pageSize: fc.integer({ min: 1, max: 40 }) }), async ({ prefix: p, pageSize }) => {
-        const x = await t.call('listAnsEntries', { query: { name_prefix: p, page_size: pageSize } });
-        t.expectStatus(x, 200, { requirement: 'scan.list-ans-entries.response-schema' });
-        const entries = (x.json as { entries?: AnsEntry[] }).entries ?? [];
-        t.expect(entries.length <= pageSize, `${entries.length} entries returned for page_size ${pageSize}`, { requirement: 'scan.list-ans-entries.at-most-page-size', exchange: x });
-        const stray = entries.find((e) => typeof e.name === 'string' && !e.name.startsWith(p));
-        t.expect(stray === undefined, `entry "${stray?.name}" does not start with the prefix "${p}"`, { requirement: 'scan.list-ans-entries.name-prefix-match', exchange: x });
-      });
-    },
-  );
+  ansListingChecks('listAnsEntries', {
+    prefixAndPageSize: 'scan.list-ans-entries.prefix-and-page-size',
+    nonExpired: 'scan.list-ans-entries.non-expired',
+    contractIdAbsentOnlyDso: 'scan.ans.contract-id-absent-only-dso',
+    expiresAtAbsentOnlyDso: 'scan.ans.expires-at-absent-only-dso',
+    urlEmptyOrHttp: 'scan.ans.url-empty-or-http',
+  });
 });
 
 type Listed = AnsEntryLike;
 const regular = (es: Listed[]) => es.filter((e) => typeof e.contract_id === 'string');
 const keys = (es: Listed[]) => es.map(entryKey);
-const runsOf = (t: CheckContext, cap: number) => t.scaledRuns(cap);
-
-async function prefixCases(t: CheckContext, maxPage = 40) {
-  const names = await ansNames(t, 'listAnsEntries');
-  return fc.record({ prefix: ansNamePrefix(names), pageSize: pageLimit({ max: maxPage }) });
-}
 
 describe('GET /v0/ans-entries: page size', () => {
   conformance(
@@ -84,7 +58,7 @@ describe('GET /v0/ans-entries: page size', () => {
       requirements: ['scan.list-ans-entries.page-size-below-min-rejected'],
     },
     async (t) => {
-      await t.property(invalidPageLimitBelow(), async (pageSize) => t.expectStatus(await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400), { runs: runsOf(t, 10) });
+      await t.property(invalidPageLimitBelow(), async (pageSize) => t.expectStatus(await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400), { runs: t.scaledRuns(10) });
     },
   );
 
@@ -97,7 +71,7 @@ describe('GET /v0/ans-entries: page size', () => {
       requirements: ['scan.list-ans-entries.page-size-above-max-rejected'],
     },
     async (t) => {
-      await t.property(invalidPageLimitAbove(), async (pageSize) => t.expectStatus(await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400), { runs: runsOf(t, 10) });
+      await t.property(invalidPageLimitAbove(), async (pageSize) => t.expectStatus(await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400), { runs: t.scaledRuns(10) });
     },
   );
 
@@ -144,7 +118,7 @@ describe('GET /v0/ans-entries: contents', () => {
             t.expect(JSON.stringify(keys(some).slice(0, head.length)) === JSON.stringify(head.slice(0, some.length)), `the unfiltered listing's entries starting with "${prefix}" are not the first entries listed for that prefix`, { exchange: absent.exchange });
           }
         },
-        { runs: runsOf(t, 8) },
+        { runs: t.scaledRuns(8) },
       );
     },
   );
@@ -171,25 +145,8 @@ describe('GET /v0/ans-entries: contents', () => {
           const rb = keys(regular(b.entries));
           t.expect(JSON.stringify(rb.slice(0, ra.length)) === JSON.stringify(ra), `for name_prefix "${prefix}", the ${ra.length} entries of page_size ${small} are not the first ones of page_size ${small + extra}`, { exchange: a.exchange });
         },
-        { runs: runsOf(t, 15) },
+        { runs: t.scaledRuns(15) },
       );
-    },
-  );
-
-  conformance(
-    {
-      id: 'scan.list-ans-entries.non-expired',
-      title: 'lists no entry whose expires_at has passed',
-      api: 'scan',
-      operations: ['listAnsEntries'],
-      requirements: ['scan.list-ans-entries.non-expired-only'],
-    },
-    async (t) => {
-      await t.property(await prefixCases(t, 200), async ({ prefix, pageSize }) => {
-        const l = await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: pageSize });
-        const expired = l.entries.find((e) => isExpired(e, Date.now()));
-        t.expect(expired === undefined, `entry "${String(expired?.name)}" expired at ${String(expired?.expires_at)}`, { exchange: l.exchange });
-      });
     },
   );
 
@@ -222,64 +179,9 @@ describe('GET /v0/ans-entries: contents', () => {
           const more = regular((await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: MAX_PAGE })).entries).length;
           t.expect(mine >= Math.min(more, pageSize), `page_size ${pageSize} for "${prefix}" adds ${provided.length} DSO-provided entries but lists only ${mine} of the ${more} matching entries`, { exchange: l.exchange });
         },
-        { runs: runsOf(t, 20) },
+        { runs: t.scaledRuns(20) },
       );
       if (seen === 0) t.unsupported('no DSO-provided entry seen in any listing');
-    },
-  );
-});
-
-describe('AnsEntry (GET /v0/ans-entries)', () => {
-  conformance(
-    {
-      id: 'scan.ans.contract-id-absent-only-dso',
-      title: 'an entry without contract_id belongs to the DSO or an SV',
-      api: 'scan',
-      operations: ['listAnsEntries'],
-      requirements: ['scan.ans.contract-id-absent-only-dso'],
-    },
-    async (t) => {
-      const { dso, svs } = await dsoAndSvs(t);
-      if (dso === undefined) t.skip('the DSO party is unknown: no validator license names it and no fixtures.dsoParty is configured');
-      await t.property(await prefixCases(t), async ({ prefix, pageSize }) => {
-        const l = await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: pageSize });
-        const bad = l.entries.find((e) => (e.contract_id === undefined || e.contract_id === null) && !isDsoProvided(e, dso, svs));
-        t.expect(bad === undefined, `entry "${String(bad?.name)}" of ${String(bad?.user)}, neither the DSO nor a known SV, has no contract_id`, { exchange: l.exchange });
-      });
-    },
-  );
-
-  conformance(
-    {
-      id: 'scan.ans.expires-at-absent-only-dso',
-      title: 'an entry with a contract_id carries an expires_at',
-      api: 'scan',
-      operations: ['listAnsEntries'],
-      requirements: ['scan.ans.expires-at-absent-only-dso'],
-    },
-    async (t) => {
-      await t.property(await prefixCases(t), async ({ prefix, pageSize }) => {
-        const l = await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: pageSize });
-        const bad = l.entries.find((e) => typeof e.contract_id === 'string' && typeof e.expires_at !== 'string');
-        t.expect(bad === undefined, `entry "${String(bad?.name)}" has contract_id ${String(bad?.contract_id)} but expires_at ${JSON.stringify(bad?.expires_at)}`, { exchange: l.exchange });
-      });
-    },
-  );
-
-  conformance(
-    {
-      id: 'scan.ans.url-empty-or-http',
-      title: "an entry's url is empty or an http(s) URL",
-      api: 'scan',
-      operations: ['listAnsEntries'],
-      requirements: ['scan.ans.url-empty-or-http'],
-    },
-    async (t) => {
-      await t.property(await prefixCases(t, 100), async ({ prefix, pageSize }) => {
-        const l = await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: pageSize });
-        const bad = l.entries.find((e) => !urlEmptyOrHttp(e.url));
-        t.expect(bad === undefined, `entry "${String(bad?.name)}" has url ${JSON.stringify(bad?.url)}`, { exchange: l.exchange });
-      });
     },
   );
 });
