@@ -3,15 +3,14 @@ import { conformance, type CheckContext } from '../../../harness/conformance.js'
 import type { Exchange } from '../../../harness/http.js';
 import { createSubmitter, createUser, templateFixture, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
 import { allocateParty, needUserTokens, right } from '../../../harness/fixtures/ledger-users.js';
-import { compareVersions } from '../../../harness/versions.js';
+import { createCommand as create, submitTree, treeServed } from '../shared.js';
 
 const T = 'ledger.submit-and-wait-for-transaction-tree';
 
-/** Submits commands as the submitter; a 404 on a target at or above 3.5 means the deprecated endpoint is gone. */
+/** Submits commands as the submitter; stops the check as unsupported when the endpoint is not served from 3.5 on (see treeServed). */
 async function submit(t: CheckContext, s: Submitter, commands: unknown[], auth: { user: string } = { user: s.userId }): Promise<Exchange> {
-  const x = await t.call('submitAndWaitForTransactionTree', { auth, json: { commands, commandId: t.uniqueName('cmd'), userId: auth.user, actAs: [s.party] } });
-  if (x.status === 404 && t.target.version !== undefined && compareVersions(t.target.version, '3.5') >= 0) t.unsupported('submit-and-wait-for-transaction-tree, removed in 3.5, answers 404');
-  if (x.status === 404) t.fail('POST /v2/commands/submit-and-wait-for-transaction-tree answers 404 before 3.5', { requirement: 'ledger.versioning.transaction-tree-served', exchange: x });
+  const x = await submitTree(t, s, commands, auth);
+  if (!treeServed(t, x)) t.unsupported('submit-and-wait-for-transaction-tree answers 404: not served (its removal is scheduled for 3.5.0)');
   return x;
 }
 
@@ -31,7 +30,6 @@ function expectTree(t: CheckContext, x: Exchange, kinds: string[]): number {
   return tree!.offset as number;
 }
 
-const create = (tmpl: TemplateFixture, party: string) => ({ CreateCommand: { templateId: tmpl.templateId, createArguments: tmpl.createArguments(party) } });
 const createAndExercise = (tmpl: TemplateFixture, party: string) => ({
   CreateAndExerciseCommand: { templateId: tmpl.templateId, createArguments: tmpl.createArguments(party), choice: tmpl.choice, choiceArgument: tmpl.choiceArgument },
 });
@@ -83,7 +81,7 @@ describe('POST /v2/commands/submit-and-wait-for-transaction-tree', () => {
       t.expectStatus(await submit(t, s, []), 400, { requirement: `${T}.empty-commands-rejected` });
       // every required field, each left out once (a handful of requests: no generation needed)
       for (const c of ['templateId', 'createArguments']) {
-        const cc = create(tmpl, s.party).CreateCommand as Record<string, unknown>;
+        const cc: Record<string, unknown> = { ...create(tmpl, s.party).CreateCommand };
         delete cc[c];
         t.expectStatus(await submit(t, s, [{ CreateCommand: cc }]), 400, { requirement: `${T}.create-command-fields-required`, what: `a CreateCommand without ${c}` });
       }

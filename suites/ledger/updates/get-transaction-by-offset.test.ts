@@ -2,12 +2,12 @@ import { describe } from 'vitest';
 import fc from 'fast-check';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
-import { FixtureError, createSubmitter, createUser, createdContractId, templateFixture, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
-import { needUserTokens, right, type JsonRight } from '../../../harness/fixtures/ledger-users.js';
+import { FixtureError, createSubmitter, createUser, createdContractId, submitCreate, templateFixture, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
+import { errorCode, needUserTokens, right, type JsonRight } from '../../../harness/fixtures/ledger-users.js';
 import { compareVersions } from '../../../harness/versions.js';
+import { WILDCARD, byOffsetServed, eventsOf, submitTree } from '../shared.js';
 
 const O = 'ledger.get-transaction-by-offset';
-type Ev = Record<string, Record<string, unknown>>;
 
 interface Setup {
   s: Submitter;
@@ -23,16 +23,15 @@ interface Setup {
 async function setup(t: CheckContext): Promise<Setup> {
   const tmpl = templateFixture(t);
   const s = await createSubmitter(t);
-  const submit = async (commands: unknown[]) => {
-    const x = await t.call('submitAndWaitForTransactionTree', { auth: { user: s.userId }, json: { commands, commandId: t.uniqueName('cmd'), userId: s.userId, actAs: [s.party] } });
+  const submitted = (x: Exchange) => {
     if (x.status === 404) t.skip('submit-and-wait-for-transaction-tree is not served: no transaction to look up');
     if (x.status !== 200) throw new FixtureError(`setup: submission answered ${x.status}: ${x.text.slice(0, 300)}`);
     return x;
   };
-  const c = await submit([{ CreateCommand: { templateId: tmpl.templateId, createArguments: tmpl.createArguments(s.party) } }]);
+  const c = submitted(await submitCreate(t, s, tmpl));
   const cid = createdContractId(c.json);
   if (cid === undefined) throw new FixtureError('setup: the create returned no created event');
-  const a = await submit([{ ExerciseCommand: { templateId: tmpl.templateId, contractId: cid, choice: tmpl.choice, choiceArgument: tmpl.choiceArgument } }]);
+  const a = submitted(await submitTree(t, s, [{ ExerciseCommand: { templateId: tmpl.templateId, contractId: cid, choice: tmpl.choice, choiceArgument: tmpl.choiceArgument } }]));
   const off = (x: Exchange) => (x.json as { transactionTree: { offset: number } }).transactionTree.offset;
   return { s, tmpl, created: off(c), archived: off(a), cid };
 }
@@ -42,22 +41,12 @@ const format = (parties: string[], shape = 'TRANSACTION_SHAPE_ACS_DELTA', filter
   transactionShape: shape,
 });
 
+/** Looks a transaction up; stops the check as unsupported when the endpoint is not served from 3.5 on (see byOffsetServed). */
 async function byOffset(t: CheckContext, json: Record<string, unknown>, auth?: { user: string }): Promise<Exchange> {
   const x = await t.call('getTransactionByOffset', { json, ...(auth !== undefined ? { auth } : {}) });
-  if (x.status === 404 && t.target.version !== undefined && compareVersions(t.target.version, '3.5') >= 0 && x.json !== undefined && (x.json as { code?: string }).code !== 'UPDATE_NOT_FOUND') {
-    t.unsupported('transaction-by-offset, removed in 3.5, answers 404');
-  }
-  if (x.status === 404 && (x.json as { code?: string } | undefined)?.code !== 'UPDATE_NOT_FOUND') {
-    t.fail('POST /v2/updates/transaction-by-offset is not served (404 without UPDATE_NOT_FOUND)', { requirement: 'ledger.versioning.transaction-by-offset-served', exchange: x });
-  }
+  if (!byOffsetServed(t, x)) t.unsupported('transaction-by-offset answers 404 without UPDATE_NOT_FOUND: not served (its removal is scheduled for 3.5.0)');
   return x;
 }
-
-const eventsOf = (x: Exchange): Ev[] => {
-  const e = (x.json as { transaction?: { events?: unknown } } | undefined)?.transaction?.events;
-  return Array.isArray(e) ? (e as Ev[]) : [];
-};
-const codeOf = (x: Exchange) => (x.json as { code?: unknown } | undefined)?.code;
 
 function expectEvents(t: CheckContext, x: Exchange, offset: number): void {
   for (const e of eventsOf(x)) {
@@ -142,7 +131,7 @@ describe('POST /v2/updates/transaction-by-offset', () => {
       t.expectStatus(await byOffset(t, { offset: created }, { user: s.userId }), 400, { requirement: `${O}.neither-parties-nor-format-rejected` });
       const x = await byOffset(t, { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_UNSPECIFIED') }, { user: s.userId });
       t.expectStatus(x, 400, { requirement: `${O}.unspecified-shape-rejected` });
-      t.expect(codeOf(x) === 'MISSING_FIELD', `error code ${String(codeOf(x))}, not MISSING_FIELD`, { requirement: `${O}.unspecified-shape-rejected`, exchange: x });
+      t.expect(errorCode(x) === 'MISSING_FIELD', `error code ${String(errorCode(x))}, not MISSING_FIELD`, { requirement: `${O}.unspecified-shape-rejected`, exchange: x });
     },
   );
 
@@ -161,11 +150,11 @@ describe('POST /v2/updates/transaction-by-offset', () => {
       const beyond = Number((end.json as { offset?: number }).offset ?? 0) + 1_000_000;
       const x = await byOffset(t, { offset: beyond, requestingParties: [s.party] }, { user: s.userId });
       t.expectStatus(x, 404, { requirement: `${O}.unknown-offset-not-found` });
-      t.expect(codeOf(x) === 'UPDATE_NOT_FOUND', `error code ${String(codeOf(x))}`, { requirement: `${O}.unknown-offset-not-found`, exchange: x });
+      t.expect(errorCode(x) === 'UPDATE_NOT_FOUND', `error code ${String(errorCode(x))}`, { requirement: `${O}.unknown-offset-not-found`, exchange: x });
       const stranger = await createSubmitter(t, 'cc-stranger');
       const y = await byOffset(t, { offset: created, requestingParties: [stranger.party] }, { user: stranger.userId });
       t.expectStatus(y, 404, { requirement: `${O}.invisible-not-found` });
-      t.expect(codeOf(y) === 'UPDATE_NOT_FOUND', `error code ${String(codeOf(y))}`, { requirement: `${O}.invisible-not-found`, exchange: y });
+      t.expect(errorCode(y) === 'UPDATE_NOT_FOUND', `error code ${String(errorCode(y))}`, { requirement: `${O}.invisible-not-found`, exchange: y });
     },
   );
 
@@ -256,7 +245,7 @@ describe('POST /v2/updates/transaction-by-offset: package-id references', () => 
       const x = await byOffset(t, { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', filter) }, auth);
       const ended = t.target.version === undefined || compareVersions(t.target.version, '3.4') >= 0;
       // UPDATE_NOT_FOUND means the filter was taken and selected nothing; any other client error rejects the reference
-      const selectedNothing = x.status === 404 && codeOf(x) === 'UPDATE_NOT_FOUND';
+      const selectedNothing = x.status === 404 && errorCode(x) === 'UPDATE_NOT_FOUND';
       t.expect(!selectedNothing, `a template filter on the package-id reference ${qualified} selected nothing: the creating transaction is not found through it`, { exchange: x });
       if (x.status >= 400 && x.status < 500 && ended) return; // end of support reached: a clean rejection conforms
       t.expect(x.status === 200, `a template filter on ${qualified} was answered ${x.status}${ended ? '' : `; package-id references are supported before 3.4 and the target is ${t.target.version}`}`, { exchange: x });
@@ -265,8 +254,6 @@ describe('POST /v2/updates/transaction-by-offset: package-id references', () => 
     },
   );
 });
-
-const WILDCARD = { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }] };
 
 /** Looks up the creating transaction as a fresh user holding only `rights`, reading as the submitting party both ways. */
 async function readAsUserWith(t: CheckContext, rights: (party: string) => JsonRight[]): Promise<{ setup: Setup; reads: [string, Exchange][] }> {
@@ -311,7 +298,7 @@ describe('POST /v2/updates/transaction-by-offset: read rights', () => {
       const { reads: xs } = await readAsUserWith(t, (p) => [right.executeAs(p)]);
       for (const [how, x] of xs) {
         // 403 refuses the read; a 404 UPDATE_NOT_FOUND shows nothing either ("not found, or not visible")
-        const hidden = x.status === 404 && codeOf(x) === 'UPDATE_NOT_FOUND';
+        const hidden = x.status === 404 && errorCode(x) === 'UPDATE_NOT_FOUND';
         t.expect(x.status === 403 || hidden, `reading as the party with ${how}, holding only CanExecuteAs for it, answered ${x.status}, not 403`, { exchange: x });
       }
     },
