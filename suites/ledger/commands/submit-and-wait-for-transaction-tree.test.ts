@@ -14,22 +14,17 @@ async function submit(t: CheckContext, s: Submitter, commands: unknown[], auth: 
   return x;
 }
 
-function expectTree(t: CheckContext, x: Exchange, kinds: string[]): number {
+/**
+ * SPEC.md's Transaction tree: an offset (int64) and eventsById (a map). The names of the event kinds in that map and
+ * the fields of its events are not shown, nor is any order of offsets across submissions.
+ */
+function expectTree(t: CheckContext, x: Exchange): void {
   t.expectStatus(x, 200, { requirement: `${T}.response-schema` });
-  const tree = (x.json as { transactionTree?: { offset?: unknown; eventsById?: Record<string, Record<string, { value?: { nodeId?: unknown } }>> } } | undefined)?.transactionTree;
-  t.expect(tree !== undefined && typeof tree.eventsById === 'object' && tree.eventsById !== null, 'the response has no transactionTree.eventsById', { requirement: `${T}.response-schema`, exchange: x });
-  const seen: string[] = [];
-  for (const [id, e] of Object.entries(tree!.eventsById!)) {
-    const keys = Object.keys(e);
-    t.expect(keys.length === 1 && ['CreatedTreeEvent', 'ExercisedTreeEvent'].includes(keys[0]!), `eventsById[${id}] is not one CreatedTreeEvent or ExercisedTreeEvent`, { requirement: `${T}.response-schema`, exchange: x });
-    t.expect(String(e[keys[0]!]!.value?.nodeId) === id, `eventsById[${id}] carries nodeId ${String(e[keys[0]!]!.value?.nodeId)}`, { requirement: `${T}.response-schema`, exchange: x });
-    seen.push(keys[0]!);
-  }
-  for (const k of kinds) t.expect(seen.includes(k), `the tree has no ${k}`, { requirement: `${T}.response-schema`, exchange: x });
+  const tree = (x.json as { transactionTree?: { offset?: unknown; eventsById?: unknown } } | undefined)?.transactionTree;
+  const byId = tree?.eventsById;
+  t.expect(typeof byId === 'object' && byId !== null && !Array.isArray(byId), 'the response has no transactionTree with an eventsById map', { requirement: `${T}.response-schema`, exchange: x });
   t.expect(Number.isInteger(tree!.offset), 'the tree has no integer offset', { requirement: `${T}.response-schema`, exchange: x });
-  return tree!.offset as number;
 }
-
 const createAndExercise = (tmpl: TemplateFixture, party: string) => ({
   CreateAndExerciseCommand: { templateId: tmpl.templateId, createArguments: tmpl.createArguments(party), choice: tmpl.choice, choiceArgument: tmpl.choiceArgument },
 });
@@ -38,7 +33,7 @@ describe('POST /v2/commands/submit-and-wait-for-transaction-tree', () => {
   conformance(
     {
       id: 'ledger.submit-and-wait-for-transaction-tree.commands',
-      title: 'answers create and create-and-exercise submissions with trees whose eventsById are keyed by node id, at increasing offsets',
+      title: 'answers create and create-and-exercise submissions with transaction trees carrying an eventsById map and an integer offset',
       api: 'ledger',
       operations: ['submitAndWaitForTransactionTree'],
       requirements: [`${T}.response-schema`],
@@ -46,9 +41,8 @@ describe('POST /v2/commands/submit-and-wait-for-transaction-tree', () => {
     async (t) => {
       const tmpl = templateFixture(t);
       const s = await createSubmitter(t);
-      const o1 = expectTree(t, await submit(t, s, [create(tmpl, s.party)]), ['CreatedTreeEvent']);
-      const o2 = expectTree(t, await submit(t, s, [createAndExercise(tmpl, s.party)]), ['CreatedTreeEvent', 'ExercisedTreeEvent']);
-      t.expect(o2 > o1, `the second submission's offset ${o2} is not above the first's ${o1}`);
+      expectTree(t, await submit(t, s, [create(tmpl, s.party)]));
+      expectTree(t, await submit(t, s, [createAndExercise(tmpl, s.party)]));
     },
   );
 
