@@ -3,8 +3,9 @@ import { conformance, type CheckContext } from '../../../harness/conformance.js'
 import type { Exchange } from '../../../harness/http.js';
 import { LEDGER_GRPC_STATUS } from '../../../harness/checks.js';
 import { FixtureError, connectedSynchronizers, createSubmitter, createUser, createdContractId, submitCreate, templateFixture, type Submitter } from '../../../harness/fixtures/ledger.js';
-import { needUserTokens, right } from '../../../harness/fixtures/ledger-users.js';
+import { allocateParty, grantRights, needUserTokens, right } from '../../../harness/fixtures/ledger-users.js';
 import { moves, reassignmentRequest, type Move } from '../../../generators/ledger/reassignment.js';
+import { WILDCARD, eventsOf, type Ev } from '../shared.js';
 
 const S = 'ledger.submit-and-wait-for-reassignment';
 const MULTI = { features: ['multiSynchronizer'] };
@@ -26,6 +27,7 @@ async function world(t: CheckContext): Promise<World> {
     syncs: [syncs[0]!, syncs[1]!],
     async create() {
       const x = await submitCreate(t, s, tmpl, syncs[0]);
+      if (x.status === 404) t.skip('submit-and-wait-for-transaction-tree is not served: no contract to reassign');
       const cid = createdContractId(x.json);
       if (x.status !== 200 || cid === undefined) throw new FixtureError(`setup: creating a contract answered ${x.status}: ${x.text.slice(0, 300)}`);
       return cid;
@@ -33,7 +35,7 @@ async function world(t: CheckContext): Promise<World> {
   };
 }
 
-const formatFor = (party: string) => ({ filtersByParty: { [party]: { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }] } }, verbose: true });
+const formatFor = (party: string) => ({ filtersByParty: { [party]: WILDCARD }, verbose: true });
 
 async function reassign(t: CheckContext, w: World, command: Record<string, unknown>, m: Partial<Move> & { commandId?: string } = {}, auth?: { user: string }): Promise<Exchange> {
   const user = auth?.user ?? w.s.userId;
@@ -53,7 +55,13 @@ async function reassign(t: CheckContext, w: World, command: Record<string, unkno
 }
 
 type Obj = Record<string, unknown>;
-const eventsOf = (x: Exchange) => ((x.json as { reassignment?: { events?: Obj[] } } | undefined)?.reassignment?.events ?? []) as Obj[];
+
+/**
+ * The unassign event of an unassignment response, whatever its kind key: SPEC.md does not show the shape of
+ * unassignment events, and FACTS.md only that, with an eventFormat, the response gives the reassignmentId to assign with.
+ */
+const unassignEventOf = (x: Exchange): Obj | undefined =>
+  eventsOf(x).flatMap((e: Ev): Obj[] => [e, ...Object.values(e)]).find((v) => typeof v === 'object' && v !== null && typeof v.reassignmentId === 'string');
 
 function expectCantonError(t: CheckContext, x: Exchange, requirement: string): void {
   t.expect(x.status >= 400 && x.status < 500, `expected a 4xx status, got ${x.status}`, { requirement, exchange: x });
@@ -100,9 +108,8 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
             t.expectStatus(u, 200, { requirement: rule, what: `unassignment ${i + 1} from ${source}` });
             const ru = (u.json as { reassignment?: Obj } | undefined)?.reassignment;
             t.expect(typeof ru?.updateId === 'string' && Number.isInteger(ru.offset) && Array.isArray(ru.events), 'the reassignment lacks updateId, offset or events', { requirement: `${S}.response-schema`, exchange: u });
-            const ue = eventsOf(u).find((e) => e.JsUnassignedEvent !== undefined)?.JsUnassignedEvent as Obj | undefined;
-            t.expect(ue !== undefined && typeof ue.reassignmentId === 'string', 'an unassignment with an eventFormat covering the submitter has no event with a reassignmentId', { requirement: `${S}.unassign-event-with-format`, exchange: u });
-            t.expect(ue!.reassignmentCounter === counter + 1, `unassignment ${i + 1}: counter ${String(ue!.reassignmentCounter)}, expected ${counter + 1}`, { requirement: `${S}.counter-increments`, exchange: u });
+            const ue = unassignEventOf(u);
+            t.expect(ue !== undefined, 'an unassignment with an eventFormat covering the submitter has no event with a reassignmentId', { requirement: `${S}.unassign-event-with-format`, exchange: u });
             const a = await reassign(t, w, { AssignCommand: { value: { reassignmentId: ue!.reassignmentId, source, target } } }, m);
             t.expectStatus(a, 200, { requirement: rule, what: `assignment ${i + 1} to ${target}` });
             const ae = eventsOf(a).find((e) => e.JsAssignmentEvent !== undefined)?.JsAssignmentEvent as Obj | undefined;
@@ -139,13 +146,17 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
     async (t) => {
       const w = await world(t);
       const cid = await w.create();
-      const none = { filtersByParty: { [w.s.party]: { cumulative: [{ identifierFilter: { TemplateFilter: { value: { templateId: '#cc-no-such-package:Cc:Nothing', includeCreatedEventBlob: false } } } }] } }, verbose: true };
+      // an eventFormat that selects nothing: a wildcard for a fresh party, no stakeholder of the contract, that the
+      // submitting user may read as (a filter's parties need read rights)
+      const bystander = await allocateParty(t, 'cc-bystander');
+      const g = await grantRights(t, w.s.userId, [right.readAs(bystander)]);
+      if (g.status !== 200) throw new FixtureError(`setup: granting CanReadAs for ${bystander} answered ${g.status}: ${g.text.slice(0, 300)}`);
       const x = await t.call('submitAndWaitForReassignment', {
         auth: { user: w.s.userId },
-        json: reassignmentRequest({ commandId: t.uniqueName('reassign'), submitter: w.s.party, userId: w.s.userId, command: { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } } }, none),
+        json: reassignmentRequest({ commandId: t.uniqueName('reassign'), submitter: w.s.party, userId: w.s.userId, command: { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } } }, formatFor(bystander)),
       });
       t.expectStatus(x, 200);
-      t.expect(eventsOf(x).length === 0, 'an eventFormat whose only filter names another template returned events', { exchange: x });
+      t.expect(eventsOf(x).length === 0, `an eventFormat for ${bystander} only, no stakeholder of the unassigned contract, returned events`, { exchange: x });
     },
   );
 
