@@ -1,6 +1,5 @@
 import { describe } from 'vitest';
 import { conformance } from '../../../harness/conformance.js';
-import { createSubmitter } from '../../../harness/fixtures/ledger.js';
 import { ed25519DerKey } from '../../../generators/ledger/topology.js';
 
 describe('ledger HTTP', () => {
@@ -14,8 +13,8 @@ describe('ledger HTTP', () => {
     },
     async (t) => {
       for (const op of ['getVersion', 'getLedgerEnd', 'getConnectedSynchronizers']) {
+        // the request goes to the operation's /v2 path of the API description: a 404 means it is not served there
         const x = await t.call(op);
-        t.expect(x.record.request.url.includes('/v2/'), `${op} is not addressed under /v2`, { requirement: 'ledger.versioning.path-prefix', exchange: x });
         t.expect(x.status !== 404, `${op} is not served under /v2 (404)`, { requirement: 'ledger.versioning.path-prefix', exchange: x });
       }
       await t.call('getPackageVetting', { json: { pageToken: 'not-a-token-the-server-issued' } });
@@ -36,7 +35,7 @@ describe('ledger HTTP', () => {
       const syncs = await t.call('getConnectedSynchronizers');
       const sync = (syncs.json as { connectedSynchronizers?: { synchronizerId?: string }[] } | undefined)?.connectedSynchronizers?.[0]?.synchronizerId;
       if (sync !== undefined) t.expectStatus(await t.call('generateExternalPartyTopology', { json: { synchronizer: sync, partyHint: t.uniqueName('cc-ext'), publicKey: ed25519DerKey(), ccUnknownField: 1 } }), 200);
-      await createSubmitter(t);
+      t.expectStatus(await t.call('allocateParty', { json: { partyHint: t.uniqueName('cc-party'), identityProviderId: '', ccUnknownField: 'x' } }), 200, { what: 'allocateParty with a field it does not define' });
     },
   );
 });
