@@ -5,6 +5,7 @@ export const CC_EMPTY_CREATED_EVENT_BLOB = 'registry-choice-context-empty-create
 export const CC_CREATED_EVENT_BLOB_REENCODED = 'registry-choice-context-created-event-blob-reencoded';
 export const CC_UNQUALIFIED_TEMPLATE_ID = 'registry-choice-context-unqualified-template-id';
 export const CC_UNKNOWN_SYNCHRONIZER_ID = 'registry-choice-context-unknown-synchronizer-id';
+export const CC_SYNCHRONIZER_OF_CREATION = 'registry-choice-context-synchronizer-of-creation';
 export const CC_DEBUG_FIELDS_KEPT = 'registry-choice-context-debug-fields-kept';
 export const CC_DEBUG_EXCLUDED_BY_DEFAULT = 'registry-choice-context-debug-excluded-by-default';
 export const CC_DEBUG_CREATED_AT_NOT_DATE_TIME = 'registry-choice-context-debug-created-at-not-date-time';
@@ -34,6 +35,11 @@ registerFaults([
     name: CC_UNKNOWN_SYNCHRONIZER_ID,
     requirement: 'registry.choice-context.synchronizer-current',
     description: 'disclosed contracts name a synchronizer the participant is not connected to (a retired one) as their synchronizerId',
+  },
+  {
+    name: CC_SYNCHRONIZER_OF_CREATION,
+    requirement: 'registry.choice-context.synchronizer-current',
+    description: 'disclosed contracts name the synchronizer they were created on (a connected one) as their synchronizerId, also after they were reassigned to another',
   },
   {
     name: CC_DEBUG_EXCLUDED_BY_DEFAULT,

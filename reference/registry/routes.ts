@@ -76,7 +76,11 @@ function disclose(ctx: ReferenceContext, r: ContractRecord, excludeDebugFields: 
     contractId: r.contractId,
     createdEventBlob: f.has(CC.CC_EMPTY_CREATED_EVENT_BLOB) ? '' : f.has(CC.CC_CREATED_EVENT_BLOB_REENCODED) ? Buffer.from(r.createdEventBlob, 'base64').toString('hex') : r.createdEventBlob,
     // null only under the served-during-reassignment faults: the contract is then reported on its last synchronizer
-    synchronizerId: f.has(CC.CC_UNKNOWN_SYNCHRONIZER_ID) ? CC.STALE_SYNCHRONIZER_ID : (r.synchronizerId ?? ctx.world.synchronizers[0]!),
+    synchronizerId: f.has(CC.CC_UNKNOWN_SYNCHRONIZER_ID)
+      ? CC.STALE_SYNCHRONIZER_ID
+      : f.has(CC.CC_SYNCHRONIZER_OF_CREATION)
+        ? ctx.world.synchronizers[0]! // every registry contract is seeded on the first synchronizer
+        : (r.synchronizerId ?? ctx.world.synchronizers[0]!),
   };
   if (!excludeDebugFields || f.has(CC.CC_DEBUG_FIELDS_KEPT)) {
     d.debugPackageName = r.packageName;
