@@ -1,7 +1,7 @@
 import { describe } from 'vitest';
 import { conformance } from '../../../harness/conformance.js';
-import { createUser } from '../../../harness/fixtures/ledger.js';
-import { allRightVariants, allocateParty } from '../../../harness/fixtures/ledger-users.js';
+import { allocateParty, createUser } from '../../../harness/fixtures/ledger.js';
+import { allRightVariants } from '../../../harness/fixtures/ledger-users.js';
 
 describe('GET /v2/users/{user-id}/rights', () => {
   conformance(

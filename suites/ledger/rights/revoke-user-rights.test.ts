@@ -1,7 +1,7 @@
 import { describe } from 'vitest';
 import { conformance } from '../../../harness/conformance.js';
-import { createUser } from '../../../harness/fixtures/ledger.js';
-import { allocateParty, listRights, revokeRights, right, rightKey } from '../../../harness/fixtures/ledger-users.js';
+import { allocateParty, createUser } from '../../../harness/fixtures/ledger.js';
+import { listRights, revokeRights, right, rightKey } from '../../../harness/fixtures/ledger-users.js';
 
 describe('PATCH /v2/users/{user-id}/rights', () => {
   conformance(
