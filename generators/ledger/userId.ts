@@ -16,7 +16,16 @@ export const userIdChar = (): fc.Arbitrary<string> => fc.constantFrom(...USER_ID
 export interface UserIdConstraints {
   minLength?: number;
   maxLength?: number;
+  /**
+   * Leave out the ids "." and "..": valid, but as a URL path segment (GET /v2/users/..) they are dot segments that
+   * URL resolution removes, so no request can name such a user in its path (percent-encoding a dot does not help:
+   * %2E is a dot segment too).
+   */
+  pathSafe?: boolean;
 }
+
+/** True for the user ids that are URL dot segments. */
+export const isDotSegment = (id: string): boolean => id === '.' || id === '..';
 
 /** A valid user id; lengths spread over 1..128, with the long end (near 128) drawn on purpose. */
 export function userId(c: UserIdConstraints = {}): fc.Arbitrary<string> {
@@ -24,7 +33,8 @@ export function userId(c: UserIdConstraints = {}): fc.Arbitrary<string> {
   const max = Math.min(USER_ID_MAX, c.maxLength ?? USER_ID_MAX);
   const any = fc.string({ unit: userIdChar(), minLength: min, maxLength: max, size: 'max' });
   const long = fc.string({ unit: userIdChar(), minLength: Math.max(min, max - 8), maxLength: max });
-  return fc.oneof({ arbitrary: any, weight: 3 }, { arbitrary: long, weight: 1 });
+  const ids = fc.oneof({ arbitrary: any, weight: 3 }, { arbitrary: long, weight: 1 });
+  return c.pathSafe === true ? ids.filter((id) => !isDotSegment(id)) : ids;
 }
 
 /** Characters outside the allowed set: printable ASCII punctuation, space, and a few non-ASCII letters. */

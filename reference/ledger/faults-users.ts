@@ -16,7 +16,7 @@ const defs = {
   rvEmptyOnRead: ['ledger-users-resource-version-empty-on-read', 'ledger.users.resource-version-non-empty', 'GET /v2/users/{user-id} answers with an empty metadata.resourceVersion'],
   rvKeptOnAnnotations: ['ledger-users-resource-version-kept', 'ledger.users.resource-version-changes', 'an update of annotations only keeps the resourceVersion'],
   rvRecycled: ['ledger-users-resource-version-recycled', 'ledger.users.resource-version-unique', 'updates alternate the resourceVersion between two values'],
-  annotationsNotEmpty: ['ledger-users-server-annotation-on-empty', 'ledger.users.annotations-may-be-empty', 'a user created without annotations reads back with a (prefixed) server annotation'],
+  annotationsNotEmpty: ['ledger-users-absent-annotations-rejected', 'ledger.users.annotations-may-be-empty', 'creating a user whose metadata has no annotations map (or no metadata) answers 400'],
   serverUnprefixed: ['ledger-users-server-annotation-unprefixed', 'ledger.users.server-annotations-prefixed', "the server adds an unprefixed annotation 'created-by' to users created with annotations"],
   deleteUnknown: ['ledger-users-delete-unknown-ok', 'ledger.users.unknown-user-not-found', 'deleting an unknown user answers 200'],
   // annotations

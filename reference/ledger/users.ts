@@ -177,6 +177,10 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
   route(app, ctx, 'POST', '/v2/users', async (c) => {
     const body = await c.json();
     const input = decodeUser(reqObject(body, 'user'), 'user');
+    const rawMeta = (body.user as { metadata?: { annotations?: unknown } | null } | undefined)?.metadata;
+    if (ctx.faults.has(F.annotationsNotEmpty) && (rawMeta === undefined || rawMeta === null || rawMeta.annotations === undefined || rawMeta.annotations === null)) {
+      throw err.invalidArgument('user.metadata.annotations must be given');
+    }
     const decodedRights = decodeRights(body, 'rights');
     const caller = await c.caller();
     caller.requireIdpAdmin(input.identityProviderId);
@@ -202,7 +206,6 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
       rights,
     };
     const withAnnotations = Object.keys(user.annotations).length > 0;
-    if (ctx.faults.has(F.annotationsNotEmpty) && !withAnnotations) user.annotations['reference.canton.network/created'] = 'true';
     if (ctx.faults.has(F.serverUnprefixed) && withAnnotations) user.annotations['created-by'] = 'reference';
     users.set(user.id, user);
     state.addUserId(user.id);
@@ -264,6 +267,10 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
   route(app, ctx, 'PATCH', '/v2/users/:userId', async (c) => {
     const body = await c.json();
     const input = decodeUser(reqObject(body, 'user'), 'user');
+    const rawMeta = (body.user as { metadata?: { annotations?: unknown } | null } | undefined)?.metadata;
+    if (ctx.faults.has(F.annotationsNotEmpty) && (rawMeta === undefined || rawMeta === null || rawMeta.annotations === undefined || rawMeta.annotations === null)) {
+      throw err.invalidArgument('user.metadata.annotations must be given');
+    }
     const paths = decodeMaskPaths(body);
     const caller = await c.caller();
     if (!ctx.faults.has(F.updateByAnyone)) caller.requireIdpAdmin(input.identityProviderId);

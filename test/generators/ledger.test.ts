@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { schemaRegistry } from '../../harness/schemas.js';
 import { isAnnotationKey, annotationsSize } from '../../reference/ledger/annotations.js';
-import { USER_ID_ALPHABET, invalidUserId, isValidUserId, tooLongUserId, userId, userIdWithInvalidChar } from '../../generators/ledger/userId.js';
+import { USER_ID_ALPHABET, invalidUserId, isDotSegment, isValidUserId, tooLongUserId, userId, userIdWithInvalidChar } from '../../generators/ledger/userId.js';
 import {
   MAX_ANNOTATIONS_BYTES, annotationKey, annotations, annotationsBytes, annotationsOfSize, invalidPrefix, keyWithTwoSlashes, nameOfLength, nameWithBadChar, nameWithBadEnd, prefixOfLength,
 } from '../../generators/ledger/annotations.js';
@@ -18,6 +18,12 @@ describe('ledger user id generators', () => {
     }
     expect(Math.max(...ids.map((s) => s.length))).toBeGreaterThanOrEqual(120);
     expect(new Set(ids.join('')).size).toBeGreaterThan(USER_ID_ALPHABET.length / 2);
+  });
+  it('userId({ pathSafe: true }) leaves out the dot-segment ids "." and ".." and only those', () => {
+    const short = fc.sample(userId({ maxLength: 2, pathSafe: true }), { numRuns: 2000, seed: 3 });
+    for (const id of short) expect(isDotSegment(id), id).toBe(false);
+    expect(short.some((id) => id.includes('.'))).toBe(true);
+    expect(fc.sample(userId({ maxLength: 2 }), { numRuns: 2000, seed: 3 }).some(isDotSegment)).toBe(true);
   });
   it('invalid generators give only invalid ids', () => {
     for (const id of [...sample(invalidUserId()), ...sample(userIdWithInvalidChar()), ...sample(tooLongUserId())]) expect(isValidUserId(id), id).toBe(false);

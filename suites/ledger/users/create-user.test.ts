@@ -36,11 +36,15 @@ describe('POST /v2/users', () => {
       requirements: ['ledger.users.id-allowed-characters'],
     },
     async (t) => {
-      // every allowed character at once, and the longest id, then generated ids (a minimal one on failure)
+      // every allowed character at once, and the longest id, then generated ids (a minimal one on failure). Every step
+      // but creation names the user in the URL path, where the ids "." and ".." are dot segments that URL resolution
+      // removes (GET /v2/users/.. is GET /v2/): no client can address them there, and a user created under such an id
+      // could not be deleted again, so the generated ids leave them out
+
       const tag = t.uniqueName('').replace(/[^a-zA-Z0-9]/g, '').slice(-6);
       await roundTrip(t, `${tag}${USER_ID_ALPHABET}`);
       await roundTrip(t, `${tag}${'x'.repeat(128 - tag.length)}`);
-      await t.property(userId(), (id) => roundTrip(t, id));
+      await t.property(userId({ pathSafe: true }), (id) => roundTrip(t, id));
     },
   );
 
@@ -134,15 +138,20 @@ describe('POST /v2/users', () => {
   conformance(
     {
       id: 'ledger.create-user.annotations-may-be-empty',
-      title: 'accepts a user without annotations and reads it back with none',
+      title: 'accepts a user with an empty or absent annotations map and reads it back with no unprefixed key',
       api,
       operations: ['createUser', 'getUser'],
       requirements: ['ledger.users.annotations-may-be-empty'],
     },
     async (t) => {
-      const u = await createUser(t);
-      const user = await readUser(t, u.id);
-      t.expect(Object.keys(annotationsOf(user)).length === 0, `the user reads back with annotations ${JSON.stringify(annotationsOf(user))}`);
+      // keys with a prefix (a '/') are the server's or tools' to set (SPEC.md, ObjectMeta): only unprefixed ones count
+      const endUserKeys = (a: Record<string, string>) => Object.keys(a).filter((k) => !k.includes('/'));
+      for (const [what, metadata] of [['an empty annotations map', { resourceVersion: '', annotations: {} }], ['no annotations map', { resourceVersion: '' }]] as const) {
+        const id = t.uniqueName('cc-noann');
+        t.expectStatus(await tryCreateUser(t, { id, metadata }), 200, { what: `creating a user with ${what}` });
+        const user = await readUser(t, id);
+        t.expect(endUserKeys(annotationsOf(user)).length === 0, `a user created with ${what} reads back with annotations ${JSON.stringify(annotationsOf(user))}`);
+      }
     },
   );
 
