@@ -5,7 +5,7 @@ describe('POST /v2/parties', () => {
   conformance(
     {
       id: 'ledger.allocate-party.schema',
-      title: 'answers 200 with the allocated party, whose id starts with the hint',
+      title: 'answers 200 with the allocated party\'s details, a non-empty party id',
       api: 'ledger',
       operations: ['allocateParty'],
       requirements: ['ledger.allocate-party.response-schema'],
@@ -15,7 +15,8 @@ describe('POST /v2/parties', () => {
       const x = await t.call('allocateParty', { json: { partyHint: hint, identityProviderId: '' } });
       t.expectStatus(x, 200);
       const party = (x.json as { partyDetails?: { party?: unknown } } | undefined)?.partyDetails?.party;
-      t.expect(typeof party === 'string' && party.startsWith(hint), `the allocated party is ${JSON.stringify(party)}`, { exchange: x });
+      // how the party id is built from the hint is stated nowhere (SPEC.md says so only for external parties)
+      t.expect(typeof party === 'string' && party !== '', `the allocated party is ${JSON.stringify(party)}`, { exchange: x });
     },
   );
 });
