@@ -17,10 +17,13 @@ export const trafficUpdate = (pool = 4): fc.Arbitrary<TrafficUpdate> =>
 /** A sequence of updates on one account. */
 export const trafficUpdates = (maxLength = 6) => fc.array(trafficUpdate(), { minLength: 1, maxLength });
 
-/** The balance a correct participant ends at: each deduplication id applies once; an absent delta adds nothing. */
-export function modelBalances(updates: TrafficUpdate[]): number[] {
+/**
+ * The balance a correct participant answers after each update, from the balance the account had before them: each
+ * deduplication id applies once; an absent delta adds nothing.
+ */
+export function modelBalances(updates: TrafficUpdate[], start = 0): number[] {
   const seen = new Set<number>();
-  let balance = 0;
+  let balance = start;
   return updates.map((u) => {
     if (!seen.has(u.id)) {
       seen.add(u.id);

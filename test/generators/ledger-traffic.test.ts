@@ -15,5 +15,6 @@ describe('generators/ledger/traffic', () => {
   it('gives the same values for the same seed, and the model applies each id once', () => {
     expect(fc.sample(trafficUpdates(), { seed: 5, numRuns: 10 })).toEqual(fc.sample(trafficUpdates(), { seed: 5, numRuns: 10 }));
     expect(modelBalances([{ id: 0, balanceDelta: 5 }, { id: 0, balanceDelta: 5 }, { id: 1 }, { id: 2, balanceDelta: -9 }])).toEqual([5, 5, 5, -4]);
+    expect(modelBalances([{ id: 0, balanceDelta: 5 }, { id: 0, balanceDelta: 5 }, { id: 1, balanceDelta: -20 }], 10)).toEqual([15, 15, -5]);
   });
 });

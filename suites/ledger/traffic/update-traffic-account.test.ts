@@ -1,23 +1,31 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import { FixtureError, createUser } from '../../../harness/fixtures/ledger.js';
+import { allocateParty, createUser } from '../../../harness/fixtures/ledger.js';
 import { invalidMissingDedupId, modelBalances, trafficUpdates, type TrafficUpdate } from '../../../generators/ledger/traffic.js';
 
 const U = 'ledger.update-traffic-account';
 
 /** A fresh party to use as a traffic account id. */
-async function freshAccount(t: CheckContext): Promise<string> {
-  const hint = t.uniqueName('cc-traffic');
-  const x = await t.call('allocateParty', { json: { partyHint: hint, identityProviderId: '' } });
-  const party = (x.json as { partyDetails?: { party?: string } } | undefined)?.partyDetails?.party;
-  if (x.status !== 200 || typeof party !== 'string') throw new FixtureError(`setup: allocating party ${hint} answered ${x.status}`);
-  return party;
-}
+const freshAccount = (t: CheckContext): Promise<string> => allocateParty(t, 'cc-traffic');
 
 const balanceOf = (json: unknown) => {
   const b = (json as { response?: { balance?: unknown } } | undefined)?.response?.balance;
   return typeof b === 'string' && /^-?\d+$/.test(b) ? Number(b) : b;
 };
+
+/**
+ * The balance an account starts from, learnt through POST /v2/traffic/accounts alone: an update with a fresh
+ * deduplication id and balanceDelta 0 answers the balance before it plus 0 (SPEC.md). Whether a fresh account starts
+ * at 0 is FACTS.md's, judged on its own (get-traffic-account.fresh-balance-zero).
+ */
+async function startingBalance(t: CheckContext, account: string): Promise<number> {
+  const x = await t.call('updateTrafficAccount', { json: { accountId: account, deduplicationId: t.uniqueName('dedup'), balanceDelta: 0 } });
+  t.expect(x.status !== 404, 'POST /v2/traffic/accounts answers 404', { requirement: 'ledger.versioning.traffic-accounts-added', exchange: x });
+  t.expectStatus(x, 200, { requirement: `${U}.applies-delta`, what: 'an update with balanceDelta 0 (reading the starting balance)' });
+  const b = balanceOf(x.json);
+  t.expect(Number.isSafeInteger(b), `balance ${JSON.stringify(b)} is not an integer`, { requirement: `${U}.response-schema`, exchange: x });
+  return b as number;
+}
 
 describe('POST /v2/traffic/accounts', () => {
   conformance(
@@ -39,9 +47,11 @@ describe('POST /v2/traffic/accounts', () => {
       ],
     },
     async (t) => {
-      const run = async (updates: TrafficUpdate[]) => {
+      const run = async (updates: TrafficUpdate[] | ((start: number) => TrafficUpdate[])) => {
           const account = await freshAccount(t);
-          const expected = modelBalances(updates);
+          const start = await startingBalance(t, account);
+          if (typeof updates === 'function') updates = updates(start);
+          const expected = modelBalances(updates, start);
           const ids = [0, 1, 2, 3].map(() => t.uniqueName('dedup'));
           const seen = new Set<number>();
           const deltas: (number | undefined)[] = [];
@@ -61,7 +71,6 @@ describe('POST /v2/traffic/accounts', () => {
                   : want < 0
                     ? `${U}.may-go-negative`
                     : `${U}.applies-delta`;
-            if (i === 0) t.expect(x.status !== 404, 'POST /v2/traffic/accounts answers 404', { requirement: 'ledger.versioning.traffic-accounts-added', exchange: x });
             t.expectStatus(x, 200, { requirement: rule });
             const r = (x.json as { response?: { accountId?: unknown; balance?: unknown } } | undefined)?.response;
             t.expect(r?.accountId === account, `the response names account ${String(r?.accountId)}, not ${account}`, { requirement: `${U}.echoes-account`, exchange: x });
@@ -75,8 +84,9 @@ describe('POST /v2/traffic/accounts', () => {
           t.expectStatus(g, 200, { requirement: 'ledger.get-traffic-account.reflects-update' });
           t.expect(balanceOf(g.json) === expected[expected.length - 1], `read balance ${String(balanceOf(g.json))}, last update returned ${expected[expected.length - 1]}`, { requirement: 'ledger.get-traffic-account.reflects-update', exchange: g });
       };
-      // one fixed sequence touching every rule (identical fresh updates, a retry, an unset delta, a negative end)
-      await run([{ id: 0, balanceDelta: 5 }, { id: 1, balanceDelta: 5 }, { id: 0, balanceDelta: 5 }, { id: 2 }, { id: 3, balanceDelta: -20 }]);
+      // one fixed sequence touching every rule (identical fresh updates, a retry, an unset delta, a negative end
+      // whatever the starting balance)
+      await run((start) => [{ id: 0, balanceDelta: 5 }, { id: 1, balanceDelta: 5 }, { id: 0, balanceDelta: 5 }, { id: 2 }, { id: 3, balanceDelta: -(start + 20) }]);
       await t.property(trafficUpdates(), run, { runs: t.scaledRuns(12) });
     },
   );
@@ -84,7 +94,7 @@ describe('POST /v2/traffic/accounts', () => {
   conformance(
     {
       id: 'ledger.update-traffic-account.party-account',
-      title: 'addresses a party id used as accountId as that party\'s account, which reads 0 before any update',
+      title: 'addresses a party id used as accountId as that party\'s account (the update moves what a read of it showed), which reads 0 before any update',
       api: 'ledger',
       operations: ['updateTrafficAccount', 'getTrafficAccount'],
       requirements: [`${U}.account-id-is-party`, 'ledger.get-traffic-account.fresh-balance-zero', 'ledger.get-traffic-account.response-schema'],
@@ -92,14 +102,18 @@ describe('POST /v2/traffic/accounts', () => {
     async (t) => {
       const account = await freshAccount(t);
       const before = await t.call('getTrafficAccount', { params: { 'account-id': account } });
-      t.expectStatus(before, 200, { requirement: 'ledger.get-traffic-account.fresh-balance-zero' });
-      const r = (before.json as { response?: { accountId?: unknown; balance?: unknown } } | undefined)?.response;
-      t.expect(r?.accountId === account && Number.isInteger(balanceOf(before.json)), 'the read lacks the accountId or an integer balance', { requirement: 'ledger.get-traffic-account.response-schema', exchange: before });
-      t.expect(balanceOf(before.json) === 0, `a fresh account reads ${String(balanceOf(before.json))}`, { requirement: 'ledger.get-traffic-account.fresh-balance-zero', exchange: before });
       const x = await t.call('updateTrafficAccount', { json: { accountId: account, deduplicationId: t.uniqueName('dedup'), balanceDelta: 7 } });
+      // the MUST first, from the update alone: accepted, and (when the read showed a balance) moved by the delta
       t.expectStatus(x, 200, { requirement: `${U}.account-id-is-party` });
-      const after = await t.call('getTrafficAccount', { params: { 'account-id': account } });
-      t.expect(balanceOf(after.json) === 7, `the party's account reads ${String(balanceOf(after.json))} after a delta of 7`, { requirement: `${U}.account-id-is-party`, exchange: after });
+      const start = balanceOf(before.json);
+      if (before.status === 200 && Number.isSafeInteger(start)) {
+        t.expect(balanceOf(x.json) === (start as number) + 7, `the party's account read ${String(start)}; an update of 7 answered balance ${String(balanceOf(x.json))}`, { requirement: `${U}.account-id-is-party`, exchange: x });
+      }
+      // then FACTS.md's read endpoint: the fresh account's read, its shape, and its 0
+      t.expectStatus(before, 200, { requirement: 'ledger.get-traffic-account.fresh-balance-zero', what: 'reading a fresh account' });
+      const r = (before.json as { response?: { accountId?: unknown; balance?: unknown } } | undefined)?.response;
+      t.expect(r?.accountId === account && Number.isInteger(start), 'the read lacks the accountId or an integer balance', { requirement: 'ledger.get-traffic-account.response-schema', exchange: before });
+      t.expect(start === 0, `a fresh account reads ${String(start)}`, { requirement: 'ledger.get-traffic-account.fresh-balance-zero', exchange: before });
     },
   );
 
