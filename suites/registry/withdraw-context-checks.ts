@@ -20,7 +20,7 @@ export interface WithdrawCheckIds {
   context: string;
   debugFields: string;
   metaOptional: string;
-  unknownId?: string;
+  unknownId: string;
   malformedBody: string;
 }
 
@@ -112,28 +112,26 @@ export function withdrawContextChecks(kind: InstructionKind, ids: WithdrawCheckI
     },
   );
 
-  if (ids.unknownId !== undefined) {
-    conformance(
-      {
-        id: ids.unknownId,
-        title: `answers 404 with an {error} body for an id that names no ${label}`,
-        api: 'registry',
-        operations,
-        requirements: [REQ[kind].unknown],
-      },
-      async (t) => {
-        const [id] = stableInstructionIds(t, kind, 1) as [string];
-        await setupWithdraw(t, kind, id);
-        const known = new Set([...instructionIds(t, 'allocation'), ...instructionIds(t, 'transfer')]);
-        // an instruction of the other kind names no instruction of this kind
-        const other = instructionIds(t, kind === 'allocation' ? 'transfer' : 'allocation')[0];
-        if (other !== undefined) t.expectStatus(await call(t, other, { meta: { values: {} } }), 404, { what: `${operation} for the ${kind === 'allocation' ? 'transfer' : 'allocation'} instruction ${other}` });
-        await t.property(contractIdLike().filter((c) => !known.has(c)), async (cid) => {
-          t.expectStatus(await call(t, cid, { meta: { values: {} } }), 404);
-        }, { runs: t.scaledRuns(10) });
-      },
-    );
-  }
+  conformance(
+    {
+      id: ids.unknownId,
+      title: `answers 404 with an {error} body for an id that names no ${label}`,
+      api: 'registry',
+      operations,
+      requirements: [REQ[kind].unknown],
+    },
+    async (t) => {
+      const [id] = stableInstructionIds(t, kind, 1) as [string];
+      await setupWithdraw(t, kind, id);
+      const known = new Set([...instructionIds(t, 'allocation'), ...instructionIds(t, 'transfer')]);
+      // an instruction of the other kind names no instruction of this kind
+      const other = instructionIds(t, kind === 'allocation' ? 'transfer' : 'allocation')[0];
+      if (other !== undefined) t.expectStatus(await call(t, other, { meta: { values: {} } }), 404, { what: `${operation} for the ${kind === 'allocation' ? 'transfer' : 'allocation'} instruction ${other}` });
+      await t.property(contractIdLike().filter((c) => !known.has(c)), async (cid) => {
+        t.expectStatus(await call(t, cid, { meta: { values: {} } }), 404);
+      }, { runs: t.scaledRuns(10) });
+    },
+  );
 
   conformance(
     {
