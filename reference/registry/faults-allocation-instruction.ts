@@ -42,7 +42,7 @@ registerFaults([
   },
   {
     name: AI_UNSUPPORTED,
-    requirement: 'registry.choice-context.unsupported-kind-may-400',
+    requirement: 'registry.get-allocation-instruction-withdraw-context.response-schema',
     verdict: 'unsupported',
     description:
       'a registry without allocation instructions: both allocation-instruction endpoints answer 400 to every request (allowed by FACTS.md; the checks report unsupported, not fail)',

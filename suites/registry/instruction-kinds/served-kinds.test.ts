@@ -1,6 +1,7 @@
 /**
  * Which instruction kinds a registry serves: the documented paths answer a valid request (200, or 400 for a kind the
- * registry does not support, FACTS.md), and an unsupported kind is reported as unsupported, not failed.
+ * registry does not support, FACTS.md). That permission is folded into the response-schema rules of the three
+ * endpoints: their checks report such a 400 to a valid request as unsupported (validWithdraw, validFactory).
  */
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
@@ -38,20 +39,6 @@ describe('registry instruction kinds', () => {
     },
     async (t) => {
       for (const [label, requirement, x] of await probe(t)) t.expectStatus(x, [200, 400], { requirement, what: `a valid ${label} request` });
-    },
-  );
-
-  conformance(
-    {
-      id: 'registry.instruction-kinds.unsupported-as-400',
-      title: 'reports an instruction kind whose valid requests are answered 400 as unsupported',
-      api: 'registry',
-      operations: ['getTransferInstructionWithdrawContext', 'getAllocationInstructionWithdrawContext', 'getAllocationFactory'],
-      requirements: ['registry.choice-context.unsupported-kind-may-400'],
-    },
-    async (t) => {
-      const refused = (await probe(t)).filter(([, , x]) => x.status === 400).map(([label, , x]) => `${label}: ${x.text.slice(0, 120)}`);
-      if (refused.length > 0) t.unsupported(`the registry answers 400 to valid requests, so it does not support these kinds: ${refused.join('; ')}`);
     },
   );
 });
