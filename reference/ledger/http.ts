@@ -3,7 +3,7 @@
  * a JsCantonError for unknown routes, and a small route wrapper that hands each handler a `Call`.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
-import { bearerSubject, bearerToken } from '../auth.js';
+import { bearerSubject, bearerToken, unverifiedSubject } from '../auth.js';
 import { REFERENCE_ADMIN_USER, type ReferenceContext } from '../index.js';
 import { F } from './faults-users.js';
 import { wasDeactivated } from './users.js';
@@ -118,13 +118,7 @@ async function authenticate(req: FastifyRequest, ctx: ReferenceContext): Promise
 function faultySubject(req: FastifyRequest, ctx: ReferenceContext): string | undefined {
   const token = bearerToken(req);
   if (token === undefined) return ctx.faults.has(F.noTokenDelete) && req.method === 'DELETE' ? REFERENCE_ADMIN_USER : undefined;
-  if (!ctx.faults.has(F.signatureUnchecked)) return undefined;
-  try {
-    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub?: unknown };
-    return typeof payload.sub === 'string' && payload.sub !== '' ? payload.sub : undefined;
-  } catch {
-    return undefined;
-  }
+  return ctx.faults.has(F.signatureUnchecked) ? unverifiedSubject(req) : undefined;
 }
 
 /** Content-type parsers, error handler and 404 handler of the ledger scope. */

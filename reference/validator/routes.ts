@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import { REFERENCE_VALIDATOR_USER } from '../index.js';
-import { bearerSubject } from '../auth.js';
+import { bearerSubject, unverifiedSubject } from '../auth.js';
 import { listAnsEntriesHandler } from '../data/ans-routes.js';
 import { installJsonErrors, sendError, wildcardSegment } from '../data/http.js';
 import { sharedScanData } from '../data/shared.js';
@@ -36,7 +36,7 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
   app.get('/v0/entry/all', async (req, reply) => {
     let sub = await bearerSubject(req, ctx.options.jwtSecret);
     if (sub === undefined && req.headers.authorization === undefined && ctx.faults.has(VALIDATOR_LIST_OWNED_ANS_ENTRIES_NO_AUTH)) sub = REFERENCE_VALIDATOR_USER;
-    if (sub === undefined && ctx.faults.has(EF.unverified)) sub = unverifiedSubject(req.headers.authorization);
+    if (sub === undefined && ctx.faults.has(EF.unverified)) sub = unverifiedSubject(req);
     if (sub === undefined) return sendError(reply, 401, 'missing or invalid bearer token');
     const owner = partyOf(sub);
     if (owner === 'denied') return sendError(reply, 401, `user ${sub} is deactivated`);
@@ -72,16 +72,4 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
   });
 
   app.get('/v0/scan-proxy/ans-entries', listAnsEntriesHandler(data.ans, proxyAnsFaults(ctx.faults)));
-}
-
-/** the sub claim of a JWT read without verifying it (only for the planted fault validator-entry-wrong-signature-accepted) */
-function unverifiedSubject(header: string | undefined): string | undefined {
-  const m = /^Bearer\s+([^.\s]+)\.([^.\s]+)\.(\S*)$/i.exec(header ?? '');
-  if (m === null) return undefined;
-  try {
-    const claims = JSON.parse(Buffer.from(m[2]!, 'base64url').toString('utf8')) as { sub?: unknown };
-    return typeof claims.sub === 'string' && claims.sub !== '' ? claims.sub : undefined;
-  } catch {
-    return undefined;
-  }
 }
