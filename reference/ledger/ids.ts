@@ -30,3 +30,17 @@ export const isPackageId = (s: string) => PACKAGE_ID.test(s);
 export const sha256hex = hashHex;
 /** A Canton fingerprint: multihash prefix 1220 (sha-256, 32 bytes) and the hex digest. */
 export const fingerprint = (data: string | Buffer) => `1220${sha256hex(data)}`;
+
+/**
+ * Daml package versions compare as lists of numbers, a shorter list sorting first when it is a prefix of the other
+ * ('1.0' < '1.0.0' < '1.1'). Product versions (a scan's '0.6.8') compare differently: data/seed.ts compareVersions.
+ */
+export function comparePackageVersions(a: string, b: string): number {
+  const x = a.split('.').map(Number);
+  const y = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? -1) - (y[i] ?? -1);
+    if (d !== 0) return d;
+  }
+  return 0;
+}

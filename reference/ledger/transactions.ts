@@ -11,7 +11,7 @@ import { elementObject, oneOf, optObject, optString, optStringArray, reqArray, r
 import { CantonError, err } from './errors.js';
 import type { Caller } from './access.js';
 import { route } from './http.js';
-import { isParty, sha256hex } from './ids.js';
+import { comparePackageVersions, isParty, sha256hex } from './ids.js';
 import {
   archivedEvent,
   createdEvent,
@@ -155,20 +155,13 @@ export function resolveTemplate(state: LedgerState, ref: string): { templateId: 
     const name = pkg.slice(1);
     // The package-name reference picks the highest version uploaded.
     const candidates = [...state.localPackages.values()].filter((p) => p.name === name);
-    const best = candidates.sort((a, b) => compareVersion(b.version, a.version))[0];
+    const best = candidates.sort((a, b) => comparePackageVersions(b.version, a.version))[0];
     if (best === undefined) throw err.notFound('PACKAGE_NAMES_NOT_FOUND', `The following package names do not match upgradable packages uploaded on this participant: [${name}]`);
     return { templateId: `${best.packageId}${rest}`, packageName: name };
   }
   const info = state.localPackages.get(pkg);
   if (info === undefined) throw err.notFound('PACKAGE_NOT_FOUND', `Couldn't find package ${pkg}`, [['PACKAGE', pkg]]);
   return { templateId: ref, packageName: info.name };
-}
-
-function compareVersion(a: string, b: string): number {
-  const x = a.split('.').map(Number);
-  const y = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
-  return 0;
 }
 
 /** Party ids mentioned in the create arguments become observers. */

@@ -7,7 +7,7 @@ import type { ReferenceContext } from '../index.js';
 import { optInt, optObject, optString, optStringArray, type Obj } from './body.js';
 import { MalformedRequest, err } from './errors.js';
 import { route, type Call } from './http.js';
-import { isPackageId, isParticipantId, isUid } from './ids.js';
+import { comparePackageVersions, isPackageId, isParticipantId, isUid } from './ids.js';
 import { compareStrings, type LedgerState, type VettedEntry, type VettingRecord } from './state.js';
 import { MAX_VETTED_PACKAGES_PAGE_SIZE } from './version.js';
 import { VF } from './faults-vetting.js';
@@ -109,16 +109,6 @@ function topologyMatcher(q: VettingQuery, has: Has): (r: VettingRecord) => boole
   return (r) => (ps.size === 0 || ps.has(r.participantId)) && (ss.size === 0 || ss.has(r.synchronizerId));
 }
 
-function compareVersions(a: string, b: string): number {
-  const x = a.split('.').map(Number);
-  const y = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    const d = (x[i] ?? -1) - (y[i] ?? -1);
-    if (d !== 0) return d;
-  }
-  return 0;
-}
-
 /** Name and version where known (packages with unknown name first, like an absent Option), then package id. */
 function sortPackages(state: LedgerState, entries: VettedEntry[]): VettedEntry[] {
   const info = (e: VettedEntry) => state.localPackages.get(e.packageId);
@@ -128,7 +118,7 @@ function sortPackages(state: LedgerState, entries: VettedEntry[]): VettedEntry[]
     if (ia === undefined || ib === undefined) {
       if (ia !== ib) return ia === undefined ? -1 : 1;
     } else {
-      const d = compareStrings(ia.name, ib.name) || compareVersions(ia.version, ib.version);
+      const d = compareStrings(ia.name, ib.name) || comparePackageVersions(ia.version, ib.version);
       if (d !== 0) return d;
     }
     return compareStrings(a.packageId, b.packageId);
