@@ -105,3 +105,17 @@ export function wildcardSegment(params: unknown, suffix = ''): string | undefine
   if (seg === '' || seg.includes('/')) return undefined;
   return seg;
 }
+
+/** The path of a request URL, without its query. */
+export const pathOf = (url: string) => url.split('?')[0] ?? '';
+
+/** An {error} body re-shaped as {message} (the planted error-body faults); any other payload is left as it is. */
+export function errorAsMessage(payload: string): string {
+  try {
+    const body = JSON.parse(payload) as unknown;
+    if (isPlainObject(body) && 'error' in body) return JSON.stringify({ message: body.error });
+  } catch {
+    // not JSON
+  }
+  return payload;
+}

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
-import { HttpError, isPlainObject } from '../data/http.js';
+import { HttpError, errorAsMessage, isPlainObject } from '../data/http.js';
 import { registerFaults } from '../faults.js';
 
 export const HTTP_WITHDRAW_STATUS_202 = 'registry-http-withdraw-status-202';
@@ -50,14 +50,7 @@ export function installHttpFaults(app: FastifyInstance, ctx: ReferenceContext): 
   app.addHook('onSend', async (req, reply, payload) => {
     if (reply.statusCode === 200 && f.has(HTTP_WITHDRAW_STATUS_202) && isWithdraw(req.url)) reply.code(202);
     if (reply.statusCode === 200 && f.has(HTTP_FACTORY_AS_HTML) && isFactory(req.url)) reply.header('content-type', 'text/html; charset=utf-8');
-    if (reply.statusCode >= 400 && f.has(HTTP_ERROR_AS_MESSAGE) && typeof payload === 'string') {
-      try {
-        const body = JSON.parse(payload) as unknown;
-        if (isPlainObject(body) && typeof body.error === 'string') return JSON.stringify({ message: body.error });
-      } catch {
-        // not JSON: left as it is
-      }
-    }
+    if (reply.statusCode >= 400 && f.has(HTTP_ERROR_AS_MESSAGE) && typeof payload === 'string') return errorAsMessage(payload);
     return payload;
   });
 }

@@ -1,6 +1,7 @@
 /** Planted faults of scan's HTTP behaviour as a whole (status codes, content types, error bodies, path prefix). */
 import type { FastifyInstance } from 'fastify';
 import { registerFaults, type FaultSet } from '../faults.js';
+import { errorAsMessage, pathOf } from '../data/http.js';
 
 const F = {
   serverError: 'scan-http-500-on-long-prefix',
@@ -18,8 +19,6 @@ registerFaults([
   { name: F.prefix, requirement: 'scan.versioning.path-prefix', description: 'GET /v0/ans-entries is not served (404): the listing moved off the /v0 prefix' },
 ]);
 
-const pathOf = (url: string) => url.split('?')[0] ?? '';
-
 /** installs the switched-on faults as hooks of the scan plugin */
 export function installScanHttpFaults(app: FastifyInstance, faults: FaultSet): void {
   if (!Object.values(F).some((f) => faults.has(f))) return;
@@ -34,14 +33,7 @@ export function installScanHttpFaults(app: FastifyInstance, faults: FaultSet): v
   });
   if (faults.has(F.errorBody)) {
     app.addHook('onSend', async (req, reply, payload) => {
-      if (req.method === 'POST' && pathOf(req.url).endsWith('/v0/events') && reply.statusCode >= 400 && typeof payload === 'string') {
-        try {
-          const body = JSON.parse(payload) as { error?: unknown };
-          return JSON.stringify({ message: body.error });
-        } catch {
-          return payload;
-        }
-      }
+      if (req.method === 'POST' && pathOf(req.url).endsWith('/v0/events') && reply.statusCode >= 400 && typeof payload === 'string') return errorAsMessage(payload);
       return payload;
     });
   }

@@ -1,6 +1,7 @@
 /** Planted faults of the validator's HTTP behaviour as a whole (status codes, content types, error bodies, path prefix). */
 import type { FastifyInstance } from 'fastify';
 import { registerFaults, type FaultSet } from '../faults.js';
+import { errorAsMessage, pathOf } from '../data/http.js';
 
 const F = {
   serverError: 'validator-http-500-on-long-provider',
@@ -17,8 +18,6 @@ registerFaults([
   { name: F.errorBody, requirement: 'validator.errors.error-body', description: 'errors of GET /v0/scan-proxy/ans-entries carry message instead of error' },
   { name: F.prefix, requirement: 'validator.versioning.path-prefix', description: 'GET /v0/scan-proxy/open-and-issuing-mining-rounds is not served (404)' },
 ]);
-
-const pathOf = (url: string) => url.split('?')[0] ?? '';
 
 /** installs the switched-on faults as hooks of the validator plugin */
 export function installValidatorHttpFaults(app: FastifyInstance, faults: FaultSet): void {
@@ -37,13 +36,7 @@ export function installValidatorHttpFaults(app: FastifyInstance, faults: FaultSe
       reply.type('text/plain');
       return 'unauthorized';
     }
-    if (faults.has(F.errorBody) && path.endsWith('/v0/scan-proxy/ans-entries') && reply.statusCode >= 400 && typeof payload === 'string') {
-      try {
-        return JSON.stringify({ message: (JSON.parse(payload) as { error?: unknown }).error });
-      } catch {
-        return payload;
-      }
-    }
+    if (faults.has(F.errorBody) && path.endsWith('/v0/scan-proxy/ans-entries') && reply.statusCode >= 400 && typeof payload === 'string') return errorAsMessage(payload);
     return payload;
   });
 }
