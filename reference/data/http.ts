@@ -44,7 +44,7 @@ export function installJsonErrors(app: FastifyInstance): void {
     if (status === 500) return sendError(reply, 500, 'internal server error');
     return sendError(reply, status === 415 ? 400 : status, message);
   });
-  app.setNotFoundHandler((req, reply) => sendError(reply, 404, `no route for ${req.method} ${req.url.split('?')[0]}`));
+  app.setNotFoundHandler((req, reply) => sendError(reply, 404, routeNotFound(req).message));
 }
 
 type Query = Record<string, unknown>;
@@ -108,6 +108,11 @@ export function wildcardSegment(params: unknown, suffix = ''): string | undefine
 
 /** The path of a request URL, without its query. */
 export const pathOf = (url: string) => url.split('?')[0] ?? '';
+
+/** The 404 of a request no route serves (also thrown by a route whose wildcard did not match, or that a fault hides). */
+export function routeNotFound(req: { method: string; url: string }): HttpError {
+  return new HttpError(404, `no route for ${req.method} ${pathOf(req.url)}`);
+}
 
 /** An {error} body re-shaped as {message} (the planted error-body faults); any other payload is left as it is. */
 export function errorAsMessage(payload: string): string {

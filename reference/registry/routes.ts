@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import type { ContractRecord } from '../world.js';
-import { HttpError, installJsonErrors, isPlainObject, objectBody, wildcardSegment } from '../data/http.js';
+import { HttpError, installJsonErrors, routeNotFound, isPlainObject, objectBody, wildcardSegment } from '../data/http.js';
 import { REASSIGNMENT_INSTRUMENT_ID, seedRegistry, type RegistryState } from './state.js';
 import { TEMPLATES } from '../data/templates.js';
 import { REGISTRY_TRANSFER_INSTRUCTION_WITHDRAW_UNKNOWN_ID_CONFLICT } from './faults-thin.js';
@@ -129,11 +129,11 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
 
   const f = ctx.faults;
   const withdrawContext = (templateId: string, kind: string) =>
-    async (req: { params: unknown; body: unknown; url: string }) => {
+    async (req: { params: unknown; body: unknown; url: string; method: string }) => {
       const id = wildcardSegment(req.params, '/choice-contexts/withdraw');
-      if (id === undefined) throw new HttpError(404, `no route for POST ${req.url.split('?')[0]}`);
+      if (id === undefined) throw routeNotFound(req);
       const allocation = templateId === TEMPLATES.allocationInstruction;
-      if (f.has(allocation ? AI.AI_NOT_SERVED : AI.TI_UNDER_V2)) throw new HttpError(404, `no route for POST ${req.url.split('?')[0]}`);
+      if (f.has(allocation ? AI.AI_NOT_SERVED : AI.TI_UNDER_V2)) throw routeNotFound(req);
       if (allocation && f.has(AI.AI_UNSUPPORTED)) throw new HttpError(400, 'this registry does not support allocation instructions');
       const lenient = f.has(allocation ? AI.AI_MALFORMED_BODY_ACCEPTED : TI.TI_MALFORMED_BODY_ACCEPTED);
       const { excludeDebugFields, body } = commonBody(req.body, { allowAbsent: true, lenient, absentExcludes: f.has(CC.CC_DEBUG_EXCLUDED_BY_DEFAULT) });
@@ -160,7 +160,7 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
   app.post('/registry/transfer-instruction/v1/*', withdrawContext(TEMPLATES.transferInstruction, 'transfer instruction'));
 
   app.post('/registry/allocation-instruction/v2/allocation-factory', async (req) => {
-    if (f.has(AI.AI_NOT_SERVED)) throw new HttpError(404, `no route for POST ${req.url.split('?')[0]}`);
+    if (f.has(AI.AI_NOT_SERVED)) throw routeNotFound(req);
     if (f.has(AI.AI_UNSUPPORTED)) throw new HttpError(400, 'this registry does not support allocation instructions');
     const { excludeDebugFields, body } = commonBody(req.body, { allowAbsent: false, absentExcludes: f.has(CC.CC_DEBUG_EXCLUDED_BY_DEFAULT) });
     let choiceArguments = body.choiceArguments;

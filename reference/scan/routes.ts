@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import { listAnsEntriesHandler } from '../data/ans-routes.js';
 import { SCAN_LIST_ANS_ENTRIES_PAGE_SIZE_EXCEEDED, SCAN_LIST_ANS_ENTRIES_PREFIX_IGNORED, SCAN_LIST_ANS_ENTRIES_USER_MISSING } from './faults-thin.js';
-import { HttpError, installJsonErrors, intParam, isPlainObject, objectBody, queryParam, sendError, wildcardSegment } from '../data/http.js';
+import { HttpError, installJsonErrors, routeNotFound, intParam, isPlainObject, objectBody, queryParam, sendError, wildcardSegment } from '../data/http.js';
 import { compareVersions, parseIsoMicros } from '../data/seed.js';
 import { sharedScanData } from '../data/shared.js';
 import { listActivities, seedActivities } from './activities.js';
@@ -44,7 +44,7 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
 
   app.get('/v0/events/*', async (req, reply) => {
     const id = wildcardSegment(req.params);
-    if (id === undefined) return sendError(reply, 404, `no route for GET ${req.url.split('?')[0]}`);
+    if (id === undefined) throw routeNotFound(req);
     const rawEnc = queryParam(req.query, 'daml_value_encoding');
     if (rawEnc === 'protobuf_json' && ctx.faults.has(EF.encodings)) throw new HttpError(400, 'daml_value_encoding protobuf_json is not supported');
     const enc =

@@ -3,7 +3,7 @@ import type { ReferenceContext } from '../index.js';
 import { REFERENCE_VALIDATOR_USER } from '../index.js';
 import { bearerSubject, unverifiedSubject } from '../auth.js';
 import { listAnsEntriesHandler } from '../data/ans-routes.js';
-import { installJsonErrors, sendError, wildcardSegment } from '../data/http.js';
+import { installJsonErrors, routeNotFound, sendError, wildcardSegment } from '../data/http.js';
 import { sharedScanData } from '../data/shared.js';
 import { VALIDATOR_ENTRY_FAULTS as EF } from './faults-entry.js';
 import { installValidatorHttpFaults } from './faults-http.js';
@@ -61,7 +61,7 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
 
   app.get('/v0/scan-proxy/featured-apps/*', async (req, reply) => {
     const provider = wildcardSegment(req.params);
-    if (provider === undefined) return sendError(reply, 404, `no route for GET ${req.url.split('?')[0]}`);
+    if (provider === undefined) throw routeNotFound(req);
     const right = data.featuredApps.get(provider);
     if (right === undefined && ctx.faults.has(PF.featured404)) return sendError(reply, 404, `no featured app right for ${provider}`);
     if (right !== undefined && ctx.faults.has(PF.featuredSchema)) {
