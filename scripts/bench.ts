@@ -3,6 +3,8 @@
  * memory, requests, requests per second, start to first request), the cost of loading specs and compiling schemas,
  * and the raw rate autocannon gets from the same reference server on the endpoints the suite calls most.
  * Targets (2-core machine): full run <= 20 s with reports; suite rate >= half the raw rate; first request < 300 ms.
+ * Also the reference server at the test suite's scale (start, license walk, ANS prefix queries), which the tests
+ * check for correctness only.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -84,8 +86,35 @@ async function rawRate(): Promise<void> {
   await server.close();
 }
 
+/** The reference server at the scale the test suite uses: start-up, a full license walk, prefix queries over ANS. */
+async function largeReference(): Promise<void> {
+  const { startReference } = await import('../reference/index.js');
+  let t0 = performance.now();
+  const server = await startReference({ size: { ansEntries: 100_000, validatorLicenses: 10_000 } });
+  const startMs = performance.now() - t0;
+  t0 = performance.now();
+  let after: number | undefined;
+  let pages = 0;
+  for (; pages < 100; pages++) {
+    const body = (await (await fetch(`${server.urls.scan}/v0/admin/validator/licenses?limit=1000${after === undefined ? '' : `&after=${after}`}`)).json()) as { next_page_token?: number | null };
+    if (body.next_page_token === undefined || body.next_page_token === null) break;
+    after = body.next_page_token;
+  }
+  const walkMs = performance.now() - t0;
+  t0 = performance.now();
+  const prefixes = ['alice-0999', 'a', '', 'bob-01', 'judy-9999', 'zz'];
+  for (const prefix of prefixes) await (await fetch(`${server.urls.scan}/v0/ans-entries?page_size=1000&name_prefix=${prefix}`)).text();
+  const prefixMs = performance.now() - t0;
+  await server.close();
+  console.log('reference server at scale (100 000 ANS entries, 10 000 licenses):');
+  console.log(`  start                  ${fmt(startMs)} ms`);
+  console.log(`  license walk           ${fmt(walkMs)} ms for ${pages + 1} pages of 1000`);
+  console.log(`  ANS prefix queries     ${fmt(prefixMs)} ms for ${prefixes.length} queries of up to 1000 entries`);
+}
+
 const s = await schemaCost();
 await fullRun();
 console.log(`spec loading             ${fmt(s.loadMs, 1)} ms; compiling all ${s.schemas} response schemas ${fmt(s.compileMs, 1)} ms (compiled lazily during a run)`);
 await rawRate();
+await largeReference();
 process.exit(0);
