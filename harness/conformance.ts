@@ -140,6 +140,14 @@ export interface CheckContext {
    * judge the requirement (a status no response carried). Ignored when the requirement failed or was judged after all.
    */
   notObserved(requirement: string, reason: string): void;
+  /**
+   * Judges one requirement the check declares, softly: a failure inside `body` is recorded against it and the check
+   * goes on to its other requirements (a failure judges one requirement, not the whole check); `t.skip` inside reports
+   * the requirement not observed, with the reason. A requirement judged without failure counts as passed even when
+   * another requirement of the check failed. Transport and harness errors still stop the check. Returns true when the
+   * requirement held. Use it wherever the next step does not depend on this one's outcome.
+   */
+  judge(requirement: string, body: () => Promise<void> | void): Promise<boolean>;
   /** a value from the target's fixtures section, or undefined */
   fixture<T>(name: string): T | undefined;
   /** registers clean-up (e.g. delete a created user) that runs after the check, whatever its verdict */
@@ -332,6 +340,31 @@ class Check implements CheckContext {
     this.unobserved.push({ requirement, reason });
   }
 
+  /** requirements a judge() block judged without failure */
+  readonly held = new Set<string>();
+
+  async judge(requirement: string, body: () => Promise<void> | void): Promise<boolean> {
+    if (!this.decl.requirements.includes(requirement)) throw new Error(`check ${this.decl.id} does not declare ${requirement}`);
+    const own = () => (this.propertyFailures ?? this.failures).filter((f) => f.requirement === requirement).length;
+    const before = own();
+    try {
+      await body();
+    } catch (e) {
+      if (e instanceof ConformanceFailure) {
+        this.collect(e.failures);
+        return false;
+      }
+      if (e instanceof NotRun) {
+        this.notObserved(requirement, e.reason);
+        return false;
+      }
+      throw e;
+    }
+    if (own() > before) return false;
+    this.held.add(requirement);
+    return true;
+  }
+
   fixture<T>(name: string): T | undefined {
     return this.target.fixtures[name] as T | undefined;
   }
@@ -488,6 +521,8 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
     const cleanupProblems = await check.cleanUp();
     let outcome = verdictOf(check, thrown);
     const failed = new Set(check.failures.map((f) => f.requirement));
+    // a requirement a judge() block saw hold passes whatever else the check did, unless another step failed it
+    for (const r of check.held) if (!failed.has(r)) check.judged.add(r);
     const unobserved = check.unobserved.filter((u) => !failed.has(u.requirement) && !check.judged.has(u.requirement));
     if (unobserved.length > 0) m.inapplicable = [...(m.inapplicable ?? []), ...unobserved];
     // a check that judged none of its requirements did not pass: it saw nothing to judge
@@ -500,7 +535,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
       ...(outcome.error !== undefined ? { error: outcome.error } : {}),
       ...(check.failures.length > 0 ? { failures: check.failures } : {}),
-      ...(outcome.verdict === 'fail' ? { blocked: decl.requirements.filter((r) => !failed.has(r)) } : {}),
+      ...(outcome.verdict === 'fail' ? { blocked: decl.requirements.filter((r) => !failed.has(r) && !check.judged.has(r) && !notJudged.has(r)) } : {}),
       ...(check.properties.length > 0 ? { properties: check.properties } : {}),
       ...(check.judged.size > 0 ? { judged: [...check.judged] } : {}),
       ...(outcome.verdict === 'fail' || outcome.verdict === 'error' ? { exchanges: check.exchanges } : {}),

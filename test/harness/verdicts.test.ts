@@ -49,6 +49,15 @@ describe('a run over one check of each verdict kind', () => {
     expect(verdictOf('v.version')?.reason).toContain('applies from version 2.0');
   });
 
+  it('judges each requirement of a check on its own: one failure leaves the others judged', () => {
+    const byId = new Map(result.report.requirements.map((r) => [r.id, r]));
+    expect(verdictOf('v.judge-each')?.verdict).toBe('fail');
+    expect(verdictOf('v.judge-each')?.failures?.map((f) => f.requirement)).toEqual(['scan.list-items.judged-broken']);
+    expect(byId.get('scan.list-items.judged-broken')?.verdict).toBe('fail');
+    expect(byId.get('scan.list-items.judged-kept')?.verdict).toBe('pass');
+    expect(byId.get('scan.list-items.judged-unseen')).toMatchObject({ verdict: 'skipped', reason: 'nothing to judge it on' });
+  });
+
   it('reports a check that saw nothing of its requirement as skipped, and a broken one as failed all the same', () => {
     expect(verdictOf('v.not-observed')).toMatchObject({ verdict: 'skipped' });
     expect(verdictOf('v.not-observed')?.reason).toContain('no response carried the rare status');
