@@ -244,22 +244,25 @@ export function exercisedEvent(n: ExerciseNode, offset: number, v: Visibility, a
   };
 }
 
+/** FACTS.md: a reassignment's unassign event comes under `value` below its kind key (an assign event does not). */
 export function unassignedEvent(e: UnassignEvent, offset: number, v: Visibility): Obj {
+  return { JsUnassignedEvent: { value: unassignedEventValue(e, offset, v) } };
+}
+
+function unassignedEventValue(e: UnassignEvent, offset: number, v: Visibility): Obj {
   return {
-    JsUnassignedEvent: {
-      reassignmentId: e.reassignmentId,
-      contractId: e.contract.contractId,
-      templateId: e.contract.templateId,
-      source: e.source,
-      target: e.target,
-      submitter: e.submitter,
-      reassignmentCounter: e.reassignmentCounter,
-      assignmentExclusivity: e.assignmentExclusivity,
-      witnessParties: v.witnesses,
-      packageName: e.contract.packageName,
-      offset,
-      nodeId: e.nodeId,
-    },
+    reassignmentId: e.reassignmentId,
+    contractId: e.contract.contractId,
+    templateId: e.contract.templateId,
+    source: e.source,
+    target: e.target,
+    submitter: e.submitter,
+    reassignmentCounter: e.reassignmentCounter,
+    assignmentExclusivity: e.assignmentExclusivity,
+    witnessParties: v.witnesses,
+    packageName: e.contract.packageName,
+    offset,
+    nodeId: e.nodeId,
   };
 }
 

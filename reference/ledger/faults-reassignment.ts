@@ -18,6 +18,8 @@ export const RF = {
   propagated: 'ledger-reassignment-not-found-as-400',
   noCreated: 'ledger-reassignment-assign-without-created-event',
   actAs: 'ledger-reassignment-act-as-unchecked',
+  flatUnassign: 'ledger-reassignment-unassign-event-flat',
+  nullField: 'ledger-reassignment-synchronizer-id-null',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
@@ -39,4 +41,6 @@ registerFaults([
   r(RF.propagated, `${S}.error-propagated`, 'an unknown contract (gRPC NOT_FOUND) is answered 400'),
   r(RF.noCreated, 'ledger.events.assign-carries-created-event', 'the assign event carries no createdEvent'),
   r(RF.actAs, 'ledger.auth.act-as-submitter', 'a reassignment is accepted without CanActAs for the submitter'),
+  r(RF.flatUnassign, `${S}.event-wrappers`, 'the unassign event comes with its fields directly under JsUnassignedEvent, not under value'),
+  r(RF.nullField, `${S}.response-schema`, 'the reassignment carries synchronizerId as null'),
 ]);

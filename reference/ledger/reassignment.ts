@@ -186,7 +186,7 @@ function encodeEvents(u: ReassignmentUpdate, ef: EventFormat | undefined, has: H
     if (v === undefined) continue;
     const enc = e.kind === 'unassign' ? unassignedEvent(e, u.offset, v) : assignmentEvent(e, u.offset, v);
     if (e.kind === 'assign' && has(RF.noCreated)) delete (enc.JsAssignmentEvent as Obj).createdEvent;
-    out.push(enc);
+    out.push(e.kind === 'unassign' && has(RF.flatUnassign) ? { JsUnassignedEvent: (enc.JsUnassignedEvent as Obj).value } : enc);
   }
   return out;
 }
@@ -215,7 +215,7 @@ export function reassignmentRoutes(app: FastifyInstance, ctx: ReferenceContext, 
         events: encodeEvents(u, r.eventFormat, has, r.submitter),
         traceContext: { traceparent: u.traceparent },
         recordTime: u.recordTime,
-        synchronizerId: u.synchronizerId,
+        synchronizerId: has(RF.nullField) ? null : u.synchronizerId,
         paidTrafficCost: 0,
       },
     };

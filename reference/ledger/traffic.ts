@@ -86,6 +86,8 @@ export function trafficRoutes(app: FastifyInstance, ctx: ReferenceContext, state
     const a = state.traffic.get(accountId);
     if (a === undefined && has(XF.freshZero)) throw err.notFound('NOT_FOUND', `Traffic account ${accountId} not found`);
     const balance = (has(XF.reflects) ? a?.previous : a?.balance) ?? 0n;
-    return { response: { accountId, ...(has(XF.getSchema) ? {} : { balance: encodeBalance(balance) }) } };
+    // FACTS.md: the read answers the account itself, with no response wrapper (unlike the update)
+    const body = { accountId, ...(has(XF.getSchema) ? {} : { balance: encodeBalance(balance) }) };
+    return has(XF.getWrapped) ? { response: body } : body;
   });
 }

@@ -33,15 +33,15 @@ type Has = (fault: string) => boolean;
 
 /** Planted faults that rewrite a request body before it is decoded. */
 function faultyCommands(body: Obj, has: Has): Obj {
-  if (!has(QF.createArgs) && !has(QF.choiceArg)) return body;
+  if (!has(QF.createArgs) && !has(QF.choice)) return body;
   const commands = Array.isArray(body.commands) ? body.commands : [];
   return {
     ...body,
     commands: commands.map((c: unknown) => {
       const o = c as Record<string, Obj | undefined>;
       if (has(QF.createArgs) && o.CreateCommand !== undefined && o.CreateCommand.createArguments === undefined) return { CreateCommand: { ...o.CreateCommand, createArguments: {} } };
-      if (has(QF.choiceArg) && o.CreateAndExerciseCommand !== undefined && o.CreateAndExerciseCommand.choiceArgument === undefined) {
-        return { CreateAndExerciseCommand: { ...o.CreateAndExerciseCommand, choiceArgument: {} } };
+      if (has(QF.choice) && o.CreateAndExerciseCommand !== undefined && o.CreateAndExerciseCommand.choice === undefined) {
+        return { CreateAndExerciseCommand: { ...o.CreateAndExerciseCommand, choice: 'Archive' } };
       }
       return c;
     }),
@@ -65,7 +65,7 @@ function faultyEvents(events: Obj[], has: Has): Obj[] {
       if (has(QF.interfaceView)) ev.interfaceViews = [];
     }
     if (kind === 'ArchivedEvent' && has(QF.archivedFields)) delete ev.packageName;
-    return { [kind]: ev, ...(has(QF.singleKey) ? { eventKind: kind } : {}) };
+    return { [kind]: has(QF.txUnderValue) ? { value: ev } : ev, ...(has(QF.singleKey) ? { eventKind: kind } : {}) };
   });
 }
 
@@ -327,6 +327,7 @@ function transactionTree(tx: TransactionUpdate, parties: string[]): Obj {
   for (const e of projectTransaction(tx, wildcardFormat(parties), 'TRANSACTION_SHAPE_LEDGER_EFFECTS')) {
     const created = e.CreatedEvent as Obj | undefined;
     const event = (created ?? e.ExercisedEvent) as Obj;
+    // FACTS.md: a tree's events come under their kind key and then value (a transaction's directly under the key)
     eventsById[String(event.nodeId)] = created !== undefined ? { CreatedTreeEvent: { value: created } } : { ExercisedTreeEvent: { value: event } };
   }
   return {
@@ -398,6 +399,8 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
     state.changeIds.add(changeId);
     const tree = transactionTree(tx, [...s.actAs, ...s.readAs]);
     if (has(QF.treeSchema)) delete tree.eventsById;
+    if (has(QF.treeNull)) tree.recordTime = null;
+    if (has(QF.treeFlat)) tree.eventsById = Object.fromEntries(Object.entries(tree.eventsById as Record<string, Obj>).map(([id, e]) => [id, Object.fromEntries(Object.entries(e).map(([k, v]) => [k, (v as Obj).value]))]));
     return { transactionTree: tree };
   });
 

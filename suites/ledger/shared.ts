@@ -54,12 +54,91 @@ export function submitTree(t: CheckContext, s: Submitter, commands: unknown[], o
   return t.call('submitAndWaitForTransactionTree', { auth: { user }, json: { commands, commandId: o.commandId ?? t.uniqueName('cmd'), userId: user, actAs: [s.party] } });
 }
 
-/** An element of a transaction's or reassignment's events: one key naming the event kind. */
-export type Ev = Record<string, Record<string, unknown>>;
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The events of a transaction (lookup) or reassignment (submission) response; [] when there are none. */
+/**
+ * One event of a response, unwrapped from its kind key. FACTS.md ("how real responses are encoded"): a transaction's
+ * events carry the event directly under the kind key (`{"CreatedEvent": {...}}`), a tree's eventsById under the kind
+ * key and then `value` (`{"CreatedTreeEvent": {"value": {...}}}`), a reassignment's `{"JsAssignmentEvent": {...}}`
+ * directly and `{"JsUnassignedEvent": {"value": {...}}}` under `value`. Readers take either form wherever it comes, so
+ * that a rule about the event is judged on the event; the form seen is kept for the rules about the wrappers.
+ */
+export interface Ev {
+  /** the first key of the element: the event kind */
+  kind: string;
+  /** every key of the element (SPEC.md: exactly one) */
+  keys: string[];
+  /** the event itself, {} when the kind key holds no object */
+  event: Obj;
+  /** 'value' when the event sits under `value` below the kind key, 'direct' when its fields are right under the key */
+  form: 'direct' | 'value';
+}
+
+/** Unwraps one element `{Kind: event}` or `{Kind: {value: event}}`; undefined when it is not an object with a key. */
+export function unwrapEvent(e: unknown): Ev | undefined {
+  if (!isObj(e)) return undefined;
+  const keys = Object.keys(e);
+  const kind = keys[0];
+  if (kind === undefined) return undefined;
+  const inner = e[kind];
+  if (!isObj(inner)) return { kind, keys, event: {}, form: 'direct' };
+  // no event kind has an object-valued field named value: such a field is the wrapper
+  return isObj(inner.value) ? { kind, keys, event: inner.value, form: 'value' } : { kind, keys, event: inner, form: 'direct' };
+}
+
+const unwrapAll = (list: unknown[]): Ev[] => list.map(unwrapEvent).filter((e): e is Ev => e !== undefined);
+
+/** The events of a transaction (lookup) or reassignment (submission) response, unwrapped; [] when there are none. */
 export function eventsOf(x: Exchange): Ev[] {
   const j = x.json as { transaction?: { events?: unknown }; reassignment?: { events?: unknown } } | undefined;
   const e = (j?.transaction ?? j?.reassignment)?.events;
-  return Array.isArray(e) ? (e as Ev[]) : [];
+  return Array.isArray(e) ? unwrapAll(e) : [];
 }
+
+/** The events of a transaction tree response (the values of eventsById), unwrapped; [] when there are none. */
+export function treeEventsOf(x: Exchange): Ev[] {
+  const byId = (x.json as { transactionTree?: { eventsById?: unknown } } | undefined)?.transactionTree?.eventsById;
+  return isObj(byId) ? unwrapAll(Object.values(byId)) : [];
+}
+
+/** The first event of a kind, unwrapped. */
+export const eventOf = (evs: Ev[], kind: string): Obj | undefined => evs.find((e) => e.kind === kind)?.event;
+
+/** The wrapper FACTS.md gives each known event kind, by the response it comes in. */
+export const WRAPPERS = {
+  transaction: { CreatedEvent: 'direct', ArchivedEvent: 'direct', ExercisedEvent: 'direct' },
+  tree: { CreatedTreeEvent: 'value', ExercisedTreeEvent: 'value' },
+  reassignment: { JsAssignmentEvent: 'direct', JsUnassignedEvent: 'value' },
+} as const satisfies Record<string, Record<string, Ev['form']>>;
+
+const formText = (kind: string, form: Ev['form']) => (form === 'value' ? `{"${kind}": {"value": {...}}}` : `{"${kind}": {...}}`);
+
+/**
+ * What is wrong with the wrappers of `evs` against FACTS.md's forms for `where` (one message per offending kind and
+ * form), or [] when each event of a known kind comes as FACTS.md says. A kind FACTS.md does not name is left alone for
+ * the events of a transaction or reassignment; a tree's eventsById knows only its two kinds.
+ */
+export function wrapperProblems(evs: Ev[], where: keyof typeof WRAPPERS): string[] {
+  const want: Record<string, Ev['form']> = WRAPPERS[where];
+  const problems = new Set<string>();
+  for (const e of evs) {
+    const form = want[e.kind];
+    if (form === undefined) {
+      if (where === 'tree') problems.add(`an eventsById entry is keyed ${e.kind}, not CreatedTreeEvent or ExercisedTreeEvent`);
+    } else if (e.form !== form) {
+      problems.add(`a ${e.kind} comes as ${formText(e.kind, e.form)}, not as ${formText(e.kind, form)}`);
+    }
+  }
+  return [...problems];
+}
+
+/**
+ * Judges one condition on its own requirement (see t.judge): when it does not hold, the failure is recorded against
+ * that requirement and the check goes on with its others. Returns whether it held.
+ */
+export const judgeThat = (t: CheckContext, requirement: string, condition: unknown, message: string, x?: Exchange): Promise<boolean> =>
+  t.judge(requirement, () => t.expect(condition, message, { requirement, ...(x !== undefined ? { exchange: x } : {}) }));
+
+/** Whether a value is present: neither absent nor JSON null (FACTS.md: real servers send unset optional fields as null). */
+export const present = (v: unknown): boolean => v !== undefined && v !== null;

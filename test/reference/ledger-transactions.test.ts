@@ -157,7 +157,8 @@ describe('reassignment', () => {
     const c = await createIou(SYNC0);
     const u = ok(await reassign([unassign(c.contractId, SYNC0, SYNC1)])).reassignment;
     expect(u.synchronizerId).toBe(SYNC0);
-    const ue = u.events[0].JsUnassignedEvent;
+    // the unassign event comes under value (FACTS.md), the assign event directly under its kind key
+    const ue = u.events[0].JsUnassignedEvent.value;
     expect(ue).toMatchObject({ contractId: c.contractId, source: SYNC0, target: SYNC1, submitter: ALICE, reassignmentCounter: 1, witnessParties: [ALICE], packageName: 'reference-iou', offset: u.offset });
     expect(typeof ue.reassignmentId).toBe('string');
     // while unassigned the contract cannot be used
@@ -172,7 +173,7 @@ describe('reassignment', () => {
     for (const f of ['templateId', 'createdAt', 'representativePackageId']) expect(typeof ae.createdEvent[f]).toBe('string');
     // a second move counts up
     const again = ok(await reassign([unassign(c.contractId, SYNC1, SYNC0)])).reassignment;
-    expect(again.events[0].JsUnassignedEvent.reassignmentCounter).toBe(2);
+    expect(again.events[0].JsUnassignedEvent.value.reassignmentCounter).toBe(2);
     expectCanton(await reassign([assign(ue.reassignmentId, SYNC0, SYNC1)]), 400);
   });
 
@@ -228,12 +229,13 @@ describe('traffic accounts', () => {
 
   it('applies a delta once per deduplication id and may go negative', async () => {
     const accountId = `${l.uid('acct')}::${NS}`;
-    expect(ok(await l.call('GET', `/v2/traffic/accounts/${encodeURIComponent(accountId)}`)).response).toEqual({ accountId, balance: 0 });
+    // the read answers the account itself, the update wraps it in response (FACTS.md)
+    expect(ok(await l.call('GET', `/v2/traffic/accounts/${encodeURIComponent(accountId)}`))).toEqual({ accountId, balance: 0 });
     expect(ok(await update({ accountId, balanceDelta: 10, deduplicationId: 'd1' })).response).toEqual({ accountId, balance: 10 });
     expect(ok(await update({ accountId, balanceDelta: 10, deduplicationId: 'd1' })).response.balance).toBe(10);
     expect(ok(await update({ accountId, balanceDelta: -25, deduplicationId: 'd2' })).response.balance).toBe(-15);
     expect(ok(await update({ accountId, deduplicationId: 'd3' })).response.balance).toBe(-15);
-    expect(ok(await l.call('GET', `/v2/traffic/accounts/${encodeURIComponent(accountId)}`)).response.balance).toBe(-15);
+    expect(ok(await l.call('GET', `/v2/traffic/accounts/${encodeURIComponent(accountId)}`)).balance).toBe(-15);
   });
 
   it('is for administrators only and validates its body', async () => {

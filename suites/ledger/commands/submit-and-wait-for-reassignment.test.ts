@@ -5,7 +5,7 @@ import { LEDGER_GRPC_STATUS } from '../../../harness/checks.js';
 import { FixtureError, connectedSynchronizers, createSubmitter, createUser, createdContractId, submitCreate, templateFixture, type Submitter } from '../../../harness/fixtures/ledger.js';
 import { allocateParty, grantRights, needUserTokens, right } from '../../../harness/fixtures/ledger-users.js';
 import { moves, reassignmentRequest, type Move } from '../../../generators/ledger/reassignment.js';
-import { WILDCARD, eventsOf, type Ev } from '../shared.js';
+import { WILDCARD, eventOf, eventsOf, judgeThat, present, wrapperProblems, type Ev } from '../shared.js';
 
 const S = 'ledger.submit-and-wait-for-reassignment';
 const MULTI = { features: ['multiSynchronizer'] };
@@ -57,19 +57,50 @@ async function reassign(t: CheckContext, w: World, command: Record<string, unkno
 type Obj = Record<string, unknown>;
 
 /**
- * The unassign event of an unassignment response, whatever its kind key: SPEC.md does not show the shape of
- * unassignment events, and FACTS.md only that, with an eventFormat, the response gives the reassignmentId to assign with.
+ * The unassign event of an unassignment response. FACTS.md: `{JsUnassignedEvent: {value: {...}}}`; SPEC.md does not
+ * show unassignment events, so the event is read in either form (see eventsOf) and, failing a JsUnassignedEvent, from
+ * any kind but an assignment that carries a reassignmentId (the form is judged by event-wrappers).
  */
-const unassignEventOf = (x: Exchange): Obj | undefined =>
-  eventsOf(x).flatMap((e: Ev): Obj[] => [e, ...Object.values(e)]).find((v) => typeof v === 'object' && v !== null && typeof v.reassignmentId === 'string');
+function unassignEventOf(x: Exchange): Ev | undefined {
+  const evs = eventsOf(x).filter((e) => typeof e.event.reassignmentId === 'string');
+  return evs.find((e) => e.kind === 'JsUnassignedEvent') ?? evs.find((e) => e.kind !== 'JsAssignmentEvent');
+}
 
-function expectCantonError(t: CheckContext, x: Exchange, requirement: string): void {
-  t.expect(x.status >= 400 && x.status < 500, `expected a 4xx status, got ${x.status}`, { requirement, exchange: x });
+/** What a response's events looked like, for messages: kind and form of each. */
+const seen = (x: Exchange) => eventsOf(x).map((e) => `${e.kind} (${e.form === 'value' ? 'under value' : 'fields directly under the key'})`).join(', ') || 'no events';
+
+/** FACTS.md: present and not null in real responses. */
+const REASSIGNMENT_REQUIRED = ['updateId', 'offset', 'recordTime', 'synchronizerId', 'events'];
+const ASSIGNMENT_REQUIRED = ['source', 'target', 'reassignmentId', 'submitter', 'reassignmentCounter', 'createdEvent'];
+
+/**
+ * Judges a 200 reassignment answer: the fields FACTS.md says a reassignment and an assignment event always carry
+ * (response-schema) and the wrappers of its events (event-wrappers), each on its own requirement.
+ */
+async function judgeReassignment(t: CheckContext, x: Exchange, what: string): Promise<void> {
+  const r = (x.json as { reassignment?: Obj } | undefined)?.reassignment;
+  const missing = REASSIGNMENT_REQUIRED.filter((f) => !present(r?.[f]));
+  const typed = typeof r?.updateId === 'string' && Number.isInteger(r.offset) && Array.isArray(r.events);
+  await judgeThat(t, `${S}.response-schema`, missing.length === 0 && typed,
+    missing.length > 0 ? `${what}: the reassignment lacks ${missing.join(', ')} (absent or null)` : `${what}: the reassignment's updateId, offset or events is not a string, an integer and a list`, x);
+  for (const a of eventsOf(x).filter((e) => e.kind === 'JsAssignmentEvent')) {
+    const lacking = ASSIGNMENT_REQUIRED.filter((f) => !present(a.event[f]));
+    await judgeThat(t, `${S}.response-schema`, lacking.length === 0, `${what}: an assignment event lacks ${lacking.join(', ')} (absent or null)`, x);
+  }
+  const problems = wrapperProblems(eventsOf(x), 'reassignment');
+  await judgeThat(t, `${S}.event-wrappers`, problems.length === 0, `${what}: ${problems.join('; ')}`, x);
+}
+
+async function expectCantonError(t: CheckContext, x: Exchange, requirement: string): Promise<void> {
   const j = x.json as { code?: unknown; cause?: unknown; grpcCodeValue?: unknown } | undefined;
-  t.expect(typeof j?.code === 'string' && typeof j.cause === 'string', 'the error body is not a JsCantonError', { requirement, exchange: x });
+  await t.judge(requirement, () => {
+    t.expect(x.status >= 400 && x.status < 500, `expected a 4xx status, got ${x.status}`, { requirement, exchange: x });
+    t.expect(typeof j?.code === 'string' && typeof j.cause === 'string', 'the error body is not a JsCantonError', { requirement, exchange: x });
+  });
+  // grpcCodeValue may be null (FACTS.md): then there is no code to map
   const mapped = typeof j?.grpcCodeValue === 'number' ? LEDGER_GRPC_STATUS[j.grpcCodeValue] : undefined;
   if (mapped !== undefined) {
-    t.expect(mapped.status === x.status, `gRPC code ${String(j!.grpcCodeValue)} is answered ${x.status}, not ${mapped.status}`, { requirement: `${S}.error-propagated`, exchange: x });
+    await judgeThat(t, `${S}.error-propagated`, mapped.status === x.status, `gRPC code ${String(j!.grpcCodeValue)} is answered ${x.status}, not ${mapped.status}`, x);
   }
 }
 
@@ -87,6 +118,7 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
         `${S}.unassign-then-assign`,
         `${S}.assign-event-matches-command`,
         `${S}.unassign-event-with-format`,
+        `${S}.event-wrappers`,
         `${S}.optional-fields-omittable`,
         `${S}.user-id-from-token`,
         'ledger.events.assign-carries-created-event',
@@ -98,35 +130,38 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
         moves(),
         async (ms) => {
           const cid = await w.create();
+          // the contract's reassignment counter (0 at creation) and the synchronizer it is on
           let counter = 0;
           let on = 0;
           for (const [i, m] of ms.entries()) {
             const [source, target] = [w.syncs[on]!, w.syncs[1 - on]!];
             const rule = m.omitUserId ? `${S}.user-id-from-token` : m.omitOptional ? `${S}.optional-fields-omittable` : i > 0 ? `${S}.unassign-then-assign` : `${S}.response-schema`;
+            // each step judges its own requirements; a step the next one needs (an accepted unassignment, the id it
+            // answers) ends the sequence when it fails, as the contract is then not where the next step expects it
             // the unassignment always asks for events: its reassignmentId is needed to assign
             const u = await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source, target } } }, { ...m, withFormat: true });
-            t.expectStatus(u, 200, { requirement: rule, what: `unassignment ${i + 1} from ${source}` });
-            const ru = (u.json as { reassignment?: Obj } | undefined)?.reassignment;
-            t.expect(typeof ru?.updateId === 'string' && Number.isInteger(ru.offset) && Array.isArray(ru.events), 'the reassignment lacks updateId, offset or events', { requirement: `${S}.response-schema`, exchange: u });
+            if (!(await t.judge(rule, () => t.expectStatus(u, 200, { requirement: rule, what: `unassignment ${i + 1} from ${source}` })))) return;
+            await judgeReassignment(t, u, `unassignment ${i + 1}`);
             const ue = unassignEventOf(u);
-            t.expect(ue !== undefined, 'an unassignment with an eventFormat covering the submitter has no event with a reassignmentId', { requirement: `${S}.unassign-event-with-format`, exchange: u });
-            const a = await reassign(t, w, { AssignCommand: { value: { reassignmentId: ue!.reassignmentId, source, target } } }, m);
-            t.expectStatus(a, 200, { requirement: rule, what: `assignment ${i + 1} to ${target}` });
-            const ae = eventsOf(a).find((e) => e.JsAssignmentEvent !== undefined)?.JsAssignmentEvent as Obj | undefined;
+            const withId = await judgeThat(t, `${S}.unassign-event-with-format`, ue !== undefined,
+              `unassignment ${i + 1}: with an eventFormat covering the submitter, no event carries a reassignmentId (events: ${seen(u)})`, u);
+            if (!withId) return;
+            const a = await reassign(t, w, { AssignCommand: { value: { reassignmentId: ue!.event.reassignmentId, source, target } } }, m);
+            if (!(await t.judge(rule, () => t.expectStatus(a, 200, { requirement: rule, what: `assignment ${i + 1} to ${target}` })))) return;
+            await judgeReassignment(t, a, `assignment ${i + 1}`);
+            const before = counter;
             counter += 1;
             on = 1 - on;
             // without an eventFormat the answer may carry no events (a MAY rule): nothing more to compare
             if (!m.withFormat) continue;
-            counter -= 1;
-            on = 1 - on;
-            t.expect(ae !== undefined, 'the assignment answered no assign event', { requirement: `${S}.assign-event-matches-command`, exchange: a });
-            t.expect(ae!.source === source && ae!.target === target && ae!.reassignmentId === ue!.reassignmentId && ae!.submitter === w.s.party,
-              `the assign event says ${String(ae!.source)} -> ${String(ae!.target)}, id ${String(ae!.reassignmentId)}, submitter ${String(ae!.submitter)}`, { requirement: `${S}.assign-event-matches-command`, exchange: a });
-            t.expect(ae!.reassignmentCounter === counter + 1, `assignment ${i + 1}: counter ${String(ae!.reassignmentCounter)}, its unassignment ${counter + 1}`, { requirement: `${S}.counter-increments`, exchange: a });
-            const created = ae!.createdEvent as Obj | undefined;
-            t.expect(created !== undefined && created.contractId === cid, 'the assign event does not carry the created event of the contract', { requirement: 'ledger.events.assign-carries-created-event', exchange: a });
-            counter += 1;
-            on = 1 - on;
+            const ae = eventOf(eventsOf(a), 'JsAssignmentEvent');
+            await judgeThat(t, `${S}.assign-event-matches-command`, ae !== undefined, `assignment ${i + 1} answered no JsAssignmentEvent (events: ${seen(a)})`, a);
+            if (ae === undefined) continue;
+            await judgeThat(t, `${S}.assign-event-matches-command`, ae.source === source && ae.target === target && ae.reassignmentId === ue!.event.reassignmentId && ae.submitter === w.s.party,
+              `the assign event says ${String(ae.source)} -> ${String(ae.target)}, id ${String(ae.reassignmentId)}, submitter ${String(ae.submitter)}`, a);
+            await judgeThat(t, `${S}.counter-increments`, ae.reassignmentCounter === before + 1, `assignment ${i + 1}: counter ${String(ae.reassignmentCounter)}, the contract's before its unassignment ${before}`, a);
+            const created = ae.createdEvent as Obj | undefined | null;
+            await judgeThat(t, 'ledger.events.assign-carries-created-event', typeof created === 'object' && created !== null && created.contractId === cid, 'the assign event does not carry the created event of the contract', a);
           }
         },
         { runs: t.scaledRuns(8) },
@@ -173,9 +208,11 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
       const w = await world(t);
       const cid = await w.create();
       const unknownCid = `00${'cc'.repeat(33)}`;
-      expectCantonError(t, await reassign(t, w, { UnassignCommand: { value: { contractId: unknownCid, source: w.syncs[0], target: w.syncs[1] } } }), `${S}.unknown-contract-rejected`);
-      expectCantonError(t, await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[1], target: w.syncs[0] } } }), `${S}.wrong-source-rejected`);
-      expectCantonError(t, await reassign(t, w, { AssignCommand: { value: { reassignmentId: `00${'dd'.repeat(33)}`, source: w.syncs[0], target: w.syncs[1] } } }), `${S}.unknown-reassignment-id-rejected`);
+      // three independent requests, each judged on its own requirement (and on error-propagated)
+      await expectCantonError(t, await reassign(t, w, { UnassignCommand: { value: { contractId: unknownCid, source: w.syncs[0], target: w.syncs[1] } } }), `${S}.unknown-contract-rejected`);
+      await expectCantonError(t, await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[1], target: w.syncs[0] } } }), `${S}.wrong-source-rejected`);
+      await expectCantonError(t, await reassign(t, w, { AssignCommand: { value: { reassignmentId: `00${'dd'.repeat(33)}`, source: w.syncs[0], target: w.syncs[1] } } }), `${S}.unknown-reassignment-id-rejected`);
+      t.notObserved(`${S}.error-propagated`, 'no error answer carried a grpcCodeValue (it may be null) to map to a status');
     },
   );
 

@@ -3,7 +3,7 @@ import { conformance, type CheckContext } from '../../../harness/conformance.js'
 import type { Exchange } from '../../../harness/http.js';
 import { createSubmitter, createUser, templateFixture, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
 import { allocateParty, needUserTokens, right } from '../../../harness/fixtures/ledger-users.js';
-import { createCommand as create, submitTree, treeServed } from '../shared.js';
+import { createCommand as create, judgeThat, submitTree, treeEventsOf, treeServed, wrapperProblems } from '../shared.js';
 
 const T = 'ledger.submit-and-wait-for-transaction-tree';
 
@@ -14,16 +14,33 @@ async function submit(t: CheckContext, s: Submitter, commands: unknown[], auth: 
   return x;
 }
 
+/** FACTS.md: a transaction tree has these, present and not null, in real responses (the strings as strings). */
+const TREE_STRINGS = ['updateId', 'effectiveAt', 'synchronizerId', 'recordTime'];
+
 /**
- * SPEC.md's Transaction tree: an offset (int64) and eventsById (a map). The names of the event kinds in that map and
- * the fields of its events are not shown, nor is any order of offsets across submissions.
+ * SPEC.md's Transaction tree: an offset (int64) and eventsById (a map); FACTS.md: updateId, effectiveAt, offset,
+ * eventsById, synchronizerId and recordTime are always there, and each eventsById entry is `{CreatedTreeEvent: {value}}`
+ * or `{ExercisedTreeEvent: {value}}` (event-wrappers, judged on its own). No order of offsets across submissions is shown.
  */
-function expectTree(t: CheckContext, x: Exchange): void {
-  t.expectStatus(x, 200, { requirement: `${T}.response-schema` });
-  const tree = (x.json as { transactionTree?: { offset?: unknown; eventsById?: unknown } } | undefined)?.transactionTree;
+async function expectTree(t: CheckContext, x: Exchange, what: string): Promise<void> {
+  const schema = `${T}.response-schema`;
+  if (!(await t.judge(schema, () => t.expectStatus(x, 200, { requirement: schema, what })))) return;
+  const tree = (x.json as { transactionTree?: Record<string, unknown> } | undefined)?.transactionTree;
   const byId = tree?.eventsById;
-  t.expect(typeof byId === 'object' && byId !== null && !Array.isArray(byId), 'the response has no transactionTree with an eventsById map', { requirement: `${T}.response-schema`, exchange: x });
-  t.expect(Number.isInteger(tree!.offset), 'the tree has no integer offset', { requirement: `${T}.response-schema`, exchange: x });
+  await t.judge(schema, () => {
+    t.expect(typeof byId === 'object' && byId !== null && !Array.isArray(byId), `${what}: the response has no transactionTree with an eventsById map`, { requirement: schema, exchange: x });
+    t.expect(Number.isInteger(tree!.offset), `${what}: the tree has no integer offset (${JSON.stringify(tree!.offset)})`, { requirement: schema, exchange: x });
+    const bad = TREE_STRINGS.filter((f) => typeof tree![f] !== 'string');
+    t.expect(bad.length === 0, `${what}: the tree's ${bad.map((f) => `${f} is ${JSON.stringify(tree![f]) ?? 'absent'}`).join(', ')}, not a string`, { requirement: schema, exchange: x });
+  });
+  const evs = treeEventsOf(x);
+  if (evs.length === 0) {
+    t.notObserved(`${T}.event-wrappers`, `${what}: the tree has no events to look at`);
+    return;
+  }
+  const problems = wrapperProblems(evs, 'tree');
+  const forms = [...new Set(evs.map((e) => `${e.kind}/${e.form}`))].join(', ');
+  await judgeThat(t, `${T}.event-wrappers`, problems.length === 0, `${what}: ${problems.join('; ')} (seen: ${forms})`, x);
 }
 const createAndExercise = (tmpl: TemplateFixture, party: string) => ({
   CreateAndExerciseCommand: { templateId: tmpl.templateId, createArguments: tmpl.createArguments(party), choice: tmpl.choice, choiceArgument: tmpl.choiceArgument },
@@ -33,16 +50,16 @@ describe('POST /v2/commands/submit-and-wait-for-transaction-tree', () => {
   conformance(
     {
       id: 'ledger.submit-and-wait-for-transaction-tree.commands',
-      title: 'answers create and create-and-exercise submissions with transaction trees carrying an eventsById map and an integer offset',
+      title: 'answers create and create-and-exercise submissions with transaction trees carrying their required fields and eventsById entries under {Kind: {value}}',
       api: 'ledger',
       operations: ['submitAndWaitForTransactionTree'],
-      requirements: [`${T}.response-schema`],
+      requirements: [`${T}.response-schema`, `${T}.event-wrappers`],
     },
     async (t) => {
       const tmpl = templateFixture(t);
       const s = await createSubmitter(t);
-      expectTree(t, await submit(t, s, [create(tmpl, s.party)]));
-      expectTree(t, await submit(t, s, [createAndExercise(tmpl, s.party)]));
+      await expectTree(t, await submit(t, s, [create(tmpl, s.party)]), 'a create');
+      await expectTree(t, await submit(t, s, [createAndExercise(tmpl, s.party)]), 'a create-and-exercise');
     },
   );
 
@@ -72,18 +89,30 @@ describe('POST /v2/commands/submit-and-wait-for-transaction-tree', () => {
     async (t) => {
       const tmpl = templateFixture(t);
       const s = await createSubmitter(t);
-      t.expectStatus(await submit(t, s, []), 400, { requirement: `${T}.empty-commands-rejected` });
-      // every required field, each left out once (a handful of requests: no generation needed)
-      for (const c of ['templateId', 'createArguments']) {
-        const cc: Record<string, unknown> = { ...create(tmpl, s.party).CreateCommand };
-        delete cc[c];
-        t.expectStatus(await submit(t, s, [{ CreateCommand: cc }]), 400, { requirement: `${T}.create-command-fields-required`, what: `a CreateCommand without ${c}` });
-      }
-      for (const ce of ['templateId', 'createArguments', 'choice', 'choiceArgument']) {
-        const ce2 = createAndExercise(tmpl, s.party).CreateAndExerciseCommand as Record<string, unknown>;
-        delete ce2[ce];
-        t.expectStatus(await submit(t, s, [{ CreateAndExerciseCommand: ce2 }]), 400, { requirement: `${T}.create-and-exercise-fields-required`, what: `a CreateAndExerciseCommand without ${ce}` });
-      }
+      await t.judge(`${T}.empty-commands-rejected`, async () => t.expectStatus(await submit(t, s, []), 400, { requirement: `${T}.empty-commands-rejected` }));
+      // FACTS.md: a participant decodes a missing field as its empty default ({} for an argument) and may accept the
+      // request when that default is valid: an argument is left out only when {} is not a valid one (the fixture's is
+      // not empty, so the template or choice takes fields)
+      const nonEmpty = (v: unknown) => typeof v !== 'object' || v === null || Array.isArray(v) || Object.keys(v).length > 0;
+      // every other required field, each left out once (a handful of requests: no generation needed)
+      await t.judge(`${T}.create-command-fields-required`, async () => {
+        const fields = nonEmpty(tmpl.createArguments(s.party)) ? ['templateId', 'createArguments'] : ['templateId'];
+        for (const c of fields) {
+          const cc: Record<string, unknown> = { ...create(tmpl, s.party).CreateCommand };
+          delete cc[c];
+          t.expectStatus(await submit(t, s, [{ CreateCommand: cc }]), 400, { requirement: `${T}.create-command-fields-required`, what: `a CreateCommand without ${c}` });
+        }
+      });
+      await t.judge(`${T}.create-and-exercise-fields-required`, async () => {
+        const fields = ['templateId', 'createArguments', 'choice', 'choiceArgument'].filter(
+          (f) => (f !== 'createArguments' || nonEmpty(tmpl.createArguments(s.party))) && (f !== 'choiceArgument' || nonEmpty(tmpl.choiceArgument)),
+        );
+        for (const ce of fields) {
+          const ce2 = createAndExercise(tmpl, s.party).CreateAndExerciseCommand as Record<string, unknown>;
+          delete ce2[ce];
+          t.expectStatus(await submit(t, s, [{ CreateAndExerciseCommand: ce2 }]), 400, { requirement: `${T}.create-and-exercise-fields-required`, what: `a CreateAndExerciseCommand without ${ce}` });
+        }
+      });
     },
   );
 

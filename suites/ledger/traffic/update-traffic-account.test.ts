@@ -2,16 +2,37 @@ import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import { allocateParty, createUser } from '../../../harness/fixtures/ledger.js';
 import { invalidMissingDedupId, modelBalances, trafficUpdates, type TrafficUpdate } from '../../../generators/ledger/traffic.js';
+import { judgeThat } from '../shared.js';
 
 const U = 'ledger.update-traffic-account';
 
 /** A fresh party to use as a traffic account id. */
 const freshAccount = (t: CheckContext): Promise<string> => allocateParty(t, 'cc-traffic');
 
-const balanceOf = (json: unknown) => {
-  const b = (json as { response?: { balance?: unknown } } | undefined)?.response?.balance;
-  return typeof b === 'string' && /^-?\d+$/.test(b) ? Number(b) : b;
-};
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** An int64 as a number: a JSON number, or a decimal string as int64 JSON codecs also write it. */
+const int64 = (b: unknown) => (typeof b === 'string' && /^-?\d+$/.test(b) ? Number(b) : b);
+
+/** The account an update answers: SPEC.md, `{response: {accountId, balance}}`. */
+function updated(json: unknown): { accountId?: unknown; balance: unknown } {
+  const r = isObj(json) && isObj(json.response) ? json.response : undefined;
+  return { accountId: r?.accountId, balance: int64(r?.balance) };
+}
+
+/**
+ * The account a read answers: FACTS.md, `{accountId, balance}` itself, with no `response` wrapper (unlike the update).
+ * A read wrapped as the update is, is read all the same, so that the rules about its balance judge the balance; the
+ * wrapper is get-traffic-account.response-schema's to judge (`wrapped`).
+ */
+function readAccount(json: unknown): { accountId?: unknown; balance: unknown; wrapped: boolean } {
+  if (!isObj(json)) return { balance: undefined, wrapped: false };
+  if (!('accountId' in json) && !('balance' in json) && isObj(json.response)) return { accountId: json.response.accountId, balance: int64(json.response.balance), wrapped: true };
+  return { accountId: json.accountId, balance: int64(json.balance), wrapped: false };
+}
+
+const balanceOf = (json: unknown) => updated(json).balance;
 
 /**
  * The balance an account starts from, learnt through POST /v2/traffic/accounts alone: an update with a fresh
@@ -55,6 +76,8 @@ describe('POST /v2/traffic/accounts', () => {
           const ids = [0, 1, 2, 3].map(() => t.uniqueName('dedup'));
           const seen = new Set<number>();
           const deltas: (number | undefined)[] = [];
+          // each answer is judged on its rules; once an update is refused or answers an unreadable or unexpected
+          // balance, the model no longer knows the balance and the sequence ends there
           for (const [i, u] of updates.entries()) {
             const x = await t.call('updateTrafficAccount', {
               json: { accountId: account, deduplicationId: ids[u.id], ...(u.balanceDelta !== undefined ? { balanceDelta: u.balanceDelta } : {}) },
@@ -71,18 +94,24 @@ describe('POST /v2/traffic/accounts', () => {
                   : want < 0
                     ? `${U}.may-go-negative`
                     : `${U}.applies-delta`;
-            t.expectStatus(x, 200, { requirement: rule });
-            const r = (x.json as { response?: { accountId?: unknown; balance?: unknown } } | undefined)?.response;
-            t.expect(r?.accountId === account, `the response names account ${String(r?.accountId)}, not ${account}`, { requirement: `${U}.echoes-account`, exchange: x });
-            const got = balanceOf(x.json);
-            t.expect(Number.isInteger(got), `balance ${JSON.stringify(got)} is not an integer`, { requirement: `${U}.response-schema`, exchange: x });
-            t.expect(got === want, `update ${i + 1} (${retry ? 'retry of' : 'fresh'} id ${u.id}, delta ${u.balanceDelta ?? 'unset'}): balance ${String(got)}, model ${want}`, { requirement: rule, exchange: x });
+            if (!(await t.judge(rule, () => t.expectStatus(x, 200, { requirement: rule })))) return;
+            const r = updated(x.json);
+            await judgeThat(t, `${U}.echoes-account`, r.accountId === account, `the response names account ${String(r.accountId)}, not ${account}`, x);
+            const got = r.balance;
+            if (!(await judgeThat(t, `${U}.response-schema`, Number.isInteger(got), `balance ${JSON.stringify(got)} is not an integer`, x))) return;
+            const held = await judgeThat(t, rule, got === want, `update ${i + 1} (${retry ? 'retry of' : 'fresh'} id ${u.id}, delta ${u.balanceDelta ?? 'unset'}): balance ${String(got)}, model ${want}`, x);
+            if (!held) return;
             seen.add(u.id);
             deltas.push(u.balanceDelta);
           }
           const g = await t.call('getTrafficAccount', { params: { 'account-id': account } });
-          t.expectStatus(g, 200, { requirement: 'ledger.get-traffic-account.reflects-update' });
-          t.expect(balanceOf(g.json) === expected[expected.length - 1], `read balance ${String(balanceOf(g.json))}, last update returned ${expected[expected.length - 1]}`, { requirement: 'ledger.get-traffic-account.reflects-update', exchange: g });
+          const read = readAccount(g.json);
+          await t.judge('ledger.get-traffic-account.reflects-update', () => {
+            t.expectStatus(g, 200, { requirement: 'ledger.get-traffic-account.reflects-update' });
+            // a read without an integer balance is the response-schema rule's (party-account check) to judge
+            if (!Number.isSafeInteger(read.balance)) t.skip(`the read after the updates answered balance ${JSON.stringify(read.balance)}: no integer to compare`);
+            t.expect(read.balance === expected[expected.length - 1], `read balance ${String(read.balance)}${read.wrapped ? ' (under response)' : ''}, last update returned ${expected[expected.length - 1]}`, { requirement: 'ledger.get-traffic-account.reflects-update', exchange: g });
+          });
       };
       // one fixed sequence touching every rule (identical fresh updates, a retry, an unset delta, a negative end
       // whatever the starting balance)
@@ -103,17 +132,29 @@ describe('POST /v2/traffic/accounts', () => {
       const account = await freshAccount(t);
       const before = await t.call('getTrafficAccount', { params: { 'account-id': account } });
       const x = await t.call('updateTrafficAccount', { json: { accountId: account, deduplicationId: t.uniqueName('dedup'), balanceDelta: 7 } });
-      // the MUST first, from the update alone: accepted, and (when the read showed a balance) moved by the delta
-      t.expectStatus(x, 200, { requirement: `${U}.account-id-is-party` });
-      const start = balanceOf(before.json);
-      if (before.status === 200 && Number.isSafeInteger(start)) {
-        t.expect(balanceOf(x.json) === (start as number) + 7, `the party's account read ${String(start)}; an update of 7 answered balance ${String(balanceOf(x.json))}`, { requirement: `${U}.account-id-is-party`, exchange: x });
-      }
-      // then FACTS.md's read endpoint: the fresh account's read, its shape, and its 0
-      t.expectStatus(before, 200, { requirement: 'ledger.get-traffic-account.fresh-balance-zero', what: 'reading a fresh account' });
-      const r = (before.json as { response?: { accountId?: unknown; balance?: unknown } } | undefined)?.response;
-      t.expect(r?.accountId === account && Number.isInteger(start), 'the read lacks the accountId or an integer balance', { requirement: 'ledger.get-traffic-account.response-schema', exchange: before });
-      t.expect(start === 0, `a fresh account reads ${String(start)}`, { requirement: 'ledger.get-traffic-account.fresh-balance-zero', exchange: before });
+      const read = readAccount(before.json);
+      const start = read.balance;
+      // the MUST from the update alone: accepted, and (when the read showed a balance) moved by the delta
+      await t.judge(`${U}.account-id-is-party`, () => {
+        t.expectStatus(x, 200, { requirement: `${U}.account-id-is-party` });
+        if (before.status === 200 && Number.isSafeInteger(start)) {
+          t.expect(balanceOf(x.json) === (start as number) + 7, `the party's account read ${String(start)}; an update of 7 answered balance ${String(balanceOf(x.json))}`, { requirement: `${U}.account-id-is-party`, exchange: x });
+        }
+      });
+      // FACTS.md's read endpoint, each rule on its own: the shape of the read (the account itself, no response wrapper)
+      // and the 0 of a fresh account (read in either shape)
+      const SCHEMA = 'ledger.get-traffic-account.response-schema';
+      await t.judge(SCHEMA, () => {
+        // a refused read is fresh-balance-zero's to judge: the shape is that of a successful read
+        if (before.status !== 200) t.skip(`the read of a fresh account answered ${before.status}: no successful read to judge the shape of`);
+        t.expect(!read.wrapped, 'the read wraps the account in response, as the update does: FACTS.md says a read answers {accountId, balance} itself', { requirement: SCHEMA, exchange: before });
+        t.expect(read.accountId === account && Number.isInteger(start), `the read answers accountId ${JSON.stringify(read.accountId)} and balance ${JSON.stringify(start)}, not the account's id and an integer`, { requirement: SCHEMA, exchange: before });
+      });
+      await t.judge('ledger.get-traffic-account.fresh-balance-zero', () => {
+        t.expectStatus(before, 200, { requirement: 'ledger.get-traffic-account.fresh-balance-zero', what: 'reading a fresh account' });
+        if (!Number.isSafeInteger(start)) t.skip(`the read of a fresh account answered balance ${JSON.stringify(start)}: no integer to compare with 0 (response-schema judges it)`);
+        t.expect(start === 0, `a fresh account reads ${String(start)}${read.wrapped ? ' (under response)' : ''}`, { requirement: 'ledger.get-traffic-account.fresh-balance-zero', exchange: before });
+      });
     },
   );
 

@@ -81,7 +81,9 @@ function reassignmentIdOf(x: Exchange): string | undefined {
   const events = (x.json as { reassignment?: { events?: unknown[] } } | undefined)?.reassignment?.events ?? [];
   for (const e of events) {
     if (!isObj(e)) continue;
-    const u = e.JsUnassignedEvent ?? e;
+    // FACTS.md: {JsUnassignedEvent: {value: {...}}}; the fields directly under the key are read too
+    const w = e.JsUnassignedEvent ?? e;
+    const u = isObj(w) && isObj(w.value) ? w.value : w;
     if (isObj(u) && typeof u.reassignmentId === 'string') return u.reassignmentId;
   }
   return undefined;
