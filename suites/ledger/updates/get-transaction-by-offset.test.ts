@@ -142,11 +142,13 @@ describe('POST /v2/updates/transaction-by-offset', () => {
       const { s, created } = await setup(t);
       const auth = { user: s.userId };
       // four rules, four requests: each judged whatever the others answered
+      // the first request is made outside any judge block: an endpoint that is not served ends the whole check
+      const zero = await byOffset(t, { offset: 0, requestingParties: [s.party] }, auth);
       await t.judge(`${O}.non-positive-offset-rejected`, async () => {
+        t.expectStatus(zero, 400, { requirement: `${O}.non-positive-offset-rejected`, what: 'offset 0' });
         await t.property(fc.integer({ min: -(2 ** 40), max: 0 }), async (offset) => {
           t.expectStatus(await byOffset(t, { offset, requestingParties: [s.party] }, auth), 400, { requirement: `${O}.non-positive-offset-rejected`, what: `offset ${offset}` });
         }, { runs: t.scaledRuns(5) });
-        t.expectStatus(await byOffset(t, { offset: 0, requestingParties: [s.party] }, auth), 400, { requirement: `${O}.non-positive-offset-rejected`, what: 'offset 0' });
       });
       const both = await byOffset(t, { offset: created, requestingParties: [s.party], transactionFormat: format([s.party]) }, auth);
       await t.judge(`${O}.parties-and-format-rejected`, () => t.expectStatus(both, 400, { requirement: `${O}.parties-and-format-rejected` }));
