@@ -87,6 +87,8 @@ async function judgeReassignment(t: CheckContext, x: Exchange, what: string): Pr
     const lacking = ASSIGNMENT_REQUIRED.filter((f) => !present(a.event[f]));
     await judgeThat(t, `${S}.response-schema`, lacking.length === 0, `${what}: an assignment event lacks ${lacking.join(', ')} (absent or null)`, x);
   }
+  // an answer without events (none asked for) shows no wrapper
+  if (eventsOf(x).length === 0) return;
   const problems = wrapperProblems(eventsOf(x), 'reassignment');
   await judgeThat(t, `${S}.event-wrappers`, problems.length === 0, `${what}: ${problems.join('; ')}`, x);
 }
