@@ -1,6 +1,10 @@
 /**
  * The schema registry: the four OpenAPI documents, indexed by operation, with response schemas compiled by ajv on
  * first use. Each document is added to ajv whole, so shared components compile once and `$ref`s resolve as written.
+ *
+ * Two validator sets: responses are judged against the documents after `acceptNullOptionals` (real servers send an
+ * unset optional field as JSON null, FACTS.md), requests (generator contract tests, `validateComponent`) against the
+ * documents as written, so that a generated request never carries a null the document does not allow.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,6 +59,95 @@ function resolveLocal(doc: Json, node: unknown): Json {
   return cur;
 }
 
+/** Which validator set: `response` accepts null for every optional property, `request` is the document as written. */
+export type SchemaForm = 'request' | 'response';
+
+/** Marks the schemas `acceptNullOptionals` adds, so their errors stay out of a failure message. */
+export const NULL_OPTIONAL = 'x-null-optional';
+
+// keywords under which a value is itself a schema, or a list or map of schemas (JSON Schema 2020-12)
+const SUBSCHEMA = ['additionalProperties', 'items', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems'];
+const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'dependentSchemas'];
+// keywords that constrain a value; a property schema without any of them already accepts null
+const CONSTRAINING = ['type', 'enum', 'const', '$ref', '$dynamicRef', 'allOf', 'anyOf', 'oneOf', 'not', 'if', 'properties', 'required', 'items', 'prefixItems', 'additionalProperties', 'format', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems'];
+// keywords beside which adding 'null' to `type` would not be enough (they would still refuse null)
+const NOT_BY_TYPE = ['enum', 'const', '$ref', '$dynamicRef', 'allOf', 'anyOf', 'oneOf', 'not', 'if'];
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A property schema that also accepts null: `type` widened where that is exact, else `anyOf: [schema, null]`. */
+function orNull(schema: unknown): unknown {
+  if (!isObject(schema)) return schema; // a boolean schema: true accepts null already, false is meant to refuse
+  if (!CONSTRAINING.some((k) => k in schema)) return schema;
+  const type = schema.type;
+  if ((typeof type === 'string' || Array.isArray(type)) && !NOT_BY_TYPE.some((k) => k in schema)) {
+    const types = Array.isArray(type) ? (type as string[]) : [type];
+    return types.includes('null') ? schema : { ...schema, type: [...types, 'null'] };
+  }
+  return { [NULL_OPTIONAL]: true, anyOf: [schema, { [NULL_OPTIONAL]: true, type: 'null' }] };
+}
+
+/**
+ * One schema, rewritten: every property its object schema does not list in `required` also accepts JSON null (its
+ * type still checked when a value is present), in every nested schema. Map values (`additionalProperties`), array
+ * items and union branches are not made nullable, only walked. A name required beside an `allOf` or a sibling `$ref`
+ * (whose own schema may now accept null for it) is kept non-null there.
+ */
+export function acceptNullOptionalsInSchema(schema: unknown): unknown {
+  if (!isObject(schema)) return schema;
+  const out: Json = { ...schema };
+  for (const k of SUBSCHEMA) if (k in schema) out[k] = acceptNullOptionalsInSchema(schema[k]);
+  for (const k of SUBSCHEMA_LISTS) {
+    if (Array.isArray(schema[k])) out[k] = (schema[k] as unknown[]).map(acceptNullOptionalsInSchema);
+  }
+  for (const k of SUBSCHEMA_MAPS) {
+    if (isObject(schema[k])) out[k] = Object.fromEntries(Object.entries(schema[k]).map(([n, s]) => [n, acceptNullOptionalsInSchema(s)]));
+  }
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  if (isObject(out.properties)) {
+    out.properties = Object.fromEntries(Object.entries(out.properties).map(([n, s]) => [n, required.has(n) ? s : orNull(s)]));
+  }
+  if ('allOf' in schema || '$ref' in schema) {
+    const own = isObject(out.properties) ? out.properties : {};
+    const guards = [...required].filter((n) => !(n in own)).map((n) => [n, { not: { type: 'null' } }]);
+    if (guards.length > 0) out.properties = { ...own, ...Object.fromEntries(guards) };
+  }
+  return out;
+}
+
+/**
+ * An OpenAPI document whose response schemas accept JSON null for every optional property (FACTS.md: real
+ * participants and Splice nodes send unset optional fields as null). Rewrites the component schemas and the inline
+ * schemas of responses; parameters and request bodies are left as written. Returns a new document.
+ */
+export function acceptNullOptionals(doc: Json): Json {
+  const out: Json = { ...doc };
+  const media = (content: unknown) =>
+    isObject(content)
+      ? Object.fromEntries(Object.entries(content).map(([mt, m]) => [mt, isObject(m) && 'schema' in m ? { ...m, schema: acceptNullOptionalsInSchema(m.schema) } : m]))
+      : content;
+  const responses = (rs: unknown) =>
+    isObject(rs) ? Object.fromEntries(Object.entries(rs).map(([s, r]) => [s, isObject(r) && 'content' in r ? { ...r, content: media(r.content) } : r])) : rs;
+  if (isObject(doc.components)) {
+    const c: Json = { ...doc.components };
+    if (isObject(c.schemas)) c.schemas = Object.fromEntries(Object.entries(c.schemas).map(([n, s]) => [n, acceptNullOptionalsInSchema(s)]));
+    if (isObject(c.responses)) c.responses = responses(c.responses);
+    out.components = c;
+  }
+  if (isObject(doc.paths)) {
+    out.paths = Object.fromEntries(
+      Object.entries(doc.paths).map(([p, item]) => [
+        p,
+        isObject(item)
+          ? Object.fromEntries(Object.entries(item).map(([m, op]) => [m, HTTP_METHODS.includes(m) && isObject(op) ? { ...op, responses: responses(op.responses) } : op]))
+          : item,
+      ]),
+    );
+  }
+  return out;
+}
+
 export function createAjv(): Ajv2020 {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, validateFormats: true, verbose: true });
   addFormats(ajv);
@@ -62,11 +155,13 @@ export function createAjv(): Ajv2020 {
   // JSON numbers above 2^53 lose precision but are still integers in the text; accept any integral number
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
   ajv.addKeyword({ keyword: 'x-requirement', schemaType: 'string' });
+  ajv.addKeyword({ keyword: NULL_OPTIONAL, schemaType: 'boolean' });
   return ajv;
 }
 
 export class SchemaRegistry {
-  private readonly ajv = createAjv();
+  /** request schemas, as written; response schemas, with null accepted for optional properties */
+  private readonly ajv: Record<SchemaForm, Ajv2020> = { request: createAjv(), response: createAjv() };
   private readonly docs = new Map<Api, Json>();
   private readonly ops = new Map<string, OperationInfo>();
   private readonly validators = new Map<string, ValidateFunction>();
@@ -78,7 +173,8 @@ export class SchemaRegistry {
     if (this.docs.has(api)) return;
     const doc = parseYaml(readFileSync(join(this.specsDir, `${api}.yaml`), 'utf8')) as Json;
     this.docs.set(api, doc);
-    this.ajv.addSchema(doc, api);
+    this.ajv.request.addSchema(doc, api);
+    this.ajv.response.addSchema(acceptNullOptionals(doc), api);
     this.index(api, doc);
   }
 
@@ -144,22 +240,25 @@ export class SchemaRegistry {
     return op.responses[String(status)] ?? op.responses[`${String(status)[0]}XX`];
   }
 
-  /** ajv validator for a schema by JSON pointer inside the api's document. */
-  validatorAt(api: Api, pointer: string): ValidateFunction {
+  /** ajv validator for a schema by JSON pointer inside the api's document (a response schema unless told). */
+  validatorAt(api: Api, pointer: string, form: SchemaForm = 'response'): ValidateFunction {
     const key = `${api}${pointer}`;
-    let v = this.validators.get(key);
+    let v = this.validators.get(`${form}:${key}`);
     if (v === undefined) {
       this.load(api);
-      v = this.ajv.getSchema(key);
+      v = this.ajv[form].getSchema(key);
       if (v === undefined) throw new Error(`no schema at ${key}`);
-      this.validators.set(key, v);
+      this.validators.set(`${form}:${key}`, v);
     }
     return v;
   }
 
-  /** Validates a value against a named component schema, e.g. ('ledger', 'User'). */
-  validateComponent(api: Api, name: string, value: unknown): string[] {
-    const v = this.validatorAt(api, `#/components/schemas/${escapePointer(name)}`);
+  /**
+   * Validates a value against a named component schema, e.g. ('ledger', 'User'): as a request body (the document as
+   * written) unless `form` is 'response' (null accepted for optional properties, as real servers send them).
+   */
+  validateComponent(api: Api, name: string, value: unknown, form: SchemaForm = 'request'): string[] {
+    const v = this.validatorAt(api, `#/components/schemas/${escapePointer(name)}`, form);
     return v(value) ? [] : formatErrors(v.errors);
   }
 
@@ -182,7 +281,8 @@ export class SchemaRegistry {
 }
 
 export function formatErrors(errors: ErrorObject[] | null | undefined, limit = 8): string[] {
-  const list = (errors ?? []).map((e) => {
+  // the null branch acceptNullOptionals adds says nothing a reader needs: the other branch's errors say what is wrong
+  const list = (errors ?? []).filter((e) => !(isObject(e.parentSchema) && e.parentSchema[NULL_OPTIONAL] === true)).map((e) => {
     const at = e.instancePath === '' ? 'body' : `body${e.instancePath.replace(/\//g, '.')}`;
     if (e.keyword === 'required') return `${at}: missing required field "${(e.params as { missingProperty: string }).missingProperty}"`;
     if (e.keyword === 'enum') return `${at}: ${JSON.stringify(e.data)} is not one of ${JSON.stringify((e.params as { allowedValues: unknown }).allowedValues)}`;

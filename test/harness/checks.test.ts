@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { LEDGER_GRPC_STATUS, ledgerErrorStatus } from '../../harness/checks.js';
+import { ANY_ENDPOINT_STATUSES, LEDGER_GRPC_STATUS, ledgerErrorStatus, runGenericChecks } from '../../harness/checks.js';
 import type { Exchange } from '../../harness/http.js';
-import type { OperationInfo, SchemaRegistry } from '../../harness/schemas.js';
+import { SchemaRegistry, type OperationInfo } from '../../harness/schemas.js';
+import type { Api } from '../../harness/types.js';
 
 const op = (api: string) => ({ api, operationId: 'getLedgerEnd' }) as unknown as OperationInfo;
 const exchange = (status: number, json: unknown) => ({ status, json }) as unknown as Exchange;
@@ -32,5 +33,50 @@ describe('the generic status-by-gRPC-code check', () => {
       ABORTED: 409, ALREADY_EXISTS: 409, RESOURCE_EXHAUSTED: 429, INTERNAL: 500, UNKNOWN: 500, DATA_LOSS: 500, UNIMPLEMENTED: 501,
       UNAVAILABLE: 503, DEADLINE_EXCEEDED: 504,
     });
+  });
+});
+
+describe('statuses any endpoint may answer (429, 503, the ledger 499)', () => {
+  const schemas = new SchemaRegistry();
+  const run = (api: Api, operationId: string, status: number, mediaType: string | undefined, body: unknown) => {
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    const exchange = { status, mediaType, text, json: typeof body === 'string' ? undefined : body, record: {} } as unknown as Exchange;
+    return runGenericChecks({ exchange, operation: schemas.operation(api, operationId), schemas });
+  };
+
+  it('none of them alone fails a rule, whatever its body (a gateway page, text, nothing)', () => {
+    for (const [api, op] of [['ledger', 'getLedgerEnd'], ['scan', 'listAnsEntries'], ['validator', 'getOpenAndIssuingMiningRounds'], ['registry', 'getAllocationFactory']] as const) {
+      for (const status of ANY_ENDPOINT_STATUSES[api]!) {
+        for (const [mt, body] of [['text/html', '<html>busy</html>'], ['text/plain', 'Too many requests'], [undefined, '']] as const) {
+          expect(run(api, op, status, mt, body).failures, `${api} ${status} ${mt}`).toEqual([]);
+        }
+      }
+    }
+  });
+
+  it('a JSON body of one of them is judged against the schema the operation documents for it, when there is one', () => {
+    const bad = run('scan', 'listAnsEntries', 503, 'application/json', { message: 'busy' });
+    expect(bad.failures.map((f) => f.requirement)).toEqual(['scan.errors.error-body']);
+    expect(run('scan', 'listAnsEntries', 429, 'application/json', { error: 'slow down' }).failures).toEqual([]);
+    expect(run('ledger', 'getLedgerEnd', 499, 'application/json', { whatever: 1 }).failures).toEqual([]);
+  });
+
+  it('other undocumented statuses and 5xx still fail', () => {
+    expect(run('scan', 'listAnsEntries', 418, 'application/json', { error: 'x' }).failures.map((f) => f.requirement)).toContain('scan.http.documented-status');
+    expect(run('scan', 'listAnsEntries', 502, 'application/json', { error: 'x' }).failures.map((f) => f.requirement)).toContain('scan.http.no-server-error');
+  });
+
+  it('a Splice 400 or 401 from the HTTP framework may be text/plain; {error} JSON is still judged', () => {
+    expect(run('scan', 'listAnsEntries', 400, 'text/plain', 'Invalid value for: query parameter page_size').failures).toEqual([]);
+    expect(run('validator', 'getOpenAndIssuingMiningRounds', 401, 'text/plain', 'Invalid value for: header Authorization').failures).toEqual([]);
+    expect(run('validator', 'listScanProxyAnsEntries', 401, 'application/json', { error: 'no token' }).failures).toEqual([]);
+    expect(run('registry', 'getAllocationFactory', 400, 'application/json', { message: 'x' }).failures.map((f) => f.requirement)).toEqual(['registry.errors.error-body']);
+    expect(run('scan', 'listAnsEntries', 404, 'text/plain', 'not found').failures.map((f) => f.requirement)).toEqual(['scan.http.documented-content-type']);
+  });
+
+  it('a ledger JsCantonError with its optional fields null is a valid error body', () => {
+    const body = { code: 'INVALID_ARGUMENT', cause: 'c', context: {}, errorCategory: 8, resources: [], grpcCodeValue: 3, correlationId: null, traceId: null, retryInfo: null, definiteAnswer: null };
+    expect(run('ledger', 'getTransactionByOffset', 400, 'application/json', body).failures).toEqual([]);
+    expect(run('ledger', 'getTransactionByOffset', 400, 'text/plain', 'Invalid value for: body').failures).toEqual([]);
   });
 });
