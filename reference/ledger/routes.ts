@@ -10,6 +10,7 @@ import './faults-reassignment.js';
 import './faults-packages.js';
 import './faults-cross.js';
 import './faults-rights.js';
+import { installLedgerBodyFaults } from './faults-wire.js';
 import { setupHttp } from './http.js';
 import { packageRoutes } from './packages.js';
 import { partyRoutes } from './parties.js';
@@ -29,6 +30,7 @@ export async function ledgerRoutes(app: FastifyInstance, ctx: ReferenceContext):
   const state = new LedgerState(ctx.world);
   seedLedger(state);
   setupHttp(app);
+  installLedgerBodyFaults(app, ctx.faults);
   versionRoutes(app, ctx);
   userRoutes(app, ctx, state);
   rightsRoutes(app, ctx, state);

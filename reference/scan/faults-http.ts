@@ -14,7 +14,7 @@ const F = {
 registerFaults([
   { name: F.serverError, requirement: 'scan.http.no-server-error', description: 'a name_prefix longer than 200 characters is answered 500' },
   { name: F.status, requirement: 'scan.http.documented-status', description: 'a page_size that is not an integer is answered 422' },
-  { name: F.contentType, requirement: 'scan.http.documented-content-type', description: 'a malformed after of the license listing is answered 400 with a text/plain body' },
+  { name: F.contentType, requirement: 'scan.http.documented-content-type', description: 'a malformed after of the license listing is answered 400 with a text/html body (a framework rejection may be text/plain, never HTML)' },
   { name: F.errorBody, requirement: 'scan.errors.error-body', description: 'errors of POST /v0/events carry message instead of error' },
   { name: F.prefix, requirement: 'scan.versioning.path-prefix', description: 'GET /v0/ans-entries is not served (404): the listing moved off the /v0 prefix' },
 ]);
@@ -28,7 +28,7 @@ export function installScanHttpFaults(app: FastifyInstance, faults: FaultSet): v
     if (faults.has(F.prefix) && path.endsWith('/v0/ans-entries')) return reply.code(404).type('application/json').send({ error: 'not found' });
     if (faults.has(F.serverError) && typeof q.name_prefix === 'string' && q.name_prefix.length > 200) return reply.code(500).type('application/json').send({ error: 'internal' });
     if (faults.has(F.status) && typeof q.page_size === 'string' && !/^-?\d+$/.test(q.page_size)) return reply.code(422).type('application/json').send({ error: 'unprocessable' });
-    if (faults.has(F.contentType) && path.endsWith('/v0/admin/validator/licenses') && typeof q.after === 'string' && !/^-?\d+$/.test(q.after)) return reply.code(400).type('text/plain').send('bad after');
+    if (faults.has(F.contentType) && path.endsWith('/v0/admin/validator/licenses') && typeof q.after === 'string' && !/^-?\d+$/.test(q.after)) return reply.code(400).type('text/html').send('<html><body>bad after</body></html>');
     return undefined;
   });
   if (faults.has(F.errorBody)) {

@@ -10,6 +10,7 @@ import { ScanHistory } from './history.js';
 import { DAML_VALUE_ENCODINGS, type DamlValueEncoding } from './values.js';
 import { scanAnsFaults } from './faults-ans.js';
 import { installScanHttpFaults } from './faults-http.js';
+import { installScanBodyFaults } from './faults-wire.js';
 import { licenseFaults, SCAN_LICENSE_FAULTS as LF } from './faults-licenses.js';
 import { TEMPLATES } from '../data/templates.js';
 import { SCAN_ACTIVITY_FAULTS as AF } from './faults-activities.js';
@@ -37,6 +38,7 @@ function encoding(raw: unknown): DamlValueEncoding {
 export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): Promise<void> {
   installJsonErrors(app);
   installScanHttpFaults(app, ctx.faults);
+  installScanBodyFaults(app, ctx.faults);
   const data = sharedScanData(ctx);
   const history = scanHistory(ctx);
   const activitiesAvailable = compareVersions(ctx.options.scanVersion, '0.6.8') < 0 ? !ctx.faults.has(AF.removedEarly) : ctx.faults.has(AF.stillServed);

@@ -14,7 +14,7 @@ const F = {
 registerFaults([
   { name: F.serverError, requirement: 'validator.http.no-server-error', description: 'a provider_party_id longer than 300 characters is answered 500' },
   { name: F.status, requirement: 'validator.http.documented-status', description: 'a scan-proxy page_size that is not an integer is answered 422' },
-  { name: F.contentType, requirement: 'validator.http.documented-content-type', description: '401 answers of GET /v0/entry/all have a text/plain body' },
+  { name: F.contentType, requirement: 'validator.http.documented-content-type', description: '401 answers of GET /v0/entry/all have a text/html body (a framework rejection may be text/plain, never HTML)' },
   { name: F.errorBody, requirement: 'validator.errors.error-body', description: 'errors of GET /v0/scan-proxy/ans-entries carry message instead of error' },
   { name: F.prefix, requirement: 'validator.versioning.path-prefix', description: 'GET /v0/scan-proxy/open-and-issuing-mining-rounds is not served (404)' },
 ]);
@@ -33,8 +33,8 @@ export function installValidatorHttpFaults(app: FastifyInstance, faults: FaultSe
   app.addHook('onSend', async (req, reply, payload) => {
     const path = pathOf(req.url);
     if (faults.has(F.contentType) && path.endsWith('/v0/entry/all') && reply.statusCode === 401) {
-      reply.type('text/plain');
-      return 'unauthorized';
+      reply.type('text/html');
+      return '<html><body>unauthorized</body></html>';
     }
     if (faults.has(F.errorBody) && path.endsWith('/v0/scan-proxy/ans-entries') && reply.statusCode >= 400 && typeof payload === 'string') return errorAsMessage(payload);
     return payload;

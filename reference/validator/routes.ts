@@ -7,6 +7,7 @@ import { installJsonErrors, routeNotFound, sendError, wildcardSegment } from '..
 import { sharedScanData } from '../data/shared.js';
 import { VALIDATOR_ENTRY_FAULTS as EF } from './faults-entry.js';
 import { installValidatorHttpFaults } from './faults-http.js';
+import { installValidatorBodyFaults } from './faults-wire.js';
 import { proxyAnsFaults, VALIDATOR_PROXY_FAULTS as PF } from './faults-scan-proxy.js';
 import { party } from '../data/seed.js';
 import { VALIDATOR_LIST_OWNED_ANS_ENTRIES_AMOUNT_NUMBER, VALIDATOR_LIST_OWNED_ANS_ENTRIES_NO_AUTH } from './faults-thin.js';
@@ -21,6 +22,7 @@ import { VALIDATOR_LIST_OWNED_ANS_ENTRIES_AMOUNT_NUMBER, VALIDATOR_LIST_OWNED_AN
 export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContext): Promise<void> {
   installJsonErrors(app);
   installValidatorHttpFaults(app, ctx.faults);
+  installValidatorBodyFaults(app, ctx.faults);
   const data = sharedScanData(ctx);
   /**
    * The party of a user onboarded on this validator: a ledger user's primary party (the validator's users are the

@@ -21,13 +21,15 @@ describe('GET /v0/scan-proxy/ans-entries', () => {
   conformance(
     {
       id: 'validator.list-scan-proxy-ans-entries.schema',
-      title: 'answers 200 with entries, a list of AnsEntry',
+      title: 'answers 200 with entries, a list of AnsEntry, present also when no name matches',
       api: 'validator',
       operations: [OP],
       requirements: ['validator.list-scan-proxy-ans-entries.response-schema'],
     },
     async (t) => {
       t.expectStatus(await t.call(OP, { query: { page_size: 50 } }), 200);
+      // a prefix no name has: entries is still sent (FACTS.md), as [] (or DSO-provided entries)
+      t.expectStatus(await t.call(OP, { query: { page_size: 50, name_prefix: t.uniqueName('no-such-name') } }), 200);
     },
   );
 

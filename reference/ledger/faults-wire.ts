@@ -1,0 +1,70 @@
+/**
+ * Planted faults of the response fields real participants always send (FACTS.md, "how real responses are encoded"):
+ * each leaves one out or sends it as null, for the operation's response-schema rule to catch.
+ */
+import type { FastifyInstance } from 'fastify';
+import { installBodyFaults, isObj, type BodyFault } from '../body-faults.js';
+import { registerFaults, type FaultSet } from '../faults.js';
+
+export const WF = {
+  reassignmentRecordTime: 'ledger-reassignment-record-time-null',
+  treeRecordTime: 'ledger-submit-tree-record-time-null',
+  exercisedAcsDelta: 'ledger-events-exercised-acs-delta-missing',
+  transactionMissing: 'ledger-transaction-by-offset-transaction-missing',
+  updateUserEmpty: 'ledger-update-user-response-empty',
+} as const;
+
+registerFaults([
+  { name: WF.reassignmentRecordTime, requirement: 'ledger.submit-and-wait-for-reassignment.response-schema', description: 'the reassignment answers recordTime as null' },
+  { name: WF.treeRecordTime, requirement: 'ledger.submit-and-wait-for-transaction-tree.response-schema', description: 'the transaction tree answers recordTime as null' },
+  {
+    name: WF.exercisedAcsDelta,
+    requirement: 'ledger.submit-and-wait-for-transaction-tree.response-schema',
+    description: 'the exercised events of a transaction tree come without acsDelta',
+  },
+  {
+    name: WF.transactionMissing,
+    requirement: 'ledger.get-transaction-by-offset.response-schema',
+    description: 'POST /v2/updates/transaction-by-offset answers 200 with an empty object (no transaction)',
+  },
+  { name: WF.updateUserEmpty, requirement: 'ledger.update-user.response-schema', description: 'PATCH /v2/users/{user-id} applies the update and answers an empty object (no user)' },
+]);
+
+/** the event under a tree event's kind key, with or without the `value` wrapper */
+function exercised(e: unknown): Record<string, unknown> | undefined {
+  if (!isObj(e)) return undefined;
+  const tree = e.ExercisedTreeEvent;
+  if (isObj(tree)) return isObj(tree.value) ? tree.value : tree;
+  return isObj(e.ExercisedEvent) ? e.ExercisedEvent : undefined;
+}
+
+const RULES: BodyFault[] = [
+  {
+    fault: WF.reassignmentRecordTime,
+    method: 'POST',
+    path: /\/v2\/commands\/submit-and-wait-for-reassignment$/,
+    apply: (b) => (isObj(b.reassignment) ? { ...b, reassignment: { ...b.reassignment, recordTime: null } } : b),
+  },
+  {
+    fault: WF.treeRecordTime,
+    method: 'POST',
+    path: /\/v2\/commands\/submit-and-wait-for-transaction-tree$/,
+    apply: (b) => (isObj(b.transactionTree) ? { ...b, transactionTree: { ...b.transactionTree, recordTime: null } } : b),
+  },
+  {
+    fault: WF.exercisedAcsDelta,
+    method: 'POST',
+    path: /\/v2\/commands\/submit-and-wait-for-transaction-tree$/,
+    apply: (b) => {
+      const tree = b.transactionTree;
+      if (isObj(tree) && isObj(tree.eventsById)) for (const e of Object.values(tree.eventsById)) delete exercised(e)?.acsDelta;
+      return b;
+    },
+  },
+  { fault: WF.transactionMissing, method: 'POST', path: /\/v2\/updates\/transaction-by-offset$/, apply: () => ({}) },
+  { fault: WF.updateUserEmpty, method: 'PATCH', path: /\/v2\/users\/[^/]+$/, apply: () => ({}) },
+];
+
+export function installLedgerBodyFaults(app: FastifyInstance, faults: FaultSet): void {
+  installBodyFaults(app, faults, RULES);
+}
