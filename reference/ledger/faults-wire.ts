@@ -1,22 +1,19 @@
 /**
  * Planted faults of the response fields real participants always send (FACTS.md, "how real responses are encoded"):
- * each leaves one out or sends it as null, for the operation's response-schema rule to catch.
+ * each leaves one out, for the operation's response-schema rule to catch (the reassignment's synchronizerId and the
+ * tree's recordTime sent as null are planted beside their builders, faults-reassignment.ts and faults-transactions.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { installBodyFaults, isObj, type BodyFault } from '../body-faults.js';
 import { registerFaults, type FaultSet } from '../faults.js';
 
 export const WF = {
-  reassignmentRecordTime: 'ledger-reassignment-record-time-null',
-  treeRecordTime: 'ledger-submit-tree-record-time-null',
   exercisedAcsDelta: 'ledger-events-exercised-acs-delta-missing',
   transactionMissing: 'ledger-transaction-by-offset-transaction-missing',
   updateUserEmpty: 'ledger-update-user-response-empty',
 } as const;
 
 registerFaults([
-  { name: WF.reassignmentRecordTime, requirement: 'ledger.submit-and-wait-for-reassignment.response-schema', description: 'the reassignment answers recordTime as null' },
-  { name: WF.treeRecordTime, requirement: 'ledger.submit-and-wait-for-transaction-tree.response-schema', description: 'the transaction tree answers recordTime as null' },
   {
     name: WF.exercisedAcsDelta,
     requirement: 'ledger.submit-and-wait-for-transaction-tree.response-schema',
@@ -39,18 +36,6 @@ function exercised(e: unknown): Record<string, unknown> | undefined {
 }
 
 const RULES: BodyFault[] = [
-  {
-    fault: WF.reassignmentRecordTime,
-    method: 'POST',
-    path: /\/v2\/commands\/submit-and-wait-for-reassignment$/,
-    apply: (b) => (isObj(b.reassignment) ? { ...b, reassignment: { ...b.reassignment, recordTime: null } } : b),
-  },
-  {
-    fault: WF.treeRecordTime,
-    method: 'POST',
-    path: /\/v2\/commands\/submit-and-wait-for-transaction-tree$/,
-    apply: (b) => (isObj(b.transactionTree) ? { ...b, transactionTree: { ...b.transactionTree, recordTime: null } } : b),
-  },
   {
     fault: WF.exercisedAcsDelta,
     method: 'POST',
