@@ -73,11 +73,18 @@ const seen = (x: Exchange) => eventsOf(x).map((e) => `${e.kind} (${e.form === 'v
 const REASSIGNMENT_REQUIRED = ['updateId', 'offset', 'recordTime', 'synchronizerId', 'events'];
 const ASSIGNMENT_REQUIRED = ['source', 'target', 'reassignmentId', 'submitter', 'reassignmentCounter', 'createdEvent'];
 
+/** What the wrappers of the events of the answers so far showed: the first answer with a problem, and how many were seen. */
+interface Wrappers {
+  answers: number;
+  problem?: { message: string; x: Exchange };
+}
+
 /**
  * Judges a 200 reassignment answer: the fields FACTS.md says a reassignment and an assignment event always carry
- * (response-schema) and the wrappers of its events (event-wrappers), each on its own requirement.
+ * (response-schema), and notes the wrappers of its events in `wrappers` (event-wrappers, judged by judgeWrappers
+ * after the property, so that a wrong wrapper does not cut the sequences short that judge the other rules).
  */
-async function judgeReassignment(t: CheckContext, x: Exchange, what: string): Promise<void> {
+async function judgeReassignment(t: CheckContext, x: Exchange, what: string, wrappers: Wrappers): Promise<void> {
   const r = (x.json as { reassignment?: Obj } | undefined)?.reassignment;
   const missing = REASSIGNMENT_REQUIRED.filter((f) => !present(r?.[f]));
   const typed = typeof r?.updateId === 'string' && Number.isInteger(r.offset) && Array.isArray(r.events);
@@ -89,8 +96,18 @@ async function judgeReassignment(t: CheckContext, x: Exchange, what: string): Pr
   }
   // an answer without events (none asked for) shows no wrapper
   if (eventsOf(x).length === 0) return;
+  wrappers.answers += 1;
   const problems = wrapperProblems(eventsOf(x), 'reassignment');
-  await judgeThat(t, `${S}.event-wrappers`, problems.length === 0, `${what}: ${problems.join('; ')}`, x);
+  if (problems.length > 0) wrappers.problem ??= { message: `${what}: ${problems.join('; ')}`, x };
+}
+
+/** Judges event-wrappers on what the answers showed (see judgeReassignment). */
+async function judgeWrappers(t: CheckContext, wrappers: Wrappers): Promise<void> {
+  await t.judge(`${S}.event-wrappers`, () => {
+    if (wrappers.answers === 0) t.skip('no reassignment answer carried events');
+    const p = wrappers.problem;
+    if (p !== undefined) t.fail(p.message, { requirement: `${S}.event-wrappers`, exchange: p.x });
+  });
 }
 
 async function expectCantonError(t: CheckContext, x: Exchange, requirement: string): Promise<void> {
@@ -128,46 +145,51 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
     },
     async (t) => {
       const w = await world(t);
-      await t.property(
-        moves(),
-        async (ms) => {
-          const cid = await w.create();
-          // the contract's reassignment counter (0 at creation) and the synchronizer it is on
-          let counter = 0;
-          let on = 0;
-          for (const [i, m] of ms.entries()) {
-            const [source, target] = [w.syncs[on]!, w.syncs[1 - on]!];
-            const rule = m.omitUserId ? `${S}.user-id-from-token` : m.omitOptional ? `${S}.optional-fields-omittable` : i > 0 ? `${S}.unassign-then-assign` : `${S}.response-schema`;
-            // each step judges its own requirements; a step the next one needs (an accepted unassignment, the id it
-            // answers) ends the sequence when it fails, as the contract is then not where the next step expects it
-            // the unassignment always asks for events: its reassignmentId is needed to assign
-            const u = await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source, target } } }, { ...m, withFormat: true });
-            if (!(await t.judge(rule, () => t.expectStatus(u, 200, { requirement: rule, what: `unassignment ${i + 1} from ${source}` })))) return;
-            await judgeReassignment(t, u, `unassignment ${i + 1}`);
-            const ue = unassignEventOf(u);
-            const withId = await judgeThat(t, `${S}.unassign-event-with-format`, ue !== undefined,
-              `unassignment ${i + 1}: with an eventFormat covering the submitter, no event carries a reassignmentId (events: ${seen(u)})`, u);
-            if (!withId) return;
-            const a = await reassign(t, w, { AssignCommand: { value: { reassignmentId: ue!.event.reassignmentId, source, target } } }, m);
-            if (!(await t.judge(rule, () => t.expectStatus(a, 200, { requirement: rule, what: `assignment ${i + 1} to ${target}` })))) return;
-            await judgeReassignment(t, a, `assignment ${i + 1}`);
-            const before = counter;
-            counter += 1;
-            on = 1 - on;
-            // without an eventFormat the answer may carry no events (a MAY rule): nothing more to compare
-            if (!m.withFormat) continue;
-            const ae = eventOf(eventsOf(a), 'JsAssignmentEvent');
-            await judgeThat(t, `${S}.assign-event-matches-command`, ae !== undefined, `assignment ${i + 1} answered no JsAssignmentEvent (events: ${seen(a)})`, a);
-            if (ae === undefined) continue;
-            await judgeThat(t, `${S}.assign-event-matches-command`, ae.source === source && ae.target === target && ae.reassignmentId === ue!.event.reassignmentId && ae.submitter === w.s.party,
-              `the assign event says ${String(ae.source)} -> ${String(ae.target)}, id ${String(ae.reassignmentId)}, submitter ${String(ae.submitter)}`, a);
-            await judgeThat(t, `${S}.counter-increments`, ae.reassignmentCounter === before + 1, `assignment ${i + 1}: counter ${String(ae.reassignmentCounter)}, the contract's before its unassignment ${before}`, a);
-            const created = ae.createdEvent as Obj | undefined | null;
-            await judgeThat(t, 'ledger.events.assign-carries-created-event', typeof created === 'object' && created !== null && created.contractId === cid, 'the assign event does not carry the created event of the contract', a);
-          }
-        },
-        { runs: t.scaledRuns(8) },
-      );
+      const wrappers: Wrappers = { answers: 0 };
+      try {
+        await t.property(
+          moves(),
+          async (ms) => {
+            const cid = await w.create();
+            // the contract's reassignment counter (0 at creation) and the synchronizer it is on
+            let counter = 0;
+            let on = 0;
+            for (const [i, m] of ms.entries()) {
+              const [source, target] = [w.syncs[on]!, w.syncs[1 - on]!];
+              const rule = m.omitUserId ? `${S}.user-id-from-token` : m.omitOptional ? `${S}.optional-fields-omittable` : i > 0 ? `${S}.unassign-then-assign` : `${S}.response-schema`;
+              // each step judges its own requirements; a step the next one needs (an accepted unassignment, the id it
+              // answers) ends the sequence when it fails, as the contract is then not where the next step expects it
+              // the unassignment always asks for events: its reassignmentId is needed to assign
+              const u = await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source, target } } }, { ...m, withFormat: true });
+              if (!(await t.judge(rule, () => t.expectStatus(u, 200, { requirement: rule, what: `unassignment ${i + 1} from ${source}` })))) return;
+              await judgeReassignment(t, u, `unassignment ${i + 1}`, wrappers);
+              const ue = unassignEventOf(u);
+              const withId = await judgeThat(t, `${S}.unassign-event-with-format`, ue !== undefined,
+                `unassignment ${i + 1}: with an eventFormat covering the submitter, no event carries a reassignmentId (events: ${seen(u)})`, u);
+              if (!withId) return;
+              const a = await reassign(t, w, { AssignCommand: { value: { reassignmentId: ue!.event.reassignmentId, source, target } } }, m);
+              if (!(await t.judge(rule, () => t.expectStatus(a, 200, { requirement: rule, what: `assignment ${i + 1} to ${target}` })))) return;
+              await judgeReassignment(t, a, `assignment ${i + 1}`, wrappers);
+              const before = counter;
+              counter += 1;
+              on = 1 - on;
+              // without an eventFormat the answer may carry no events (a MAY rule): nothing more to compare
+              if (!m.withFormat) continue;
+              const ae = eventOf(eventsOf(a), 'JsAssignmentEvent');
+              await judgeThat(t, `${S}.assign-event-matches-command`, ae !== undefined, `assignment ${i + 1} answered no JsAssignmentEvent (events: ${seen(a)})`, a);
+              if (ae === undefined) continue;
+              await judgeThat(t, `${S}.assign-event-matches-command`, ae.source === source && ae.target === target && ae.reassignmentId === ue!.event.reassignmentId && ae.submitter === w.s.party,
+                `the assign event says ${String(ae.source)} -> ${String(ae.target)}, id ${String(ae.reassignmentId)}, submitter ${String(ae.submitter)}`, a);
+              await judgeThat(t, `${S}.counter-increments`, ae.reassignmentCounter === before + 1, `assignment ${i + 1}: counter ${String(ae.reassignmentCounter)}, the contract's before its unassignment ${before}`, a);
+              const created = ae.createdEvent as Obj | undefined | null;
+              await judgeThat(t, 'ledger.events.assign-carries-created-event', typeof created === 'object' && created !== null && created.contractId === cid, 'the assign event does not carry the created event of the contract', a);
+            }
+          },
+          { runs: t.scaledRuns(8) },
+        );
+      } finally {
+        await judgeWrappers(t, wrappers);
+      }
     },
   );
 
