@@ -192,12 +192,21 @@ export const exerciseInformees = (n: ExerciseNode) =>
 /** The package id part of a package-id qualified template id. */
 export const packageIdOf = (templateId: string) => templateId.slice(0, templateId.indexOf(':'));
 
+/**
+ * The trace context of an update as a participant sends it: FACTS.md, an unset field is JSON null (this reference
+ * never has a tracestate).
+ */
+export const traceContext = (traceparent: string): Obj => ({ traceparent, tracestate: null });
+
 export function createdEvent(c: ContractSnapshot, offset: number, nodeId: number, v: Visibility, acsDelta: boolean): Obj {
   return {
     offset,
     nodeId,
     contractId: c.contractId,
     templateId: c.templateId,
+    // FACTS.md and the recorded wire: no key is JSON null, its hash the empty string
+    contractKey: null,
+    contractKeyHash: '',
     createArgument: c.createArgument,
     createdEventBlob: v.includeBlob ? c.createdEventBlob : '',
     interfaceViews: implementedInterfaces(c)
@@ -231,6 +240,8 @@ export function exercisedEvent(n: ExerciseNode, offset: number, v: Visibility, a
     nodeId: n.nodeId,
     contractId: n.contract.contractId,
     templateId: n.contract.templateId,
+    // a choice not exercised through an interface: JSON null (FACTS.md)
+    interfaceId: null,
     choice: n.choice,
     choiceArgument: n.choiceArgument,
     actingParties: n.actingParties,
@@ -258,7 +269,8 @@ function unassignedEventValue(e: UnassignEvent, offset: number, v: Visibility): 
     target: e.target,
     submitter: e.submitter,
     reassignmentCounter: e.reassignmentCounter,
-    assignmentExclusivity: e.assignmentExclusivity,
+    // FACTS.md: seen as null on real participants; this reference sets no exclusivity deadline on the wire
+    assignmentExclusivity: null,
     witnessParties: v.witnesses,
     packageName: e.contract.packageName,
     offset,

@@ -13,7 +13,7 @@ import { CantonError, err } from './errors.js';
 import type { Caller } from './access.js';
 import { route } from './http.js';
 import { sha256hex } from './ids.js';
-import { assignmentEvent, decodeEventFormat, stakeholders, unassignedEvent, validateEventFormat, visibility, type EventFormat } from './events.js';
+import { assignmentEvent, decodeEventFormat, stakeholders, traceContext, unassignedEvent, validateEventFormat, visibility, type EventFormat } from './events.js';
 import { snapshotOf } from './transactions.js';
 import { RF } from './faults-reassignment.js';
 import { microsIso, type AssignEvent, type LedgerState, type PendingReassignment, type ReassignmentUpdate, type UnassignEvent } from './state.js';
@@ -213,7 +213,7 @@ export function reassignmentRoutes(app: FastifyInstance, ctx: ReferenceContext, 
         workflowId: u.workflowId,
         offset: u.offset,
         events: encodeEvents(u, r.eventFormat, has, r.submitter),
-        traceContext: { traceparent: u.traceparent },
+        traceContext: traceContext(u.traceparent),
         recordTime: u.recordTime,
         synchronizerId: has(RF.nullField) ? null : u.synchronizerId,
         paidTrafficCost: 0,

@@ -20,6 +20,7 @@ import {
   exerciseInformees,
   isIdentifier,
   stakeholders,
+  traceContext,
   validateEventFormat,
   visibility,
   wildcardFormat,
@@ -338,7 +339,7 @@ function transactionTree(tx: TransactionUpdate, parties: string[]): Obj {
     offset: tx.offset,
     eventsById,
     synchronizerId: tx.synchronizerId,
-    traceContext: { traceparent: tx.traceparent },
+    traceContext: traceContext(tx.traceparent),
     recordTime: tx.recordTime,
   };
 }
@@ -460,8 +461,10 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
         events: has(QF.txSchema) ? Object.fromEntries(events.map((e, i) => [String(i), e])) : events,
         offset: has(QF.offset) ? u.offset + 1 : u.offset,
         synchronizerId: u.synchronizerId,
-        traceContext: { traceparent: u.traceparent },
+        traceContext: traceContext(u.traceparent),
         ...(has(QF.required) ? {} : { recordTime: u.recordTime }),
+        // FACTS.md: an unset optional field is sent as JSON null, not left out
+        externalTransactionHash: null,
         paidTrafficCost: 0,
       },
     };
