@@ -40,6 +40,9 @@ describe('transaction by offset', () => {
     expect(e).toMatchObject({ offset: 1, nodeId: 0, acsDelta: true, packageName: 'reference-iou', signatories: [ALICE], witnessParties: [ALICE] });
     expect(e.createArgument.currency).toBe('USD');
     expect(e.createdEventBlob).toBe('');
+    // unset optional fields come as JSON null, as on real participants (FACTS.md)
+    expect(e).toMatchObject({ contractKey: null, contractKeyHash: '', interfaceViews: [], observers: [] });
+    expect(t).toMatchObject({ externalTransactionHash: null, traceContext: { tracestate: null } });
   });
 
   it('shows the archive at offset 4 and honours includeCreatedEventBlob', async () => {
@@ -55,7 +58,7 @@ describe('transaction by offset', () => {
     expectCanton(await byOffset(6, wildcard(ALICE)), 404, 'UPDATE_NOT_FOUND');
     const t = ok(await byOffset(6, wildcard(ALICE), 'TRANSACTION_SHAPE_LEDGER_EFFECTS')).transaction;
     expect(t.events.map((e: Json) => Object.keys(e)[0])).toEqual(['CreatedEvent', 'ExercisedEvent']);
-    expect(t.events[1].ExercisedEvent).toMatchObject({ choice: 'Archive', consuming: true, actingParties: [ALICE] });
+    expect(t.events[1].ExercisedEvent).toMatchObject({ choice: 'Archive', consuming: true, actingParties: [ALICE], interfaceId: null });
   });
 
   it('filters by template and lets observers see the contract', async () => {
@@ -161,6 +164,8 @@ describe('reassignment', () => {
     const ue = u.events[0].JsUnassignedEvent.value;
     expect(ue).toMatchObject({ contractId: c.contractId, source: SYNC0, target: SYNC1, submitter: ALICE, reassignmentCounter: 1, witnessParties: [ALICE], packageName: 'reference-iou', offset: u.offset });
     expect(typeof ue.reassignmentId).toBe('string');
+    expect(ue.assignmentExclusivity).toBeNull();
+    expect(u.traceContext).toMatchObject({ tracestate: null });
     // while unassigned the contract cannot be used
     expectCanton(await reassign([unassign(c.contractId, SYNC0, SYNC1)]), 400);
     expectCanton(await submitTree([{ ExerciseCommand: { templateId: IOU, contractId: c.contractId, choice: 'Archive', choiceArgument: {} } }]), 404);
