@@ -8,6 +8,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { relative } from 'node:path';
 import { ConfigError, loadConfig, type Config, type ConfigFlags } from './config.js';
 import { APIS, type Api } from './types.js';
+import { LEDGER_VERSIONS, type LedgerVersion } from './versions.js';
 
 export const EXIT = { ok: 0, mustFailed: 1, usage: 2, incomplete: 3 } as const;
 
@@ -204,13 +205,13 @@ function serveCommand(program: Command, done: Done, out: (s: string) => void): C
     .option('--port <n>', 'port to listen on (0 picks a free one)', '7575')
     .addOption(new Option('--host <address>', 'loopback address to listen on').default('127.0.0.1'))
     .option('--fault <name>', 'switch on a planted fault (repeatable)', collect)
-    .addOption(new Option('--ledger-version <v>', 'ledger API version to claim').choices(['3.4', '3.5']).default('3.5'))
+    .addOption(new Option('--ledger-version <v>', 'ledger API version to claim').choices([...LEDGER_VERSIONS]).default('3.5'))
     .option('--scan-version <v>', 'scan and validator version to claim (before 0.6.8 the activities endpoint answers)', '0.8.0')
     .option('--no-traffic-enforcement', 'run the participant without traffic enforcement (no traffic accounts endpoint)')
     .option('--transfer-legs <n>', 'transfer legs the allocation factory supports', '25')
     .option('--ans-entries <n>', 'number of seeded ANS entries')
     .option('--validator-licenses <n>', 'number of seeded validator licenses')
-    .action(done(async (o: { port: string; host: string; fault?: string[]; ledgerVersion: '3.4' | '3.5'; scanVersion: string; trafficEnforcement: boolean; transferLegs: string; ansEntries?: string; validatorLicenses?: string }) => {
+    .action(done(async (o: { port: string; host: string; fault?: string[]; ledgerVersion: LedgerVersion; scanVersion: string; trafficEnforcement: boolean; transferLegs: string; ansEntries?: string; validatorLicenses?: string }) => {
       const int = (v: string, name: string) => {
         if (!/^\d+$/.test(v)) throw new UsageError(`${name}: "${v}" is not a non-negative integer`);
         return Number(v);

@@ -8,6 +8,7 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
 import { APIS, type Api } from './types.js';
 import { REDACTED, redactValue, registerSecret } from './redact.js';
+import type { LedgerVersion } from './versions.js';
 
 const schema = JSON.parse(readFileSync(new URL('./config.schema.json', import.meta.url), 'utf8')) as object;
 
@@ -57,7 +58,7 @@ export interface RunConfig {
 
 export interface ReferenceSettings {
   faults: string[];
-  ledgerVersion?: '3.4' | '3.5';
+  ledgerVersion?: LedgerVersion;
   scanVersion?: string;
   trafficEnforcement?: boolean;
   transferLegs?: number;

@@ -21,7 +21,7 @@ import { ConformanceCollector, type CollectedRun } from './reporting/collector.j
 import { startEmbeddedReference } from './runner.js';
 import { APIS, type Api, type CheckResultMeta } from './types.js';
 import { createSuiteVitest, suiteGlobs } from './suite-vitest.js';
-import { compareVersions, outOfRange } from './versions.js';
+import { compareVersions, outOfRange, type LedgerVersion } from './versions.js';
 import type { FaultDefinition } from '../reference/faults.js';
 
 export const KNOWN_GAPS_FILE = join(PACKAGE_ROOT, 'reference', 'known-gaps.yaml');
@@ -130,7 +130,7 @@ export function profileFor(r: Requirement, override: Profile = {}): Profile {
   const pick = (candidates: string[]) => candidates.find((v) => outOfRange(v, r.since, r.until) === undefined);
   if (r.api === 'ledger' && (r.since !== undefined || r.until !== undefined)) {
     const v = pick(['3.5', '3.4']);
-    if (v !== undefined && v !== DEFAULT_PROFILE.ledgerVersion) p.ledgerVersion = v as '3.4' | '3.5';
+    if (v !== undefined && v !== DEFAULT_PROFILE.ledgerVersion) p.ledgerVersion = v as LedgerVersion;
   }
   if ((r.api === 'scan' || r.api === 'validator') && (r.since !== undefined || r.until !== undefined)) {
     const v = pick([DEFAULT_PROFILE.scanVersion, ...(r.until !== undefined ? [below(r.until)] : []), ...(r.since !== undefined ? [r.since] : [])]);

@@ -2,6 +2,7 @@
  * Planted faults: each breaks exactly one catalogue requirement, so the self-test can prove the check for that
  * requirement fails. A fault is switched on per server instance (`startReference({ faults: [...] })`).
  */
+import type { LedgerVersion } from '../harness/versions.js';
 export interface FaultDefinition {
   /** kebab-case name, used on the command line (`--fault NAME`) */
   name: string;
@@ -18,7 +19,7 @@ export interface FaultDefinition {
    * reference settings the self-test runs this fault under, when the requirement's version range and features do not
    * imply them (e.g. `{ trafficEnforcement: false }` for a rule about a participant without enforcement)
    */
-  reference?: { ledgerVersion?: '3.4' | '3.5'; scanVersion?: string; trafficEnforcement?: boolean; transferLegs?: number };
+  reference?: { ledgerVersion?: LedgerVersion; scanVersion?: string; trafficEnforcement?: boolean; transferLegs?: number };
 }
 
 /** The registry of every planted fault. Each API module adds its own list here. */

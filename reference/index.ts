@@ -9,6 +9,7 @@ import { ledgerRoutes } from './ledger/routes.js';
 import { scanRoutes } from './scan/routes.js';
 import { validatorRoutes } from './validator/routes.js';
 import { registryRoutes } from './registry/routes.js';
+import type { LedgerVersion } from '../harness/versions.js';
 
 export interface ReferenceOptions {
   /** loopback address to listen on; default 127.0.0.1 */
@@ -17,8 +18,8 @@ export interface ReferenceOptions {
   port?: number;
   /** names of planted faults to switch on (see reference/faults.ts) */
   faults?: string[];
-  /** ledger API version the server claims: '3.4' or '3.5' (default '3.5') */
-  ledgerVersion?: '3.4' | '3.5';
+  /** ledger API version the server claims: '3.4', '3.5' or '3.6' (default '3.5'); 3.6 no longer serves transaction-by-offset and GET /v2/package-vetting */
+  ledgerVersion?: LedgerVersion;
   /** traffic enforcement on the participant (POST /v2/traffic/accounts exists only with it and 3.5); default true */
   trafficEnforcement?: boolean;
   /** scan and validator version (default '0.8.0'); before '0.6.8' POST /v0/activities still answers */
@@ -35,7 +36,7 @@ export interface ResolvedReferenceOptions {
   host: string;
   port: number;
   faults: string[];
-  ledgerVersion: '3.4' | '3.5';
+  ledgerVersion: LedgerVersion;
   trafficEnforcement: boolean;
   scanVersion: string;
   size: { ansEntries: number; validatorLicenses: number };

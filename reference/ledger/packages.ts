@@ -5,7 +5,7 @@
 import { strFromU8, unzipSync } from 'fflate';
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
-import { err, MalformedRequest } from './errors.js';
+import { CantonError, err, MalformedRequest } from './errors.js';
 import { route } from './http.js';
 import { isUid, sha256hex } from './ids.js';
 import type { LedgerState, PackageInfo } from './state.js';
@@ -77,7 +77,7 @@ function checkUpgrade(state: LedgerState, info: PackageInfo, vetOn: string[]): v
   }
 }
 
-function decodeUploadQuery(state: LedgerState, q: Record<string, string | undefined>, has: (f: string) => boolean = () => false): { vet: boolean; synchronizers: string[] } {
+function decodeUploadQuery(state: LedgerState, q: Record<string, string | undefined>, has: (f: string) => boolean = () => false): { vet: boolean; synchronizers: string[]; named: boolean } {
   const vetRaw = q.vetAllPackages;
   if (vetRaw !== undefined && vetRaw !== 'true' && vetRaw !== 'false' && !has(PF.query)) {
     throw new MalformedRequest(`Invalid value for: query parameter vetAllPackages (expected true or false)`);
@@ -86,10 +86,11 @@ function decodeUploadQuery(state: LedgerState, q: Record<string, string | undefi
   if (sync !== undefined && sync !== '' && (!isUid(sync) || !state.world.synchronizers.includes(sync))) {
     throw new MalformedRequest(`Invalid value for: query parameter synchronizerId (unknown synchronizer ${sync.slice(0, 200)})`);
   }
-  // Without a synchronizer the packages are vetted on every connected synchronizer.
-  let synchronizers = sync === undefined || sync === '' ? (has(PF.vetAll) ? [] : state.world.synchronizers) : [sync];
+  const vet = vetRaw !== 'false';
+  let synchronizers = sync === undefined || sync === '' ? state.world.synchronizers : [sync];
   if (has(PF.sync) && sync !== undefined && sync !== '') synchronizers = [state.world.synchronizers[0] as string];
-  return { vet: vetRaw !== 'false', synchronizers };
+  if (has(PF.vetAll)) synchronizers = [];
+  return { vet, synchronizers, named: sync !== undefined && sync !== '' };
 }
 
 export function packageRoutes(app: FastifyInstance, ctx: ReferenceContext, state: LedgerState): void {
@@ -108,6 +109,11 @@ export function packageRoutes(app: FastifyInstance, ctx: ReferenceContext, state
     const notZip = bytes.length < 4 || bytes.readUInt32LE(0) !== 0x04034b50;
     const lenient = path === '/v2/packages' ? has(PF.archive) : has(PF.darsDiffer);
     const info = lenient && notZip ? { packageId: sha256hex(bytes), name: 'unnamed-package', version: '1.0.0' } : darMainPackage(bytes);
+    // FACTS.md: a vetting upload to a participant connected to several synchronizers must name one (the service
+    // decides where to vet once the archive is read); with a single synchronizer the packages are vetted there
+    if (q.vet && !q.named && state.world.synchronizers.length > 1) {
+      throw new CantonError('PACKAGE_SERVICE_CANNOT_AUTODETECT_SYNCHRONIZER', 'INVALID_ARGUMENT', 'Cannot autodetect the synchronizer to vet the packages on: the participant is connected to several; name one in synchronizerId');
+    }
     if (q.vet && !has(PF.upgrade)) checkUpgrade(state, info, q.synchronizers);
     storePackage(state, info, q.vet ? q.synchronizers : [], has(PF.serial));
     return has(PF.schema) ? [] : {};

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import { PARTICIPANT_NAMESPACE } from '../world.js';
 import { optObject, optString, optStringMap, type Obj } from './body.js';
-import { err } from './errors.js';
+import { CantonError, err } from './errors.js';
 import { route } from './http.js';
 import { isPartyHint, isUserId } from './ids.js';
 import { validateAnnotations } from './annotations.js';
@@ -29,7 +29,8 @@ export function addParty(state: LedgerState, party: string, identityProviderId =
 export function partyRoutes(app: FastifyInstance, ctx: ReferenceContext, state: LedgerState): void {
   route(app, ctx, 'POST', '/v2/parties', async (c) => {
     const body = await c.json({});
-    const hint = optString(body, 'partyHint') ?? '';
+    // the real field is partyIdHint: anything else (partyHint) is an unknown field, ignored like any other
+    const hint = optString(body, 'partyIdHint') ?? '';
     const metadata = optObject(body, 'localMetadata') ?? {};
     const annotations = optStringMap(metadata, 'annotations', 'localMetadata') ?? {};
     const idp = optString(body, 'identityProviderId') ?? '';
@@ -42,6 +43,10 @@ export function partyRoutes(app: FastifyInstance, ctx: ReferenceContext, state: 
     if (!state.identityProviders.has(idp)) throw err.invalidArgument(`Provided identity_provider_id ${idp.slice(0, 200)} has not been found.`);
     if (synchronizerId !== '' && !state.world.synchronizers.includes(synchronizerId)) {
       throw err.invalidArgument(`Synchronizer ${synchronizerId.slice(0, 200)} is unknown or not connected`);
+    }
+    // FACTS.md: connected to two or more synchronizers, a participant cannot tell where to allocate without one named
+    if (synchronizerId === '' && state.world.synchronizers.length > 1) {
+      throw new CantonError('PARTY_ALLOCATION_CANNOT_DETERMINE_SYNCHRONIZER', 'INVALID_ARGUMENT', 'Cannot determine the synchronizer to allocate the party on: the participant is connected to several; name one in synchronizerId');
     }
     const user = userId === '' ? undefined : state.world.users.get(userId);
     if (userId !== '' && (!isUserId(userId) || user === undefined)) {

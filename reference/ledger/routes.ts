@@ -11,10 +11,12 @@ import './faults-packages.js';
 import './faults-cross.js';
 import './faults-rights.js';
 import { installLedgerBodyFaults } from './faults-wire.js';
+import './faults-setup.js';
 import { setupHttp } from './http.js';
 import { packageRoutes } from './packages.js';
 import { partyRoutes } from './parties.js';
 import { reassignmentRoutes } from './reassignment.js';
+import { replacementRoutes } from './replacements.js';
 import { rightsRoutes } from './rights.js';
 import { seedLedger } from './seed.js';
 import { LedgerState } from './state.js';
@@ -39,6 +41,7 @@ export async function ledgerRoutes(app: FastifyInstance, ctx: ReferenceContext):
   topologyRoutes(app, ctx, state);
   partyRoutes(app, ctx, state);
   transactionRoutes(app, ctx, state);
+  replacementRoutes(app, ctx, state);
   reassignmentRoutes(app, ctx, state);
   trafficRoutes(app, ctx, state);
 }

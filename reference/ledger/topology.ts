@@ -12,6 +12,7 @@ import { route } from './http.js';
 import { fingerprint, isPartyHint, isUid } from './ids.js';
 import type { LedgerState } from './state.js';
 import { TF } from './faults-topology.js';
+import { SF } from './faults-setup.js';
 
 type Has = (fault: string) => boolean;
 
@@ -59,7 +60,8 @@ function decodeRequest(body: Obj, has: Has): TopologyRequest {
   const key = reqObject(body, 'publicKey');
   return {
     synchronizer: reqString(body, 'synchronizer'),
-    partyHint: reqString(body, 'partyHint'),
+    // the planted missing-field fault takes an absent hint as one of its own choosing
+    partyHint: body.partyHint === undefined && has(SF.missingField) ? `party-${createHash('sha256').update(String(Date.now())).digest('hex').slice(0, 8)}` : reqString(body, 'partyHint'),
     format: decodeEnum(key, 'format', KEY_FORMATS, 'publicKey', has),
     keyData: decodeBase64(reqString(key, 'keyData', 'publicKey'), 'publicKey.keyData'),
     keySpec: decodeEnum(key, 'keySpec', KEY_SPECS, 'publicKey', has),

@@ -117,7 +117,7 @@ function decodeCommand(v: unknown, path: string): Command | 'byKey' {
   }
 }
 
-function decodeSubmission(body: Obj): Submission {
+export function decodeSubmission(body: Obj): Submission {
   const decoded = reqArray(body, 'commands').map((c, i) => decodeCommand(c, `commands[${i}]`));
   if (decoded.includes('byKey')) throw err.invalidArgument('Contract keys are not supported: ExerciseByKeyCommand cannot be submitted');
   return {
@@ -131,7 +131,7 @@ function decodeSubmission(body: Obj): Submission {
   };
 }
 
-function validateSubmission(s: Submission, caller: Caller, state: LedgerState, has: Has = () => false): void {
+export function validateSubmission(s: Submission, caller: Caller, state: LedgerState, has: Has = () => false): void {
   if (s.commands.length === 0 && !has(QF.treeEmpty)) throw err.missingField('commands');
   if (s.commandId === '') throw err.missingField('command_id');
   if (s.actAs.length === 0) throw err.missingField('act_as');

@@ -224,6 +224,7 @@ export function vettingRoutes(app: FastifyInstance, ctx: ReferenceContext, state
     if (has(method === 'GET' ? VF.schema : VF.listSchema)) delete out.nextPageToken;
     return out;
   };
-  route(app, ctx, 'GET', '/v2/package-vetting', handler('GET'));
+  // FACTS.md: GET /v2/package-vetting is gone in 3.6; its replacement stays
+  if (ctx.options.ledgerVersion !== '3.6') route(app, ctx, 'GET', '/v2/package-vetting', handler('GET'));
   route(app, ctx, 'POST', '/v2/package-vetting/list', handler('POST'));
 }

@@ -145,8 +145,9 @@ describe('package upload', () => {
     // a higher version and another name are accepted
     ok(await upload(darArchive('upgrade-pkg', '2.0.0', hex('upgrade-5')), q));
     ok(await upload(darArchive('upgrade-pkg-other', '1.0.0', hex('upgrade-6')), q));
-    // without a synchronizerId the check covers every synchronizer
-    expectCanton(await upload(darArchive('upgrade-pkg', '2.0.0', hex('upgrade-7')), '?vetAllPackages=true'), 400, 'KNOWN_PACKAGE_VERSION');
+    // connected to two synchronizers, a vetting upload must name one (FACTS.md)
+    expectCanton(await upload(darArchive('upgrade-pkg', '2.0.0', hex('upgrade-7')), '?vetAllPackages=true'), 400, 'PACKAGE_SERVICE_CANNOT_AUTODETECT_SYNCHRONIZER');
+    expectCanton(await upload(darArchive('upgrade-pkg-new', '1.0.0', hex('upgrade-8'))), 400, 'PACKAGE_SERVICE_CANNOT_AUTODETECT_SYNCHRONIZER');
   });
 
   it('rejects other content types, non-zip bodies and zips without a manifest with 400 text/plain', async () => {

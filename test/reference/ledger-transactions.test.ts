@@ -208,17 +208,24 @@ describe('reassignment', () => {
 describe('parties and state', () => {
   it('allocates a party in the participant namespace, once', async () => {
     const hint = l.uid('hint');
-    const r = ok(await l.call('POST', '/v2/parties', { body: { partyHint: hint } })).partyDetails;
+    const r = ok(await l.call('POST', '/v2/parties', { body: { partyIdHint: hint, synchronizerId: SYNC0 } })).partyDetails;
     expect(r.party).toBe(`${hint}::${NS}`);
     expect(r.isLocal).toBe(true);
-    expectCanton(await l.call('POST', '/v2/parties', { body: { partyHint: hint } }), 409);
-    expectCanton(await l.call('POST', '/v2/parties', { as: 'alice_user', body: { partyHint: l.uid('h') } }), 403);
+    expectCanton(await l.call('POST', '/v2/parties', { body: { partyIdHint: hint, synchronizerId: SYNC0 } }), 409);
+    expectCanton(await l.call('POST', '/v2/parties', { as: 'alice_user', body: { partyIdHint: l.uid('h'), synchronizerId: SYNC0 } }), 403);
+  });
+
+  it('refuses an allocation naming no synchronizer (two are connected), and takes partyHint for an unknown field', async () => {
+    expectCanton(await l.call('POST', '/v2/parties', { body: { partyIdHint: l.uid('nosync') } }), 400, 'PARTY_ALLOCATION_CANNOT_DETERMINE_SYNCHRONIZER');
+    const hint = l.uid('misspelled');
+    const r = ok(await l.call('POST', '/v2/parties', { body: { partyHint: hint, synchronizerId: SYNC1 } })).partyDetails;
+    expect(r.party.startsWith(`${hint}::`)).toBe(false);
   });
 
   it('grants the allocating user CanActAs for the new party', async () => {
     const user = l.uid('owner');
     ok(await l.call('POST', '/v2/users', { body: { user: { id: user } } }));
-    const party = ok(await l.call('POST', '/v2/parties', { body: { partyHint: l.uid('p'), userId: user } })).partyDetails.party;
+    const party = ok(await l.call('POST', '/v2/parties', { body: { partyIdHint: l.uid('p'), userId: user, synchronizerId: SYNC0 } })).partyDetails.party;
     expect(ok(await l.call('GET', `/v2/users/${user}/rights`)).rights).toEqual([right.actAs(party)]);
   });
 

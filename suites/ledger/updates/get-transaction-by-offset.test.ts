@@ -2,10 +2,10 @@ import { describe } from 'vitest';
 import fc from 'fast-check';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
-import { FixtureError, createSubmitter, createUser, createdContractId, submitCreate, templateFixture, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
+import { FixtureError, createSubmitter, createUser, routeNotServed, submitCommands, templateFixture, type Submitted, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
 import { errorCode, needUserTokens, right, type JsonRight } from '../../../harness/fixtures/ledger-users.js';
 import { compareVersions } from '../../../harness/versions.js';
-import { WILDCARD, byOffsetServed, eventOf, eventsOf, judgeThat, present, submitTree, wrapperProblems } from '../shared.js';
+import { WILDCARD, byOffsetServed, eventOf, eventsOf, judgeThat, present, wrapperProblems } from '../shared.js';
 
 const O = 'ledger.get-transaction-by-offset';
 
@@ -19,21 +19,23 @@ interface Setup {
   cid: string;
 }
 
-/** Creates a contract and archives it, as a fresh party, through the tree endpoint; offsets come from the target. */
+/**
+ * Creates a contract and archives it, as a fresh party, through submit-and-wait-for-transaction (the tree submission
+ * where that is not served, see submitCommands); offsets come from the target.
+ */
 async function setup(t: CheckContext): Promise<Setup> {
   const tmpl = templateFixture(t);
   const s = await createSubmitter(t);
-  const submitted = (x: Exchange) => {
-    if (x.status === 404) t.skip('submit-and-wait-for-transaction-tree is not served: no transaction to look up');
-    if (x.status !== 200) throw new FixtureError(`setup: submission answered ${x.status}: ${x.text.slice(0, 300)}`);
-    return x;
+  const submitted = (r: Submitted): Submitted & { offset: number } => {
+    if (r.x.status === 404 && routeNotServed(r.x)) t.skip('no submission endpoint is served: no transaction to look up');
+    if (r.x.status !== 200 || r.offset === undefined) throw new FixtureError(`setup: submission answered ${r.x.status}: ${r.x.text.slice(0, 300)}`);
+    return r as Submitted & { offset: number };
   };
-  const c = submitted(await submitCreate(t, s, tmpl));
-  const cid = createdContractId(c.json);
+  const c = submitted(await submitCommands(t, s, [{ CreateCommand: { templateId: tmpl.templateId, createArguments: tmpl.createArguments(s.party) } }]));
+  const cid = c.created[0];
   if (cid === undefined) throw new FixtureError('setup: the create returned no created event');
-  const a = submitted(await submitTree(t, s, [{ ExerciseCommand: { templateId: tmpl.templateId, contractId: cid, choice: tmpl.choice, choiceArgument: tmpl.choiceArgument } }]));
-  const off = (x: Exchange) => (x.json as { transactionTree: { offset: number } }).transactionTree.offset;
-  return { s, tmpl, created: off(c), archived: off(a), cid };
+  const a = submitted(await submitCommands(t, s, [{ ExerciseCommand: { templateId: tmpl.templateId, contractId: cid, choice: tmpl.choice, choiceArgument: tmpl.choiceArgument } }]));
+  return { s, tmpl, created: c.offset, archived: a.offset, cid };
 }
 
 const format = (parties: string[], shape = 'TRANSACTION_SHAPE_ACS_DELTA', filters: unknown = {}) => ({

@@ -1,0 +1,32 @@
+import { describe } from 'vitest';
+import { conformance } from '../../../harness/conformance.js';
+import { FixtureError, createSubmitter, routeNotServed, submitCommands, templateFixture } from '../../../harness/fixtures/ledger.js';
+import { WILDCARD, createCommand } from '../shared.js';
+
+// The replacement of transaction-by-offset (FACTS.md): its answer is judged here.
+describe('POST /v2/updates/update-by-offset', () => {
+  conformance(
+    {
+      id: 'ledger.get-update-by-offset.schema',
+      title: 'answers the offset of a visible transaction with 200 and {update: {Transaction: {value}}}',
+      api: 'ledger',
+      operations: ['getUpdateByOffset'],
+      requirements: ['ledger.get-update-by-offset.response-schema'],
+    },
+    async (t) => {
+      const tmpl = templateFixture(t);
+      const s = await createSubmitter(t);
+      const c = await submitCommands(t, s, [createCommand(tmpl, s.party)]);
+      if (c.x.status === 404 && routeNotServed(c.x)) t.skip('neither submission endpoint is served: no transaction to look up');
+      if (c.x.status !== 200 || c.offset === undefined) throw new FixtureError(`setup: the submission answered ${c.x.status}: ${c.x.text.slice(0, 300)}`);
+      const x = await t.call('getUpdateByOffset', {
+        auth: { user: s.userId },
+        json: { offset: c.offset, updateFormat: { includeTransactions: { eventFormat: { filtersByParty: { [s.party]: WILDCARD }, verbose: true }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } } },
+      });
+      if (routeNotServed(x)) t.skip(`update-by-offset answered ${x.status} without a JsCantonError: not served`);
+      t.expectStatus(x, 200);
+      const value = (x.json as { update?: { Transaction?: { value?: { offset?: unknown } } } } | undefined)?.update?.Transaction?.value;
+      t.expect(value?.offset === c.offset, `the update at offset ${c.offset} is not a Transaction of that offset: ${x.text.slice(0, 300)}`, { exchange: x });
+    },
+  );
+});
