@@ -1,10 +1,11 @@
 import { describe } from 'vitest';
 import { SignJWT } from 'jose';
 import { conformance, type CallAuth, type CheckContext } from '../../../harness/conformance.js';
-import { createUser } from '../../../harness/fixtures/ledger.js';
+import { randomBytes } from 'node:crypto';
+import { allocationRequest, connectedSynchronizers, createUser, darArchive, routeNotServed } from '../../../harness/fixtures/ledger.js';
 import { createAdminUser, errorCode, grantRights, revokeRights, right, tokenFor, updateUser } from '../../../harness/fixtures/ledger-users.js';
 import type { Exchange } from '../../../harness/http.js';
-import { outOfRange } from '../../../harness/versions.js';
+import { ledgerOperationGone, outOfRange } from '../../../harness/versions.js';
 import { byOffsetServed, pastRemoval, trafficServed } from '../shared.js';
 
 const api = 'ledger' as const;
@@ -28,13 +29,13 @@ async function userOps(t: CheckContext, other: string, auth: CallAuth): Promise<
 const TRAFFIC = ['updateTrafficAccount', 'getTrafficAccount'];
 
 /**
- * Whether an answer shows the operation is not served at all, so it refuses nothing: a 404 without a JsCantonError
- * body (no such route); transaction-by-offset's or the tree submission's 404 from 3.5 on, where their removal is
+ * Whether an answer shows the operation is not served at all, so it refuses nothing: a 404 or 405 without a
+ * JsCantonError body (no such route); an operation its version no longer has (FACTS.md, 3.6), which is not sent; transaction-by-offset's or the tree submission's 404 from 3.5 on, where their removal is
  * scheduled; a traffic route's 404 where the target is not known to serve it (3.5 and later, traffic enforcement on).
  */
 function notServed(t: CheckContext, op: string, x: Exchange): boolean {
+  if (routeNotServed(x)) return true;
   if (x.status !== 404) return false;
-  if (errorCode(x) === undefined) return true;
   if (op === 'getTransactionByOffset') return pastRemoval(t) && !byOffsetServed(t, x);
   if (op === 'submitAndWaitForTransactionTree') return pastRemoval(t);
   return TRAFFIC.includes(op) && !trafficServed(t);
@@ -47,12 +48,13 @@ function notServed(t: CheckContext, op: string, x: Exchange): boolean {
  */
 async function everyOp(t: CheckContext, self: string, auth: CallAuth) {
   const party = 'cc-party::1220' + '0'.repeat(64);
-  const sync = 'cc-sync::1220' + '0'.repeat(64);
+  // a synchronizer the participant is connected to, so that no body names an unknown one (read as the admin)
+  const sync = (await connectedSynchronizers(t))[0] ?? 'cc-sync::1220' + '0'.repeat(64);
   const ops: Array<[string, Parameters<CheckContext['call']>[1]]> = [
     ['getVersion', {}],
     ['getPackageVetting', { json: {} }],
     ['listPackageVetting', { json: {} }],
-    ['generateExternalPartyTopology', { json: { synchronizer: sync, partyHint: 'cc', publicKey: { format: 'CRYPTO_KEY_FORMAT_RAW', keyData: 'AAAA', keySpec: 'SIGNING_KEY_SPEC_EC_CURVE25519' } } }],
+    ['generateExternalPartyTopology', { json: { synchronizer: sync, partyHint: 'cc', publicKey: { format: 'CRYPTO_KEY_FORMAT_RAW', keyData: Buffer.alloc(32, 7).toString('base64'), keySpec: 'SIGNING_KEY_SPEC_EC_CURVE25519' } } }],
     ['getTransactionByOffset', { json: { offset: 1, transactionFormat: { eventFormat: { filtersByParty: { [party]: {} } }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } } }],
     ['updateTrafficAccount', { json: { accountId: party, balanceDelta: 0, deduplicationId: t.uniqueName('dedup') } }],
     ['getTrafficAccount', { params: { 'account-id': party } }],
@@ -66,8 +68,11 @@ async function everyOp(t: CheckContext, self: string, auth: CallAuth) {
     ['revokeUserRights', { params: { 'user-id': self }, json: { userId: self, rights: [] } }],
     ['submitAndWaitForReassignment', { json: { reassignmentCommands: { commandId: t.uniqueName('cmd'), submitter: party, commands: [{ command: { UnassignCommand: { value: { contractId: '00', source: sync, target: sync } } } }] } } }],
     ['submitAndWaitForTransactionTree', { json: { commands: [{ CreateCommand: { templateId: '#pkg:M:T', createArguments: {} } }], commandId: t.uniqueName('cmd'), actAs: [party] } }],
-    ['uploadPackage', { body: new Uint8Array([1, 2, 3]), headers: { 'content-type': 'application/octet-stream' } }],
-    ['allocateParty', { json: { partyHint: t.uniqueName('cc-never') } }],
+    // a real DAR-shaped archive, uploaded without vetting (no synchronizer needed): a 400 cannot be about the body
+    ['uploadPackage', { body: darArchive(t.uniqueName('cc-never'), '1.0.0', randomBytes(32).toString('hex')), query: { vetAllPackages: 'false' }, headers: { 'content-type': 'application/octet-stream' } }],
+    ['allocateParty', { json: await allocationRequest(t, t.uniqueName('cc-never')) }],
+    ['submitAndWaitForTransaction', { json: { commands: { commands: [{ CreateCommand: { templateId: '#pkg:M:T', createArguments: {} } }], commandId: t.uniqueName('cmd'), actAs: [party] } } }],
+    ['getUpdateByOffset', { json: { offset: 1, updateFormat: { includeTransactions: { eventFormat: { filtersByParty: { [party]: {} } }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } } } }],
     ['getConnectedSynchronizers', {}],
     ['getLedgerEnd', {}],
   ];
@@ -75,6 +80,7 @@ async function everyOp(t: CheckContext, self: string, auth: CallAuth) {
   const trafficExcluded = t.target.features.trafficEnforcement === false || outOfRange(t.target.version, '3.5') !== undefined;
   for (const [op, o] of ops) {
     if (!t.schemas.hasOperation('ledger', op)) continue;
+    if (ledgerOperationGone(t.target.version, op) !== undefined) continue;
     if (TRAFFIC.includes(op) && trafficExcluded) continue;
     out.push([op, await t.call(op, { ...o, auth, conform: false })]);
   }

@@ -2,9 +2,11 @@ import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
 import { LEDGER_GRPC_STATUS } from '../../../harness/checks.js';
-import { createSubmitter, createUser, templateFixture } from '../../../harness/fixtures/ledger.js';
+import { connectedSynchronizers, createSubmitter, createUser, routeNotServed, submitCommands, templateFixture } from '../../../harness/fixtures/ledger.js';
+import { vettingOpFor } from '../../../harness/fixtures/ledger-vetting.js';
+import { ledgerOperationGone } from '../../../harness/versions.js';
 import { errorCode } from '../../../harness/fixtures/ledger-users.js';
-import { byOffsetServed, createCommand, submitTree, trafficServed } from '../shared.js';
+import { byOffsetServed, createCommand, trafficServed } from '../shared.js';
 
 const CATEGORY_STATUS: Record<number, number> = { 1: 503, 2: 409, 3: 504, 4: 500, 6: 401, 7: 403, 8: 400, 9: 400, 10: 409, 11: 404, 12: 400 };
 const NAMED: Record<string, number> = {
@@ -25,25 +27,31 @@ const NAMED: Record<string, number> = {
  * (harness/checks.ts, ledgerErrorStatus). `expected` is the status the request's own rule prescribes, and that rule: a
  * response under another status fails it, not a status-N rule (which is about the gRPC code the body names).
  */
-function judgeError(t: CheckContext, x: Exchange, expected?: { status: number; requirement: string }): void {
+async function judgeError(t: CheckContext, x: Exchange, expected?: { status: number; requirement: string }): Promise<void> {
   const j = x.json as { code?: unknown; errorCategory?: unknown } | undefined;
   const canton = x.status >= 400 && x.mediaType === 'application/json' && typeof j?.code === 'string';
+  // each rule judged on its own, so that one broken rule leaves the others judged (a failure judges one requirement)
   if (canton) {
     const named = NAMED[j!.code as string];
-    if (named !== undefined) t.expect(named === x.status, `${String(j!.code)} answered ${x.status}, not ${named}`, { requirement: 'ledger.errors.named-code-status', exchange: x });
+    if (named !== undefined) await t.judge('ledger.errors.named-code-status', () => t.expect(named === x.status, `${String(j!.code)} answered ${x.status}, not ${named}`, { requirement: 'ledger.errors.named-code-status', exchange: x }));
     const cat = j!.errorCategory;
-    if (typeof cat === 'number' && CATEGORY_STATUS[cat] !== undefined) t.expect(CATEGORY_STATUS[cat] === x.status, `errorCategory ${cat} with status ${x.status}`, { requirement: 'ledger.errors.error-category-matches-status', exchange: x });
+    if (typeof cat === 'number' && CATEGORY_STATUS[cat] !== undefined) {
+      await t.judge('ledger.errors.error-category-matches-status', () => t.expect(CATEGORY_STATUS[cat] === x.status, `errorCategory ${cat} with status ${x.status}`, { requirement: 'ledger.errors.error-category-matches-status', exchange: x }));
+    }
   }
+  await t.judge('ledger.errors.canton-error-shape', () => {
+    t.expect(canton, `a ${x.status} error is not a JsCantonError`, { requirement: 'ledger.errors.canton-error-shape', exchange: x });
+    t.expect(Number.isInteger(j!.errorCategory), `errorCategory is ${JSON.stringify(j!.errorCategory)}`, { requirement: 'ledger.errors.canton-error-shape', exchange: x });
+  });
+  // the status the request's own rule prescribes (another check's requirement): judged last, it stops this check
   if (expected !== undefined) t.expectStatus(x, expected.status, { requirement: expected.requirement });
-  t.expect(canton, `a ${x.status} error is not a JsCantonError`, { requirement: 'ledger.errors.canton-error-shape', exchange: x });
-  t.expect(Number.isInteger(j!.errorCategory), `errorCategory is ${JSON.stringify(j!.errorCategory)}`, { requirement: 'ledger.errors.canton-error-shape', exchange: x });
 }
 
 describe('ledger errors', () => {
   conformance(
     {
       id: 'ledger.errors.malformed-requests',
-      title: 'answers JSON that does not parse, a wrong type and a missing required field with 400 text/plain',
+      title: 'answers JSON that does not parse and a value of the wrong JSON type with 400 text/plain',
       api: 'ledger',
       operations: ['listPackageVetting', 'generateExternalPartyTopology', 'getTransactionByOffset', 'updateTrafficAccount'],
       requirements: ['ledger.errors.malformed-request-text-plain'],
@@ -53,15 +61,45 @@ describe('ledger errors', () => {
         ['listPackageVetting', '{"pageSize": 1', 'JSON that does not parse'],
         ['listPackageVetting', '{"pageSize": "ten"}', 'a wrong type'],
         ['generateExternalPartyTopology', '{"partyHint": 5}', 'a wrong type'],
-        ['getTransactionByOffset', '{"requestingParties": []}', 'a missing offset'],
         ['getTransactionByOffset', '{"offset": ', 'JSON that does not parse'],
       ];
       // a fixed handful of requests: every case, each once
       for (const [op, body, what] of cases) {
         const x = await t.call(op, { body, headers: { 'content-type': 'application/json' } });
-        if (op === 'getTransactionByOffset' && !byOffsetServed(t, x)) continue; // not served from 3.5 on: nothing to judge
+        if (op === 'getTransactionByOffset' && (routeNotServed(x) || !byOffsetServed(t, x))) continue; // not served from 3.5 on: nothing to judge
         t.expectStatus(x, 400, { what: `${op} with ${what}` });
         t.expect(x.mediaType === 'text/plain', `${op} with ${what}: 400 with Content-Type ${String(x.mediaType)}, not text/plain`, { exchange: x });
+      }
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.errors.missing-field',
+      title: 'answers a body missing a required field whose empty default is invalid with 400, text/plain or a JsCantonError',
+      api: 'ledger',
+      operations: ['generateExternalPartyTopology', 'getTransactionByOffset'],
+      requirements: ['ledger.errors.missing-field-rejected'],
+    },
+    async (t) => {
+      // FACTS.md: a participant decoding leniently fills a missing field with its empty default and then fails
+      // validation with a 400 JsCantonError; a strict one answers 400 text/plain. Either is kept. Each case leaves out
+      // one field whose empty default is itself invalid (an empty partyHint, an unknown synchronizer, offset 0), and
+      // the rest of the body is valid, so that a 400 can only be about the missing field.
+      const sync = (await connectedSynchronizers(t))[0] ?? t.skip('the participant is connected to no synchronizer: no valid generate-topology body to leave a field out of');
+      const topology = { synchronizer: sync, partyHint: t.uniqueName('cc-missing'), publicKey: { format: 'CRYPTO_KEY_FORMAT_RAW', keyData: Buffer.alloc(32, 9).toString('base64'), keySpec: 'SIGNING_KEY_SPEC_EC_CURVE25519' } };
+      const without = (o: Record<string, unknown>, k: string) => Object.fromEntries(Object.entries(o).filter(([key]) => key !== k));
+      const cases: [string, unknown, string][] = [
+        ['generateExternalPartyTopology', without(topology, 'partyHint'), 'partyHint'],
+        ['generateExternalPartyTopology', without(topology, 'synchronizer'), 'synchronizer'],
+        ['getTransactionByOffset', { requestingParties: [] }, 'offset'],
+      ];
+      for (const [op, json, field] of cases) {
+        if (ledgerOperationGone(t.target.version, op) !== undefined) continue;
+        const x = await t.call(op, { json });
+        if (op === 'getTransactionByOffset' && (routeNotServed(x) || !byOffsetServed(t, x))) continue; // not served: nothing to judge
+        const canton = x.mediaType === 'application/json' && errorCode(x) !== undefined;
+        t.expect(x.status === 400 && (x.mediaType === 'text/plain' || canton), `${op} without ${field}: ${x.status} ${String(x.mediaType)}, not a 400 with text/plain or a JsCantonError: ${x.text.slice(0, 200)}`, { exchange: x });
       }
     },
   );
@@ -71,7 +109,7 @@ describe('ledger errors', () => {
       id: 'ledger.errors.status-mapping',
       title: 'answers participant errors with JsCantonErrors whose status follows the gRPC code, the category and the named code',
       api: 'ledger',
-      operations: ['getTransactionByOffset', 'getPackageVetting', 'updateTrafficAccount', 'submitAndWaitForTransactionTree', 'getLedgerEnd'],
+      operations: ['getTransactionByOffset', 'getUpdateByOffset', 'getPackageVetting', 'listPackageVetting', 'updateTrafficAccount', 'submitAndWaitForTransaction', 'getLedgerEnd'],
       requirements: [
         'ledger.errors.canton-error-shape',
         'ledger.errors.status-400',
@@ -91,23 +129,30 @@ describe('ledger errors', () => {
        * Judges a transaction-by-offset error; the status its request's rule prescribes only where the endpoint is served
        * (byOffsetServed). Where it is not, an answer that is still a JsCantonError is judged by the error rules alone.
        */
-      const judgeByOffset = (x: Exchange, expected: { status: number; requirement: string }): boolean => {
-        const served = byOffsetServed(t, x);
-        if (served) judgeError(t, x, expected);
-        else if (errorCode(x) !== undefined) judgeError(t, x);
+      const judgeByOffset = async (x: Exchange, expected: { status: number; requirement: string }): Promise<boolean> => {
+        const served = !routeNotServed(x) && byOffsetServed(t, x);
+        if (served) await judgeError(t, x, expected);
+        else if (errorCode(x) !== undefined) await judgeError(t, x);
         return served;
       };
       // INVALID_ARGUMENT
-      judgeError(t, await t.call('getPackageVetting', { json: { pageSize: -1 } }), { status: 400, requirement: 'ledger.get-package-vetting.negative-page-size-rejected' });
+      await judgeError(t, await t.call(vettingOpFor(t), { json: { pageSize: -1 } }), { status: 400, requirement: 'ledger.get-package-vetting.negative-page-size-rejected' });
       // MISSING_FIELD: an unspecified transaction shape
-      const unspecified = await t.call('getTransactionByOffset', { auth: { user: s.userId }, json: { offset: 1, transactionFormat: { eventFormat: { filtersByParty: { [s.party]: {} } }, transactionShape: 'TRANSACTION_SHAPE_UNSPECIFIED' } } });
-      judgeByOffset(unspecified, { status: 400, requirement: 'ledger.get-transaction-by-offset.unspecified-shape-rejected' });
-      // NOT_FOUND: no transaction beyond the ledger end
       const end = await t.call('getLedgerEnd');
       const beyond = Number((end.json as { offset?: number } | undefined)?.offset ?? 0) + 1_000_000;
-      const missing = await t.call('getTransactionByOffset', { auth: { user: s.userId }, json: { offset: beyond, requestingParties: [s.party] } });
-      if (!judgeByOffset(missing, { status: 404, requirement: 'ledger.get-transaction-by-offset.unknown-offset-not-found' })) {
-        unprovoked[404] = 'transaction-by-offset, meant to answer NOT_FOUND here, is not served (from 3.5 on its removal is scheduled)';
+      if (ledgerOperationGone(t.target.version, 'getTransactionByOffset') === undefined) {
+        const unspecified = await t.call('getTransactionByOffset', { auth: { user: s.userId }, json: { offset: 1, transactionFormat: { eventFormat: { filtersByParty: { [s.party]: {} } }, transactionShape: 'TRANSACTION_SHAPE_UNSPECIFIED' } } });
+        await judgeByOffset(unspecified, { status: 400, requirement: 'ledger.get-transaction-by-offset.unspecified-shape-rejected' });
+        // NOT_FOUND: no transaction beyond the ledger end
+        const missing = await t.call('getTransactionByOffset', { auth: { user: s.userId }, json: { offset: beyond, requestingParties: [s.party] } });
+        if (!(await judgeByOffset(missing, { status: 404, requirement: 'ledger.get-transaction-by-offset.unknown-offset-not-found' }))) {
+          unprovoked[404] = 'transaction-by-offset, meant to answer NOT_FOUND here, is not served (from 3.5 on its removal is scheduled)';
+        }
+      } else {
+        // NOT_FOUND through the replacement, where transaction-by-offset is gone (FACTS.md, 3.6)
+        const missing = await t.call('getUpdateByOffset', { auth: { user: s.userId }, json: { offset: beyond, updateFormat: { includeTransactions: { eventFormat: { filtersByParty: { [s.party]: {} } }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } } } });
+        if (missing.status >= 400 && !routeNotServed(missing)) await judgeError(t, missing);
+        else unprovoked[404] = `update-by-offset, meant to answer NOT_FOUND here, answered ${missing.status}`;
       }
       if (!trafficServed(t)) {
         unprovoked[401] = unprovoked[403] = 'traffic account updates, which answer UNAUTHENTICATED and PERMISSION_DENIED here, are served from 3.5 on where traffic enforcement is on, and the target is not configured so (features.trafficEnforcement true, version 3.5 or later)';
@@ -119,9 +164,9 @@ describe('ledger errors', () => {
           // no such route: whether it should be served is judged by the traffic checks (ledger.versioning.traffic-accounts-added)
           unprovoked[401] = unprovoked[403] = 'POST /v2/traffic/accounts answered 404 without a JsCantonError: not served';
         } else {
-          judgeError(t, anonymous, { status: 401, requirement: 'ledger.auth.missing-token-unauthenticated' });
+          await judgeError(t, anonymous, { status: 401, requirement: 'ledger.auth.missing-token-unauthenticated' });
           const plain = await createUser(t);
-          judgeError(t, await t.call('updateTrafficAccount', { auth: { user: plain.id }, json: body }), { status: 403, requirement: 'ledger.auth.traffic-admin-only' });
+          await judgeError(t, await t.call('updateTrafficAccount', { auth: { user: plain.id }, json: body }), { status: 403, requirement: 'ledger.auth.traffic-admin-only' });
         }
       }
       const tmpl = t.fixture<string>('templateId') !== undefined ? templateFixture(t) : undefined;
@@ -130,11 +175,11 @@ describe('ledger errors', () => {
         // ALREADY_EXISTS: the same command id twice. SPEC.md does not say a repeated command is refused; a participant
         // that deduplicates refuses it, and that refusal is judged like any error (its gRPC code against its status).
         const commandId = t.uniqueName('cmd');
-        const first = await submitTree(t, s, [createCommand(tmpl, s.party)], { commandId });
-        if (first.status !== 200) unprovoked[409] = `the first submission of a command answered ${first.status}, so no command could be repeated`;
+        const first = await submitCommands(t, s, [createCommand(tmpl, s.party)], { commandId });
+        if (first.x.status !== 200) unprovoked[409] = `the first submission of a command answered ${first.x.status}, so no command could be repeated`;
         else {
-          const again = await submitTree(t, s, [createCommand(tmpl, s.party)], { commandId });
-          if (again.status >= 400) judgeError(t, again);
+          const again = (await submitCommands(t, s, [createCommand(tmpl, s.party)], { commandId })).x;
+          if (again.status >= 400) await judgeError(t, again);
           else unprovoked[409] = `the repeated command was answered ${again.status}, not refused`;
         }
       }

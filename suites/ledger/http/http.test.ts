@@ -1,6 +1,8 @@
 import { describe } from 'vitest';
 import { conformance } from '../../../harness/conformance.js';
 import { ed25519DerKey } from '../../../generators/ledger/topology.js';
+import { allocationRequest } from '../../../harness/fixtures/ledger.js';
+import { vettingOpFor } from '../../../harness/fixtures/ledger-vetting.js';
 
 describe('ledger HTTP', () => {
   conformance(
@@ -17,7 +19,7 @@ describe('ledger HTTP', () => {
         const x = await t.call(op);
         t.expect(x.status !== 404, `${op} is not served under /v2 (404)`, { requirement: 'ledger.versioning.path-prefix', exchange: x });
       }
-      await t.call('getPackageVetting', { json: { pageToken: 'not-a-token-the-server-issued' } });
+      await t.call(vettingOpFor(t), { json: { pageToken: 'not-a-token-the-server-issued' } });
       await t.call('listPackageVetting', { json: { pageSize: -5 } });
     },
   );
@@ -35,7 +37,7 @@ describe('ledger HTTP', () => {
       const syncs = await t.call('getConnectedSynchronizers');
       const sync = (syncs.json as { connectedSynchronizers?: { synchronizerId?: string }[] } | undefined)?.connectedSynchronizers?.[0]?.synchronizerId;
       if (sync !== undefined) t.expectStatus(await t.call('generateExternalPartyTopology', { json: { synchronizer: sync, partyHint: t.uniqueName('cc-ext'), publicKey: ed25519DerKey(), ccUnknownField: 1 } }), 200);
-      t.expectStatus(await t.call('allocateParty', { json: { partyHint: t.uniqueName('cc-party'), identityProviderId: '', ccUnknownField: 'x' } }), 200, { what: 'allocateParty with a field it does not define' });
+      t.expectStatus(await t.call('allocateParty', { json: await allocationRequest(t, t.uniqueName('cc-party'), { ccUnknownField: 'x' }) }), 200, { what: 'allocateParty with a field it does not define' });
     },
   );
 });

@@ -1,5 +1,6 @@
 import { describe } from 'vitest';
 import { conformance } from '../../../harness/conformance.js';
+import { allocationRequest } from '../../../harness/fixtures/ledger.js';
 
 describe('POST /v2/parties', () => {
   conformance(
@@ -12,7 +13,8 @@ describe('POST /v2/parties', () => {
     },
     async (t) => {
       const hint = t.uniqueName('cc-party');
-      const x = await t.call('allocateParty', { json: { partyHint: hint, identityProviderId: '' } });
+      // partyIdHint, and the synchronizer a participant connected to several needs (FACTS.md)
+      const x = await t.call('allocateParty', { json: await allocationRequest(t, hint) });
       t.expectStatus(x, 200);
       const party = (x.json as { partyDetails?: { party?: unknown } } | undefined)?.partyDetails?.party;
       // how the party id is built from the hint is stated nowhere (SPEC.md says so only for external parties)

@@ -1,7 +1,8 @@
 import { describe } from 'vitest';
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { conformance } from '../../../harness/conformance.js';
-import { allocateParties, allocateParty, createUser } from '../../../harness/fixtures/ledger.js';
+import { allocateParties, allocateParty, createUser, darArchive } from '../../../harness/fixtures/ledger.js';
 import {
   allRightVariants, createAdminUser, errorCode, grantRights, listRights, newlyGranted, readUser, right, rightKey, rightKeys, tokenFor, updateUser, userLimits, versionOf,
 } from '../../../harness/fixtures/ledger-users.js';
@@ -187,8 +188,9 @@ describe('POST /v2/users/{user-id}/rights', () => {
       const target = await createUser(t);
       t.expectStatus(await updateUser(t, target.id, { metadata: { annotations: { by: 'admin' } } }, ['metadata.annotations'], { auth }), 200, { what: 'update by a ParticipantAdmin' });
       t.expectStatus(await grantRights(t, target.id, [right.readAsAnyParty()], auth), 200, { what: 'grant by a ParticipantAdmin' });
-      // not a valid DAR: whatever the verdict on the archive, the caller is not refused for lack of authorization
-      const up = await t.call('uploadPackage', { body: new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array(18).fill(0)]), headers: { 'content-type': 'application/octet-stream' }, auth });
+      // a DAR-shaped archive uploaded without vetting: whatever the verdict on the archive, the caller is not refused
+      // for lack of authorization
+      const up = await t.call('uploadPackage', { body: darArchive(t.uniqueName('cc-admin'), '1.0.0', randomBytes(32).toString('hex')), query: { vetAllPackages: 'false' }, headers: { 'content-type': 'application/octet-stream' }, auth });
       t.expect(up.status !== 401 && up.status !== 403, `a package upload by a ParticipantAdmin was refused with ${up.status}`, { exchange: up });
     },
   );

@@ -34,6 +34,11 @@ const api = 'ledger' as const;
 
 const ALL_PATHS = ['id', 'primary_party', 'is_deactivated', 'metadata', 'metadata.annotations', 'metadata.resource_version', 'identity_provider_id', 'primary_party_authentication'];
 
+/** A path reduced to what any spelling of it shares: no case, nothing but letters, digits and dots (primary_party, primaryParty, PRIMARY-PARTY). */
+const spelling = (p: string) => p.toLowerCase().replace(/[^a-z0-9.]/g, '');
+/** Every valid path and User field in that reduced form, with the User's own name for good measure. */
+const FIELD_SPELLINGS = new Set([...ALL_PATHS, 'user', 'metadata.resourceVersion', 'identityProviderId', 'isDeactivated', 'primaryPartyAuthentication'].map(spelling));
+
 describe('PATCH /v2/users/{user-id}: masks and fields', () => {
   conformance(
     { id: 'ledger.update-user.schema', title: 'answers 200 with the updated user', api, operations: ['updateUser'], requirements: ['ledger.update-user.response-schema'] },
@@ -48,20 +53,23 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
   conformance(
     {
       id: 'ledger.update-user.unknown-path',
-      title: 'rejects a mask naming a path that is not a field of User with 400',
+      title: 'rejects a mask naming a path that is not a field of User in any spelling with a 4xx',
       api,
       operations: ['updateUser'],
       requirements: ['ledger.update-user.unknown-path-rejected'],
     },
     async (t) => {
       const u = await createUser(t);
+      // only paths no implementation could take for a User field: FACTS.md lists the valid paths in snake_case, but
+      // SPEC.md names the fields in camelCase, so neither spelling of a field (nor one differing in case) is sent here;
+      // the exact 400 and its code are judged by ledger.update-user.invalid-mask-code
       const unknown = fc.oneof(
-        fc.constantFrom('primaryParty', 'isDeactivated', 'user.id', 'metadata.foo', 'rights', 'annotations', 'ID', ''),
-        fc.string({ minLength: 1, maxLength: 20 }).filter((p) => !ALL_PATHS.includes(p)),
+        fc.constantFrom('user.id', 'metadata.no_such_field', 'rights', 'no_such_field', 'cc_unknown.path'),
+        fc.string({ minLength: 1, maxLength: 20 }).filter((p) => p.trim() !== '' && !FIELD_SPELLINGS.has(spelling(p))),
       );
       await t.property(fc.tuple(fc.subarray(['primary_party', 'metadata']), unknown), async ([valid, bad]) => {
         const x = await updateUser(t, u.id, { primaryParty: '' }, [...valid, bad]);
-        t.expectStatus(x, 400, { what: `mask ${JSON.stringify([...valid, bad])}` });
+        t.expect(x.status >= 400 && x.status <= 499, `mask ${JSON.stringify([...valid, bad])} was answered ${x.status}, not a 4xx`, { exchange: x });
       }, { runs: t.scaledRuns(15) });
     },
   );
