@@ -211,7 +211,9 @@ function serveCommand(program: Command, done: Done, out: (s: string) => void): C
     .option('--transfer-legs <n>', 'transfer legs the allocation factory supports', '25')
     .option('--ans-entries <n>', 'number of seeded ANS entries')
     .option('--validator-licenses <n>', 'number of seeded validator licenses')
-    .action(done(async (o: { port: string; host: string; fault?: string[]; ledgerVersion: LedgerVersion; scanVersion: string; trafficEnforcement: boolean; transferLegs: string; ansEntries?: string; validatorLicenses?: string }) => {
+    .option('--write-config <file>', 'write a configuration file (YAML, or JSON for a .json name) whose targets point at this server, for "run --config FILE"')
+    .option('--print-config', 'print that configuration (YAML) before serving')
+    .action(done(async (o: { port: string; host: string; fault?: string[]; ledgerVersion: LedgerVersion; scanVersion: string; trafficEnforcement: boolean; transferLegs: string; ansEntries?: string; validatorLicenses?: string; writeConfig?: string; printConfig?: boolean }) => {
       const int = (v: string, name: string) => {
         if (!/^\d+$/.test(v)) throw new UsageError(`${name}: "${v}" is not a non-negative integer`);
         return Number(v);
@@ -245,6 +247,20 @@ function serveCommand(program: Command, done: Done, out: (s: string) => void): C
       out(`  admin token (sub ${server.auth.adminUser}):\n    ${await tokens.tokenFor('admin')}\n`);
       out(`  validator user token (sub ${server.auth.validatorUser}):\n    ${await tokens.tokenFor('user')}\n`);
       if (server.options.faults.length > 0) out(`  planted faults on: ${server.options.faults.join(', ')}\n`);
+      const targetConfig = { targets: server.targetConfig() };
+      if (o.writeConfig !== undefined) {
+        const { writeFileSync } = await import('node:fs');
+        const { stringify } = await import('yaml');
+        const text = o.writeConfig.endsWith('.json') ? `${JSON.stringify(targetConfig, null, 2)}\n` : stringify(targetConfig);
+        try {
+          writeFileSync(o.writeConfig, text);
+        } catch (e) {
+          await server.close();
+          throw new UsageError(`--write-config: cannot write ${o.writeConfig}: ${(e as Error).message}`);
+        }
+        out(`  target configuration written to ${o.writeConfig}: canton-conformance run --config ${o.writeConfig}\n`);
+      }
+      if (o.printConfig === true) out(`target configuration (for run --config):\n${(await import('yaml')).stringify(targetConfig)}`);
       out(`try: curl -s -H "Authorization: Bearer $TOKEN" ${server.urls.ledger}/v2/version\n`);
       await new Promise<void>((resolve) => {
         const stop = () => resolve();

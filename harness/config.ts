@@ -294,8 +294,15 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     throw new ConfigError(`invalid configuration: ${errs.join('; ')}`);
   }
   const run = { ...DEFAULT_RUN, ...(raw.run as Partial<RunConfig> | undefined) };
+  const targets = normalizeTargets(raw.targets);
+  const reference = { faults: [], ...(raw.reference as Partial<ReferenceSettings> | undefined) };
+  return { run, targets, reference, useReference: Object.keys(targets).length === 0, sources };
+}
+
+/** The `targets` block of a validated configuration, with every default filled in. */
+function normalizeTargets(raw: unknown): Partial<Record<Api, TargetConfig>> {
   const targets: Partial<Record<Api, TargetConfig>> = {};
-  const rawTargets = (raw.targets ?? {}) as Partial<Record<Api, Partial<TargetConfig> & { url: string }>>;
+  const rawTargets = (raw ?? {}) as Partial<Record<Api, Partial<TargetConfig> & { url: string }>>;
   for (const api of APIS) {
     const t = rawTargets[api];
     if (t === undefined) continue;
@@ -311,8 +318,19 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     // extra headers often carry credentials (an API key, a proxy token): their values are never printed
     for (const v of Object.values(t.headers ?? {})) registerSecret(v);
   }
-  const reference = { faults: [], ...(raw.reference as Partial<ReferenceSettings> | undefined) };
-  return { run, targets, reference, useReference: Object.keys(targets).length === 0, sources };
+  return targets;
+}
+
+/**
+ * A generated `targets` block (the embedded reference's, or any other) read exactly as the same block of a
+ * configuration file: validated against the configuration schema, defaults filled in, secrets registered.
+ */
+export function targetsFromBlock(block: unknown, source: string): Partial<Record<Api, TargetConfig>> {
+  if (!validateSchema({ targets: block })) {
+    const errs = (validateSchema.errors ?? []).map(describeError);
+    throw new ConfigError(`invalid target configuration from ${source}: ${errs.join('; ')}`);
+  }
+  return normalizeTargets(block);
 }
 
 /** The configuration as it may appear in a report or a log: every secret replaced. */

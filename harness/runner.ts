@@ -4,8 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config, TargetConfig } from './config.js';
-import { printableConfig } from './config.js';
+import type { Config } from './config.js';
+import { printableConfig, targetsFromBlock } from './config.js';
 import { loadCatalogue } from './catalogue.js';
 import { PACKAGE_ROOT } from './paths.js';
 import type { Api } from './types.js';
@@ -47,32 +47,6 @@ interface ReferenceHandle {
   info: NonNullable<RunReport['reference']>;
 }
 
-/** The registry target's fixtures for the embedded reference: its seeded ids (reference/data/fixtures.ts). */
-async function referenceRegistryFixtures(o: { transferLegs: number; faults: string[]; size: { ansEntries: number; validatorLicenses: number } }): Promise<Record<string, unknown>> {
-  const { referenceFixtures } = await import('../reference/data/fixtures.js');
-  const { advertisedTransferLegs } = await import('../reference/registry/faults-allocation-factory.js');
-  const { REASSIGNMENT_INSTRUMENT_ID } = await import('../reference/registry/state.js');
-  const r = referenceFixtures({ size: o.size }).registry;
-  type Leg = { sender: string; instrumentId: { admin: string; id: string } };
-  const request = r.factoryRequest(1) as { choiceArguments: { allocation: { transferLegs: Record<string, Leg> } } };
-  // the same allocation of the second instrument, whose factory no other check's context discloses
-  const drill = structuredClone(request.choiceArguments);
-  for (const leg of Object.values(drill.allocation.transferLegs)) leg.instrumentId = { ...leg.instrumentId, id: REASSIGNMENT_INSTRUMENT_ID };
-  return {
-    transferLegs: advertisedTransferLegs(o),
-    allocationInstructionIds: r.allocationInstructionIds,
-    transferInstructionIds: r.transferInstructionIds,
-    allocationFactoryChoiceArguments: request.choiceArguments,
-    // the seeded instructions' sender (alice) is a stakeholder, and alice_user can act as her
-    reassignmentUser: 'alice_user',
-    reassignmentSubmitter: Object.values(request.choiceArguments.allocation.transferLegs)[0]!.sender,
-    // the factory's contracts have the registry admin (DSO) as their only stakeholder, and dso_user can act as it
-    factoryReassignmentUser: 'dso_user',
-    factoryReassignmentSubmitter: r.admin,
-    factoryReassignmentChoiceArguments: drill,
-  };
-}
-
 /** Starts the reference server and points every target at it. */
 export async function startEmbeddedReference(config: Config): Promise<ReferenceHandle> {
   const { startReference } = await import('../reference/index.js');
@@ -86,55 +60,9 @@ export async function startEmbeddedReference(config: Config): Promise<ReferenceH
     size: { ...(r.ansEntries !== undefined ? { ansEntries: r.ansEntries } : {}), ...(r.validatorLicenses !== undefined ? { validatorLicenses: r.validatorLicenses } : {}) },
   });
   const o = server.options;
-  const base = (url: string, version: string): TargetConfig => ({ url, version, auth: { kind: 'none' }, features: {}, fixtures: {}, disabledRequirements: [], headers: {} });
-  config.targets = {
-    ledger: {
-      ...base(server.urls.ledger, o.ledgerVersion),
-      auth: { kind: 'hs256', secret: server.auth.hs256Secret, users: { admin: server.auth.adminUser } },
-      features: { trafficEnforcement: o.trafficEnforcement },
-      fixtures: await referenceLedgerFixtures(),
-    },
-    scan: base(server.urls.scan, o.scanVersion),
-    validator: { ...base(server.urls.validator, o.scanVersion), auth: { kind: 'hs256', secret: server.auth.hs256Secret, users: { user: server.auth.validatorUser } } },
-    registry: { ...base(server.urls.registry, '0.6.11'), fixtures: await referenceRegistryFixtures(o) },
-  };
+  // the reference reaches the suite as any target does: through a generated `targets` block, read like a config file's
+  config.targets = targetsFromBlock(server.targetConfig(), 'the embedded reference server');
   return { close: () => server.close(), info: { faults: o.faults, ledgerVersion: o.ledgerVersion, scanVersion: o.scanVersion } };
-}
-
-/** One tiny DAR per process, written once to a temporary file removed at exit (every reference server is fresh). */
-type DarFixtures = { darFile: string; darPackageId: string; darFile2: string; darPackageId2: string };
-let darFixture: Promise<DarFixtures> | undefined;
-function referenceDar(): Promise<DarFixtures> {
-  darFixture ??= (async () => {
-    const { darArchive } = await import('./fixtures/ledger.js');
-    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { randomBytes } = await import('node:crypto');
-    const darPackageId = randomBytes(32).toString('hex');
-    const dir = mkdtempSync(join(tmpdir(), 'cc-dar-'));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    const darFile = join(dir, 'conformance-test.dar');
-    writeFileSync(darFile, darArchive('conformance-test', '1.0.0', darPackageId));
-    // a second, unrelated DAR: the synchronizer-targeted upload needs a package not vetted yet
-    const darPackageId2 = randomBytes(32).toString('hex');
-    const darFile2 = join(dir, 'conformance-test-other.dar');
-    writeFileSync(darFile2, darArchive('conformance-test-other', '1.0.0', darPackageId2));
-    return { darFile, darPackageId, darFile2, darPackageId2 };
-  })();
-  return darFixture;
-}
-
-/** Ledger fixtures of the embedded reference: its Iou template, an interface it implements and a tiny DAR. */
-async function referenceLedgerFixtures(): Promise<Record<string, unknown>> {
-  return {
-    templateId: '#reference-iou:Iou:Iou',
-    createArguments: { issuer: '{{party}}', owner: '{{party}}', amount: '1.0000000000', currency: 'USD', observers: [] },
-    choice: 'Archive',
-    choiceArgument: {},
-    interfaceId: '#reference-iou:Iou:Asset',
-    syntheticDars: true,
-    ...(await referenceDar()),
-  };
 }
 
 async function runVitest(config: Config, resultsDir: string, options: RunOptions): Promise<CollectedRun> {

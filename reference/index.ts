@@ -10,6 +10,7 @@ import { scanRoutes } from './scan/routes.js';
 import { validatorRoutes } from './validator/routes.js';
 import { registryRoutes } from './registry/routes.js';
 import type { LedgerVersion } from '../harness/versions.js';
+import { referenceTargets, type ReferenceTargets } from './target-config.js';
 
 export interface ReferenceOptions {
   /** loopback address to listen on; default 127.0.0.1 */
@@ -56,6 +57,11 @@ export interface ReferenceServer {
   /** how to authenticate against it */
   auth: { hs256Secret: string; adminUser: string; validatorUser: string };
   options: ResolvedReferenceOptions;
+  /**
+   * The `targets` block of a configuration file that points the suite at this server (URLs, auth, features,
+   * fixtures): the only way the harness learns about the embedded reference, as it learns about any target.
+   */
+  targetConfig(): ReferenceTargets;
   close(): Promise<void>;
 }
 
@@ -94,8 +100,7 @@ function frameworkErrors(error: FastifyError, req: FastifyRequest, reply: Fastif
   void reply.code(status).header('content-type', 'text/plain; charset=UTF-8').send(`Invalid value for: path (${error.message})`);
 }
 
-export async function buildReferenceApp(options: ResolvedReferenceOptions): Promise<FastifyInstance> {
-  const ctx: ReferenceContext = { options, faults: new FaultSet(options.faults), world: createWorld() };
+export async function buildReferenceApp(options: ResolvedReferenceOptions, ctx: ReferenceContext = referenceContext(options)): Promise<FastifyInstance> {
   // ids reach 128 characters (users) and beyond (contract ids): fastify's default of 100 would answer 414
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024, forceCloseConnections: true, routerOptions: { maxParamLength: 4096 }, frameworkErrors });
   await app.register(async (scope) => ledgerRoutes(scope, ctx));
@@ -105,9 +110,15 @@ export async function buildReferenceApp(options: ResolvedReferenceOptions): Prom
   return app;
 }
 
+/** The state one server instance's routes share. */
+export function referenceContext(options: ResolvedReferenceOptions): ReferenceContext {
+  return { options, faults: new FaultSet(options.faults), world: createWorld() };
+}
+
 export async function startReference(o: ReferenceOptions = {}): Promise<ReferenceServer> {
   const options = resolveReferenceOptions(o);
-  const app = await buildReferenceApp(options);
+  const ctx = referenceContext(options);
+  const app = await buildReferenceApp(options, ctx);
   await app.listen({ host: options.host, port: options.port });
   const addr = app.server.address();
   if (addr === null || typeof addr === 'string') throw new Error('reference server has no TCP address');
@@ -122,6 +133,7 @@ export async function startReference(o: ReferenceOptions = {}): Promise<Referenc
     },
     auth: { hs256Secret: options.jwtSecret, adminUser: REFERENCE_ADMIN_USER, validatorUser: REFERENCE_VALIDATOR_USER },
     options: { ...options, port: addr.port },
+    targetConfig: () => referenceTargets(ctx, base, { adminUser: REFERENCE_ADMIN_USER, validatorUser: REFERENCE_VALIDATOR_USER }),
     close: () => app.close(),
   };
 }

@@ -59,8 +59,8 @@ describe('canton-conformance CLI', () => {
     expect(f.err).toContain('unknown fault no-such-fault');
   });
 
-  it('serves the reference server on loopback with URLs and a working admin token', async () => {
-    const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
+  it('serves the reference server on loopback with URLs, a working admin token and a target configuration for run --config', async () => {
+    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--write-config', 'served.yaml'], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       let out = '';
       await new Promise<void>((resolve, reject) => {
@@ -78,6 +78,16 @@ describe('canton-conformance CLI', () => {
       expect(ledger).toBeDefined();
       const res = await fetch(`${ledger}/v2/version`, { headers: { authorization: `Bearer ${token}` } });
       expect(res.status).toBe(200);
+      // the written configuration reads as any configuration file: the four targets of this server, with fixtures
+      expect(out).toContain('target configuration written to served.yaml');
+      const { loadConfig } = await import('../../harness/config.js');
+      const config = loadConfig({ flags: { config: join(tmp, 'served.yaml') }, env: {} });
+      expect(config.useReference).toBe(false);
+      expect(config.targets.ledger?.url).toBe(ledger);
+      expect(config.targets.scan?.url).toBe(`${ledger}/api/scan`);
+      expect(config.targets.ledger?.fixtures.darFile).toEqual(expect.any(String));
+      expect(existsSync(config.targets.ledger?.fixtures.darFile as string)).toBe(true);
+      expect((config.targets.registry?.fixtures.allocationInstructionIds as string[]).length).toBeGreaterThan(0);
     } finally {
       child.kill('SIGTERM');
     }

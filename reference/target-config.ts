@@ -1,0 +1,121 @@
+/**
+ * The reference server's target configuration: the `targets` block of a conformance configuration file (URLs, auth,
+ * features, fixtures) that points the suite at a running reference server. The embedded reference reaches the suite
+ * through it exactly as a vendor's node does through its configuration file: the harness never reads the reference's
+ * internals. `serve --write-config FILE` writes it, so `run --config FILE` checks a served reference.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { strToU8, zipSync } from 'fflate';
+import type { ReferenceContext } from './index.js';
+import { allocationFactoryRequest } from './data/fixtures.js';
+import { party } from './data/seed.js';
+import { hashHex } from './data/seed.js';
+import { advertisedTransferLegs } from './registry/faults-allocation-factory.js';
+import { registryState } from './registry/routes.js';
+import { REASSIGNMENT_INSTRUMENT_ID } from './registry/state.js';
+
+/** One target as a configuration file writes it (harness/config.schema.json, `targets.<api>`). */
+export interface TargetJson {
+  url: string;
+  version?: string;
+  auth:
+    | { kind: 'none' }
+    | { kind: 'hs256'; secret: string; users: Record<string, string> };
+  features?: Record<string, boolean>;
+  fixtures?: Record<string, unknown>;
+}
+
+export interface ReferenceTargets {
+  ledger: TargetJson;
+  scan: TargetJson;
+  validator: TargetJson;
+  registry: TargetJson;
+}
+
+/** A minimal DAR whose manifest names the package `name-version` with the given 64-hex main package id. */
+export function referenceDarArchive(name: string, version: string, packageId: string): Buffer {
+  const dalf = `${name}-${version}-${packageId}/${name}-${version}-${packageId}.dalf`;
+  const manifest = `Manifest-Version: 1.0\r\nCreated-By: damlc\r\nName: ${name}-${version}\r\nMain-Dalf: ${dalf}\r\nFormat: daml-lf\r\n`;
+  const files = { 'META-INF/MANIFEST.MF': manifest, [dalf]: 'dalf-bytes' };
+  return Buffer.from(zipSync(Object.fromEntries(Object.entries(files).map(([n, text]) => [n, strToU8(text)])), { level: 0 }));
+}
+
+type DarFixtures = { darFile: string; darPackageId: string; darFile2: string; darPackageId2: string };
+let darFixture: DarFixtures | undefined;
+
+/**
+ * Two tiny DARs, written once per process to a temporary directory removed at exit. Their package ids are fresh per
+ * process: every reference server is fresh, and a served one lives as long as the process that writes them.
+ */
+function referenceDars(): DarFixtures {
+  if (darFixture !== undefined) return darFixture;
+  const dir = mkdtempSync(join(tmpdir(), 'cc-dar-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const nonce = `${process.pid}:${Date.now()}:${Math.random()}`;
+  const darPackageId = hashHex(`dar-1:${nonce}`);
+  const darFile = join(dir, 'conformance-test.dar');
+  writeFileSync(darFile, referenceDarArchive('conformance-test', '1.0.0', darPackageId));
+  // a second, unrelated DAR: the synchronizer-targeted upload needs a package not vetted yet
+  const darPackageId2 = hashHex(`dar-2:${nonce}`);
+  const darFile2 = join(dir, 'conformance-test-other.dar');
+  writeFileSync(darFile2, referenceDarArchive('conformance-test-other', '1.0.0', darPackageId2));
+  darFixture = { darFile, darPackageId, darFile2, darPackageId2 };
+  return darFixture;
+}
+
+/** Ledger fixtures: the reference's Iou template, an interface it implements and two tiny DARs. */
+function ledgerFixtures(): Record<string, unknown> {
+  return {
+    templateId: '#reference-iou:Iou:Iou',
+    createArguments: { issuer: '{{party}}', owner: '{{party}}', amount: '1.0000000000', currency: 'USD', observers: [] },
+    choice: 'Archive',
+    choiceArgument: {},
+    interfaceId: '#reference-iou:Iou:Asset',
+    syntheticDars: true,
+    ...referenceDars(),
+  };
+}
+
+/** Registry fixtures: the seeded instruction ids, a valid factory request and the users that may reassign them. */
+function registryFixtures(ctx: ReferenceContext): Record<string, unknown> {
+  const reg = registryState(ctx);
+  const request = allocationFactoryRequest(reg.instrumentId, party(ctx.world, 'alice'), party(ctx.world, 'bob'), party(ctx.world, 'trading-venue'), 1) as {
+    choiceArguments: { allocation: { transferLegs: Record<string, { sender: string; instrumentId: { admin: string; id: string } }> } };
+  };
+  // the same allocation of the second instrument, whose factory no other check's context discloses
+  const drill = structuredClone(request.choiceArguments);
+  for (const leg of Object.values(drill.allocation.transferLegs)) leg.instrumentId = { ...leg.instrumentId, id: REASSIGNMENT_INSTRUMENT_ID };
+  return {
+    transferLegs: advertisedTransferLegs(ctx.options),
+    allocationInstructionIds: reg.allocationInstructions,
+    transferInstructionIds: reg.transferInstructions,
+    allocationFactoryChoiceArguments: request.choiceArguments,
+    // the seeded instructions' sender (alice) is a stakeholder, and alice_user can act as her
+    reassignmentUser: 'alice_user',
+    reassignmentSubmitter: Object.values(request.choiceArguments.allocation.transferLegs)[0]!.sender,
+    // the factory's contracts have the registry admin (DSO) as their only stakeholder, and dso_user can act as it
+    factoryReassignmentUser: 'dso_user',
+    factoryReassignmentSubmitter: reg.admin,
+    factoryReassignmentChoiceArguments: drill,
+  };
+}
+
+/** The `targets` block for a reference server listening at `base` (e.g. http://127.0.0.1:7575). */
+export function referenceTargets(ctx: ReferenceContext, base: string, auth: { adminUser: string; validatorUser: string }): ReferenceTargets {
+  const o = ctx.options;
+  const hs256 = (users: Record<string, string>) => ({ kind: 'hs256' as const, secret: o.jwtSecret, users });
+  return {
+    ledger: {
+      url: base,
+      version: o.ledgerVersion,
+      auth: hs256({ admin: auth.adminUser }),
+      features: { trafficEnforcement: o.trafficEnforcement },
+      fixtures: ledgerFixtures(),
+    },
+    scan: { url: `${base}/api/scan`, version: o.scanVersion, auth: { kind: 'none' } },
+    validator: { url: `${base}/api/validator`, version: o.scanVersion, auth: hs256({ user: auth.validatorUser }) },
+    registry: { url: `${base}/api/registry`, version: '0.6.11', auth: { kind: 'none' }, fixtures: registryFixtures(ctx) },
+  };
+}
