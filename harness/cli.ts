@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { relative } from 'node:path';
-import { ConfigError, loadConfig, type Config, type ConfigFlags } from './config.js';
+import { ConfigError, loadConfig, parseVariantSeed, type Config, type ConfigFlags } from './config.js';
 import { APIS, type Api } from './types.js';
 import { LEDGER_VERSIONS, type LedgerVersion } from './versions.js';
 
@@ -47,6 +47,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--compare <file>', 'an earlier conformance.json to diff against (default: the reports dir\'s latest run)')
     .option('--no-compare', 'do not diff against an earlier run')
     .option('--fault <name>', 'embedded reference only: switch on a planted fault (repeatable)', collect)
+    .option('--reference-variant <seed>', 'embedded reference only: a variant that makes every choice the specification leaves open at random from this seed (an integer, or "random")')
     .addHelpText('after', EXIT_HELP)
     .action(done(async (opts: ConfigFlags & { html: boolean; compare?: string | boolean }) => {
       // commander sets negatable flags to true when absent: only an explicit --no-x overrides the config file
@@ -55,11 +56,14 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       if (!config.useReference && config.reference.faults.length > 0) {
         throw new UsageError('--fault applies only to the embedded reference server, but a target URL is configured');
       }
+      if (!config.useReference && opts.referenceVariant !== undefined) {
+        throw new UsageError('--reference-variant applies only to the embedded reference server, but a target URL is configured');
+      }
       await validateSelection(config.run.requirements, config.reference.faults);
       await validateDisabled(config);
       const { runConformance } = await import('./runner.js');
       const interactive = process.stderr.isTTY === true;
-      const where = config.useReference ? 'the embedded reference server' : Object.entries(config.targets).map(([a, t]) => `${a} ${t.url}`).join(', ');
+      const where = config.useReference ? `the embedded reference server${config.reference.variant !== undefined ? ` (variant ${config.reference.variant})` : ''}` : Object.entries(config.targets).map(([a, t]) => `${a} ${t.url}`).join(', ');
       err(`canton-conformance: running ${config.run.only.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)\n`);
       const interrupt = new AbortController();
       const onSigint = () => {
@@ -213,7 +217,8 @@ function serveCommand(program: Command, done: Done, out: (s: string) => void): C
     .option('--validator-licenses <n>', 'number of seeded validator licenses')
     .option('--write-config <file>', 'write a configuration file (YAML, or JSON for a .json name) whose targets point at this server, for "run --config FILE"')
     .option('--print-config', 'print that configuration (YAML) before serving')
-    .action(done(async (o: { port: string; host: string; fault?: string[]; ledgerVersion: LedgerVersion; scanVersion: string; trafficEnforcement: boolean; transferLegs: string; ansEntries?: string; validatorLicenses?: string; writeConfig?: string; printConfig?: boolean }) => {
+    .option('--reference-variant <seed>', 'serve a variant that makes every choice the specification leaves open at random from this seed (an integer, or "random")')
+    .action(done(async (o: { port: string; host: string; fault?: string[]; ledgerVersion: LedgerVersion; scanVersion: string; trafficEnforcement: boolean; transferLegs: string; ansEntries?: string; validatorLicenses?: string; writeConfig?: string; printConfig?: boolean; referenceVariant?: string }) => {
       const int = (v: string, name: string) => {
         if (!/^\d+$/.test(v)) throw new UsageError(`${name}: "${v}" is not a non-negative integer`);
         return Number(v);
@@ -222,6 +227,7 @@ function serveCommand(program: Command, done: Done, out: (s: string) => void): C
       if (!/^\d+(\.\d+){0,2}$/.test(o.scanVersion)) throw new UsageError(`--scan-version: "${o.scanVersion}" is not a version like 0.8.0`);
       const { startReference } = await import('../reference/index.js');
       const { TokenProvider } = await import('./auth.js');
+      const variant = o.referenceVariant !== undefined ? parseVariantSeed(o.referenceVariant, '--reference-variant') : undefined;
       let server;
       try {
         server = await startReference({
@@ -232,6 +238,7 @@ function serveCommand(program: Command, done: Done, out: (s: string) => void): C
           scanVersion: o.scanVersion,
           trafficEnforcement: o.trafficEnforcement,
           transferLegs: int(o.transferLegs, '--transfer-legs'),
+          ...(variant !== undefined ? { variant } : {}),
           size: {
             ...(o.ansEntries !== undefined ? { ansEntries: int(o.ansEntries, '--ans-entries') } : {}),
             ...(o.validatorLicenses !== undefined ? { validatorLicenses: int(o.validatorLicenses, '--validator-licenses') } : {}),
@@ -247,6 +254,9 @@ function serveCommand(program: Command, done: Done, out: (s: string) => void): C
       out(`  admin token (sub ${server.auth.adminUser}):\n    ${await tokens.tokenFor('admin')}\n`);
       out(`  validator user token (sub ${server.auth.validatorUser}):\n    ${await tokens.tokenFor('user')}\n`);
       if (server.options.faults.length > 0) out(`  planted faults on: ${server.options.faults.join(', ')}\n`);
+      if (server.variant !== undefined) {
+        out(`  reference variant ${server.variant.seed}: ${Object.entries(server.variant.choices).map(([k, v]) => `${k} ${v}`).join('; ') || 'the default choices'}\n`);
+      }
       const targetConfig = { targets: server.targetConfig() };
       if (o.writeConfig !== undefined) {
         const { writeFileSync } = await import('node:fs');
@@ -300,12 +310,20 @@ function selftestCommand(program: Command, done: Done, out: (s: string) => void)
     .description('run the suite against the clean reference server and against each planted fault; print and write the mutation score')
     .option('--fault <name>', 'only this planted fault (repeatable, or comma-separated); the clean run always runs', collect)
     .option('--reports-dir <dir>', 'mutation.json and mutation.md go to <dir>/selftest/ (default: reports)')
+    .option('--reference-variant <seed>', 'run the clean suite against these reference variants (repeatable, or comma-separated) instead of the built-in ones', collect)
     .addHelpText('after', '\nExit codes:\n  0  the clean run is clean and every fault is detected or a known gap\n  1  otherwise\n  2  bad usage')
-    .action(done(async (opts: { fault?: string[]; reportsDir?: string }) => {
+    .action(done(async (opts: { fault?: string[]; reportsDir?: string; referenceVariant?: string[] }) => {
       const { runSelfTest } = await import('./selftest.js');
       await validateSelection([], opts.fault ?? []);
+      let variants: number[] | undefined;
+      try {
+        variants = opts.referenceVariant?.map((v) => parseVariantSeed(v, '--reference-variant'));
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
       const result = await runSelfTest({
         write: out,
+        ...(variants !== undefined ? { variants } : {}),
         ...(opts.fault !== undefined ? { faults: opts.fault } : {}),
         ...(opts.reportsDir !== undefined ? { reportsDir: opts.reportsDir } : {}),
       });

@@ -64,6 +64,8 @@ export interface ReferenceSettings {
   transferLegs?: number;
   ansEntries?: number;
   validatorLicenses?: number;
+  /** a reference variant's seed: the server makes every choice the specification leaves open at random from it */
+  variant?: number;
 }
 
 export interface Config {
@@ -120,6 +122,7 @@ export interface ConfigFlags {
   reportsDir?: string;
   html?: boolean;
   fault?: string[];
+  referenceVariant?: string;
   baseline?: string;
   compare?: string | boolean;
 }
@@ -180,6 +183,14 @@ export function readConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
 function parseInteger(value: string, what: string): number {
   if (!/^-?\d+$/.test(value.trim())) throw new ConfigError(`${what}: "${value}" is not an integer`);
   return Number(value.trim());
+}
+
+/** A variant seed: a non-negative integer, or "random" for a fresh one. */
+export function parseVariantSeed(value: string, what: string): number {
+  if (value.trim() === 'random') return Math.floor(Math.random() * 2 ** 31);
+  const n = parseInteger(value, what);
+  if (n < 0 || n > 2147483647) throw new ConfigError(`${what}: ${n} is not between 0 and 2147483647`);
+  return n;
 }
 
 function parseApis(value: string, what: string): Api[] {
@@ -246,6 +257,10 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
   if (flags.fault !== undefined && flags.fault.length > 0) {
     if (!isObject(raw.reference)) raw.reference = {};
     (raw.reference as Json).faults = flags.fault;
+  }
+  if (flags.referenceVariant !== undefined) {
+    if (!isObject(raw.reference)) raw.reference = {};
+    (raw.reference as Json).variant = parseVariantSeed(flags.referenceVariant, 'flag --reference-variant');
   }
 }
 

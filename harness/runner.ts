@@ -58,11 +58,15 @@ export async function startEmbeddedReference(config: Config): Promise<ReferenceH
     ...(r.trafficEnforcement !== undefined ? { trafficEnforcement: r.trafficEnforcement } : {}),
     ...(r.transferLegs !== undefined ? { transferLegs: r.transferLegs } : {}),
     size: { ...(r.ansEntries !== undefined ? { ansEntries: r.ansEntries } : {}), ...(r.validatorLicenses !== undefined ? { validatorLicenses: r.validatorLicenses } : {}) },
+    ...(r.variant !== undefined ? { variant: r.variant } : {}),
   });
   const o = server.options;
   // the reference reaches the suite as any target does: through a generated `targets` block, read like a config file's
   config.targets = targetsFromBlock(server.targetConfig(), 'the embedded reference server');
-  return { close: () => server.close(), info: { faults: o.faults, ledgerVersion: o.ledgerVersion, scanVersion: o.scanVersion } };
+  return {
+    close: () => server.close(),
+    info: { faults: o.faults, ledgerVersion: o.ledgerVersion, scanVersion: o.scanVersion, ...(server.variant !== undefined ? { variant: server.variant } : {}) },
+  };
 }
 
 async function runVitest(config: Config, resultsDir: string, options: RunOptions): Promise<CollectedRun> {

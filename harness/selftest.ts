@@ -37,13 +37,23 @@ export interface SelfTestOptions {
   writeFiles?: boolean;
   /** the known-gaps file (default reference/known-gaps.yaml) */
   knownGapsFile?: string;
+  /** seeds of the reference variants the clean suite also runs against (default DEFAULT_VARIANT_SEEDS) */
+  variants?: number[];
 }
 
+/**
+ * The reference variants of the self-test: five seeds that between them take every option of every choice
+ * reference/variant.ts makes (test/reference/variant.test.ts checks it with untakenOptions).
+ */
+export const DEFAULT_VARIANT_SEEDS = [1, 2, 12, 28, 43];
+
 /** The reference server settings a scenario runs with (besides its fault). */
-export type Profile = Pick<ReferenceSettings, 'ledgerVersion' | 'scanVersion' | 'trafficEnforcement' | 'transferLegs'>;
+export type Profile = Pick<ReferenceSettings, 'ledgerVersion' | 'scanVersion' | 'trafficEnforcement' | 'transferLegs' | 'variant'>;
 
 export interface CleanScenario {
   profile: Profile;
+  /** for a variant's clean run: what the variant chose (only the choices that differ from the default reference) */
+  variant?: { seed: number; choices: Record<string, string> };
   /** the requirements selected ([] = all) */
   requirements: string[];
   ms: number;
@@ -322,6 +332,24 @@ export async function runSelfTest(options: SelfTestOptions = {}): Promise<SelfTe
     write(`clean run: ${cleanRun.checks.length} checks (${vc.pass} pass, ${vc.fail} fail, ${vc.error} error, ${vc.skipped} skipped, ${vc.unsupported} unsupported), ${allFiles.length} files, ${cleanMs} ms\n`);
     for (const p of cp) write(`  PROBLEM ${p}\n`);
 
+    // 1b. the clean suite against reference variants: each makes, from its seed, every choice the specification
+    //     leaves open; a check that fails on one depends on such a choice (a false failure waiting for a vendor)
+    const { chooseVariant, describeVariant } = await import('../reference/variant.js');
+    for (const seed of options.variants ?? DEFAULT_VARIANT_SEEDS) {
+      t0 = performance.now();
+      const run = await runScenario(runner, { faults: [], profile: { variant: seed }, requirements: [], files: allFiles });
+      const ms = Math.round(performance.now() - t0);
+      const choices = describeVariant(chooseVariant(seed));
+      const label = `clean run (variant ${seed})`;
+      const pr = cleanProblems(run, label);
+      const counts = verdictCounts(run.checks);
+      clean.push({ profile: { variant: seed }, variant: { seed, choices }, requirements: [], ms, checks: run.checks.length, verdicts: counts, problems: pr });
+      problems.push(...pr);
+      write(`${label}: ${run.checks.length} checks (${counts.pass} pass, ${counts.fail} fail, ${counts.error} error, ${counts.skipped} skipped, ${counts.unsupported} unsupported), ${ms} ms\n`);
+      write(`  variant ${seed} chose: ${Object.entries(choices).map(([k, v]) => `${k} ${v}`).join('; ') || 'the default choices'}\n`);
+      for (const p of pr) write(`  PROBLEM ${p}\n`);
+    }
+
     // which spec files hold checks of which requirement (declared, not only judged by a generic check)
     const filesOf = new Map<string, Set<string>>();
     for (const c of cleanRun.checks) {
@@ -486,6 +514,15 @@ function renderMarkdown(r: SelfTestResult): string {
   lines.push('## Clean runs', '', '| reference | requirements | checks | pass | fail | error | skipped | ms |', '|---|---|---|---|---|---|---|---|');
   for (const c of r.clean) {
     lines.push(`| ${profileText(c.profile)} | ${c.requirements.length === 0 ? 'all' : c.requirements.join(', ')} | ${c.checks} | ${c.verdicts.pass ?? 0} | ${c.verdicts.fail ?? 0} | ${c.verdicts.error ?? 0} | ${c.verdicts.skipped ?? 0} | ${c.ms} |`);
+  }
+  const variants = r.clean.filter((c) => c.variant !== undefined);
+  if (variants.length > 0) {
+    lines.push('', '## Reference variants', '', 'Each variant makes, at random from its seed, the choices SPEC.md and FACTS.md leave open; the clean suite must pass on every one. What each chose (beside the default reference\'s choices):', '');
+    lines.push('| variant | choices | clean |', '|---|---|---|');
+    for (const c of variants) {
+      const choices = Object.entries(c.variant!.choices).map(([k, v]) => `${k}: ${v}`).join('<br>') || 'the default choices';
+      lines.push(`| ${c.variant!.seed} | ${choices.replace(/\|/g, '\\|')} | ${c.problems.length === 0 ? 'yes' : `NO (${c.problems.length} problem(s))`} |`);
+    }
   }
   const missed = r.faults.filter((f) => f.status !== 'detected');
   if (missed.length > 0) {

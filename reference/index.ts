@@ -11,6 +11,7 @@ import { validatorRoutes } from './validator/routes.js';
 import { registryRoutes } from './registry/routes.js';
 import type { LedgerVersion } from '../harness/versions.js';
 import { referenceTargets, type ReferenceTargets } from './target-config.js';
+import { chooseVariant, DEFAULT_VARIANT, describeVariant, installVariantLayer } from './variant.js';
 
 export interface ReferenceOptions {
   /** loopback address to listen on; default 127.0.0.1 */
@@ -31,6 +32,11 @@ export interface ReferenceOptions {
   transferLegs?: number;
   /** HS256 secret the ledger and validator accept tokens signed with */
   jwtSecret?: string;
+  /**
+   * a reference variant: from this seed the server makes every choice SPEC.md and FACTS.md leave open
+   * (reference/variant.ts); undefined for the default reference
+   */
+  variant?: number;
 }
 
 export interface ResolvedReferenceOptions {
@@ -43,6 +49,7 @@ export interface ResolvedReferenceOptions {
   size: { ansEntries: number; validatorLicenses: number };
   transferLegs: number;
   jwtSecret: string;
+  variant: number | undefined;
 }
 
 /** What every route module receives. */
@@ -62,6 +69,8 @@ export interface ReferenceServer {
    * fixtures): the only way the harness learns about the embedded reference, as it learns about any target.
    */
   targetConfig(): ReferenceTargets;
+  /** the variant's seed and what it chose (reference/variant.ts); undefined for the default reference */
+  variant?: { seed: number; choices: Record<string, string> };
   close(): Promise<void>;
 }
 
@@ -73,6 +82,9 @@ export function resolveReferenceOptions(o: ReferenceOptions = {}): ResolvedRefer
   const faults = o.faults ?? [];
   const unknown = faults.filter((f) => !FAULTS.some((d) => d.name === f));
   if (unknown.length > 0) throw new Error(`unknown fault(s): ${unknown.join(', ')}`);
+  if (o.variant !== undefined && !(Number.isSafeInteger(o.variant) && o.variant >= 0)) throw new Error(`reference variant: ${o.variant} is not a non-negative integer`);
+  // a variant seeds data sets of its own size, unless the options name one
+  const size = o.variant !== undefined ? chooseVariant(o.variant).size : DEFAULT_VARIANT.size;
   return {
     host: o.host ?? '127.0.0.1',
     port: o.port ?? 0,
@@ -80,9 +92,10 @@ export function resolveReferenceOptions(o: ReferenceOptions = {}): ResolvedRefer
     ledgerVersion: o.ledgerVersion ?? '3.5',
     trafficEnforcement: o.trafficEnforcement ?? true,
     scanVersion: o.scanVersion ?? '0.8.0',
-    size: { ansEntries: o.size?.ansEntries ?? 200, validatorLicenses: o.size?.validatorLicenses ?? 120 },
+    size: { ansEntries: o.size?.ansEntries ?? size.ansEntries, validatorLicenses: o.size?.validatorLicenses ?? size.validatorLicenses },
     transferLegs: o.transferLegs ?? 25,
     jwtSecret: o.jwtSecret ?? DEFAULT_REFERENCE_SECRET,
+    variant: o.variant,
   };
 }
 
@@ -103,6 +116,8 @@ function frameworkErrors(error: FastifyError, req: FastifyRequest, reply: Fastif
 export async function buildReferenceApp(options: ResolvedReferenceOptions, ctx: ReferenceContext = referenceContext(options)): Promise<FastifyInstance> {
   // ids reach 128 characters (users) and beyond (contract ids): fastify's default of 100 would answer 414
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024, forceCloseConnections: true, routerOptions: { maxParamLength: 4096 }, frameworkErrors });
+  // before the interfaces register: a root hook added later would not reach their scopes
+  installVariantLayer(app, ctx.world.variant);
   await app.register(async (scope) => ledgerRoutes(scope, ctx));
   await app.register(async (scope) => scanRoutes(scope, ctx), { prefix: '/api/scan' });
   await app.register(async (scope) => validatorRoutes(scope, ctx), { prefix: '/api/validator' });
@@ -112,7 +127,7 @@ export async function buildReferenceApp(options: ResolvedReferenceOptions, ctx: 
 
 /** The state one server instance's routes share. */
 export function referenceContext(options: ResolvedReferenceOptions): ReferenceContext {
-  return { options, faults: new FaultSet(options.faults), world: createWorld() };
+  return { options, faults: new FaultSet(options.faults), world: createWorld(options.variant !== undefined ? chooseVariant(options.variant) : DEFAULT_VARIANT) };
 }
 
 export async function startReference(o: ReferenceOptions = {}): Promise<ReferenceServer> {
@@ -133,6 +148,7 @@ export async function startReference(o: ReferenceOptions = {}): Promise<Referenc
     },
     auth: { hs256Secret: options.jwtSecret, adminUser: REFERENCE_ADMIN_USER, validatorUser: REFERENCE_VALIDATOR_USER },
     options: { ...options, port: addr.port },
+    ...(options.variant !== undefined ? { variant: { seed: options.variant, choices: describeVariant(ctx.world.variant) } } : {}),
     targetConfig: () => referenceTargets(ctx, base, { adminUser: REFERENCE_ADMIN_USER, validatorUser: REFERENCE_VALIDATOR_USER }),
     close: () => app.close(),
   };

@@ -3,6 +3,7 @@
  * assignment; the registry reads it (409 while a contract is being reassigned); scan and the validator share the
  * ANS entries and parties. Ledger users live here too, so the validator can resolve a token's user to its party.
  */
+import { DEFAULT_NAMESPACE, DEFAULT_VARIANT, variantResourceVersion, type Variant } from './variant.js';
 export interface ContractRecord {
   contractId: string;
   templateId: string;
@@ -37,6 +38,10 @@ export interface UserRecord {
 }
 
 export interface World {
+  /** the choices the specification leaves open, as this server makes them (reference/variant.ts) */
+  variant: Variant;
+  /** namespace of the participant: parties allocated on it end in `::` + this */
+  namespace: string;
   participantId: string;
   synchronizers: string[];
   contracts: Map<string, ContractRecord>;
@@ -46,17 +51,18 @@ export interface World {
   users: Map<string, UserRecord>;
 }
 
-/** Namespace of the participant: parties allocated on it end in `::` + this. */
-export const PARTICIPANT_NAMESPACE = '1220aa00000000000000000000000000000000000000000000000000000000000001';
+/** Namespace of the default reference's participant (a variant has its own: World.namespace). */
+export const PARTICIPANT_NAMESPACE = DEFAULT_NAMESPACE;
 
-export function createWorld(): World {
-  const party = (hint: string) => `${hint}::${PARTICIPANT_NAMESPACE}`;
+export function createWorld(variant: Variant = DEFAULT_VARIANT): World {
+  const namespace = variant.ids.namespace;
+  const party = (hint: string) => `${hint}::${namespace}`;
   const parties = new Map<string, string>([
     ['alice', party('alice')],
     ['bob', party('bob')],
     ['charlie', party('charlie')],
     ['validator', party('validator_operator')],
-    ['dso', 'DSO::1220dd00000000000000000000000000000000000000000000000000000000000001'],
+    ['dso', variant.seed === undefined ? 'DSO::1220dd00000000000000000000000000000000000000000000000000000000000001' : `DSO::1220${namespace.slice(4, 60)}dd${namespace.slice(62)}`],
   ]);
   const user = (id: string, rights: Right[], primaryParty = ''): UserRecord => ({
     id,
@@ -65,7 +71,7 @@ export function createWorld(): World {
     identityProviderId: '',
     primaryPartyAuthentication: false,
     annotations: {},
-    resourceVersion: '1',
+    resourceVersion: variantResourceVersion(variant, 1),
     rights,
   });
   const actor = (p: string): Right[] => [
@@ -85,11 +91,10 @@ export function createWorld(): World {
     ].map((u) => [u.id, u]),
   );
   return {
-    participantId: `PAR::participant1::${PARTICIPANT_NAMESPACE}`,
-    synchronizers: [
-      'global-domain::1220bb00000000000000000000000000000000000000000000000000000000000001',
-      'private-domain::1220bb00000000000000000000000000000000000000000000000000000000000002',
-    ],
+    variant,
+    namespace,
+    participantId: `PAR::participant1::${namespace}`,
+    synchronizers: [...variant.ids.synchronizers],
     contracts: new Map(),
     parties,
     users,

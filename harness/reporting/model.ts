@@ -16,7 +16,7 @@ export interface RunReport {
   targets: Partial<Record<Api, { url: string; version?: string; reference: boolean }>>;
   /** the effective configuration with every secret redacted */
   config: unknown;
-  reference?: { faults: string[]; ledgerVersion: string; scanVersion: string };
+  reference?: { faults: string[]; ledgerVersion: string; scanVersion: string; variant?: { seed: number; choices: Record<string, string> } };
   selection: { apis: Api[]; requirements: string[] };
   outcome: string;
   exitCode: number;

@@ -31,6 +31,10 @@ export function renderSummary(r: RunReport): string {
     out.push(`- ${api}: ${t.url}${t.version ? ` (version ${t.version})` : ''}${t.reference ? ' (embedded reference server)' : ''}`);
   }
   if (r.reference !== undefined && r.reference.faults.length > 0) out.push(`- planted faults switched on: ${r.reference.faults.join(', ')}`);
+  if (r.reference?.variant !== undefined) {
+    const c = Object.entries(r.reference.variant.choices).map(([k, v]) => `${k} ${v}`).join('; ');
+    out.push(`- reference variant ${r.reference.variant.seed}${c !== '' ? `: ${c}` : ''}`);
+  }
   if (r.selection.requirements.length > 0) out.push(`- selected requirements: ${r.selection.requirements.join(', ')}`);
   out.push('', '## Requirements per interface', '');
   out.push('| interface | level | requirements | pass | fail | error | skipped | unsupported | untested |');

@@ -61,15 +61,15 @@ export function parseIsoMicros(s: string): number | undefined {
 }
 
 /** a party id "<hint>::1220<64 hex>" */
-export function partyIdFor(hint: string): string {
-  return `${hint}::1220${hashHex(`party:${hint}`)}`;
+export function partyIdFor(hint: string, salt = ''): string {
+  return `${hint}::1220${hashHex(`party:${salt}${hint}`)}`;
 }
 
 /** The party of a seeded name: the world's when the ledger seeded one, else a deterministic one recorded there. */
 export function party(world: World, name: string): string {
   let p = world.parties.get(name);
   if (p === undefined) {
-    p = partyIdFor(name);
+    p = partyIdFor(name, world.variant.ids.partySalt);
     world.parties.set(name, p);
   }
   return p;

@@ -1,7 +1,6 @@
 /** Party management setup endpoints: allocate (POST /v2/parties), list, and the participant id. */
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
-import { PARTICIPANT_NAMESPACE } from '../world.js';
 import { optObject, optString, optStringMap, type Obj } from './body.js';
 import { CantonError, err } from './errors.js';
 import { route } from './http.js';
@@ -52,7 +51,7 @@ export function partyRoutes(app: FastifyInstance, ctx: ReferenceContext, state: 
     if (userId !== '' && (!isUserId(userId) || user === undefined)) {
       throw err.notFound('USER_NOT_FOUND', `getting user failed for unknown user "${userId.slice(0, 200)}"`, [['USER_ID', userId]]);
     }
-    const party = `${hint === '' ? `party-${state.nextSeq()}` : hint}::${PARTICIPANT_NAMESPACE}`;
+    const party = `${hint === '' ? `party-${state.nextSeq()}` : hint}::${state.world.namespace}`;
     if (state.parties.has(party)) throw err.alreadyExists('PARTY_ALREADY_EXISTS', `Party already exists: ${party}`, [['PARTY', party]]);
     const details = addParty(state, party, idp, annotations);
     // Allocating for a user grants it the right to act as the new party.

@@ -17,6 +17,7 @@ import { assignmentEvent, decodeEventFormat, stakeholders, traceContext, unassig
 import { snapshotOf } from './transactions.js';
 import { RF } from './faults-reassignment.js';
 import { microsIso, type AssignEvent, type LedgerState, type PendingReassignment, type ReassignmentUpdate, type UnassignEvent } from './state.js';
+import { variantUpdateId } from '../variant.js';
 
 type ReassignCommand =
   | { kind: 'unassign'; contractId: string; source: string; target: string }
@@ -165,7 +166,7 @@ function execute(state: LedgerState, r: ReassignmentRequest, cmds: Exclude<Reass
   return state.append<ReassignmentUpdate>((offset) => ({
     kind: 'reassignment',
     offset,
-    updateId: `1220${sha256hex(`update:${offset}:${r.commandId}:${state.nextSeq()}`)}`,
+    updateId: variantUpdateId(state.world.variant, `${offset}:${r.commandId}:${state.nextSeq()}`),
     commandId: r.commandId,
     workflowId: r.workflowId,
     submitters: [r.submitter],

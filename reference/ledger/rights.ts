@@ -13,7 +13,6 @@ import type { Caller } from './access.js';
 import { route } from './http.js';
 import { isParty, isUserId } from './ids.js';
 import type { LedgerState } from './state.js';
-import { MAX_RIGHTS_PER_USER } from './version.js';
 
 const PARTY_KINDS = ['CanActAs', 'CanExecuteAs', 'CanReadAs'] as const;
 const PLAIN_KINDS = ['CanExecuteAsAnyParty', 'CanReadAsAnyParty', 'IdentityProviderAdmin', 'ParticipantAdmin'] as const;
@@ -128,7 +127,8 @@ export function rightsRoutes(app: FastifyInstance, ctx: ReferenceContext, state:
     const held = new Set(user.rights.map(rightKey));
     const requested = distinctRights(rights);
     const granted = requested.filter((r) => !held.has(rightKey(r)));
-    if (!ctx.faults.has(F.noRightsLimit) && MAX_RIGHTS_PER_USER > 0 && user.rights.length + granted.length > MAX_RIGHTS_PER_USER) throw tooManyRights(user.id);
+    const { maxRightsPerUser: MAX_RIGHTS_PER_USER } = ctx.world.variant.limits;
+    if (!ctx.faults.has(F.noRightsLimit) && MAX_RIGHTS_PER_USER > 0 && user.rights.length + granted.length > MAX_RIGHTS_PER_USER) throw tooManyRights(user.id, MAX_RIGHTS_PER_USER);
     user.rights.push(...granted.filter((r) => !(ctx.faults.has(F.grantNotPersisted) && r.kind === 'CanExecuteAs')));
     if (ctx.faults.has(F.grantBumpsVersion)) user.resourceVersion = state.nextResourceVersion();
     const reported =
@@ -167,5 +167,5 @@ function userInIdp(state: LedgerState, id: string, identityProviderId: string, c
   return user;
 }
 
-export const tooManyRights = (id: string) =>
-  new CantonError('TOO_MANY_USER_RIGHTS', 'FAILED_PRECONDITION', `${MAX_RIGHTS_PER_USER} rights exceeded for user "${id}"`, {}, [['USER_ID', id]]);
+export const tooManyRights = (id: string, max: number) =>
+  new CantonError('TOO_MANY_USER_RIGHTS', 'FAILED_PRECONDITION', `${max} rights exceeded for user "${id}"`, {}, [['USER_ID', id]]);

@@ -2,7 +2,6 @@
  * Deterministic fixture data of the ledger: packages and their vetting on two synchronizers by two participants,
  * the participant's parties, and a few transactions at offsets 1..6.
  */
-import { PARTICIPANT_NAMESPACE } from '../world.js';
 import { sha256hex } from './ids.js';
 import { addParty } from './parties.js';
 import { storePackage } from './packages.js';
@@ -95,7 +94,7 @@ function seedDsoUser(state: LedgerState): void {
     identityProviderId: '',
     primaryPartyAuthentication: false,
     annotations: {},
-    resourceVersion: '1',
+    resourceVersion: state.nextResourceVersion(),
     rights: [
       { kind: 'CanActAs', party: dso },
       { kind: 'CanReadAs', party: dso },
@@ -105,7 +104,7 @@ function seedDsoUser(state: LedgerState): void {
 }
 
 export function seedLedger(state: LedgerState): void {
-  for (const id of state.world.parties.values()) if (id.endsWith(`::${PARTICIPANT_NAMESPACE}`)) addParty(state, id);
+  for (const id of state.world.parties.values()) if (id.endsWith(`::${state.world.namespace}`)) addParty(state, id);
   seedDsoUser(state);
   seedPackages(state);
   seedTransactions(state);

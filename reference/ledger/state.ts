@@ -4,6 +4,7 @@
  */
 import type { ContractRecord, World } from '../world.js';
 import { isoMicros } from '../data/seed.js';
+import { variantResourceVersion } from '../variant.js';
 
 /** A package known to (uploaded to) this participant: only these have a name and version in vetting listings. */
 export interface PackageInfo {
@@ -138,7 +139,7 @@ export class LedgerState {
 
   nextResourceVersion(): string {
     this.version += 1;
-    return String(this.version);
+    return variantResourceVersion(this.world.variant, this.version);
   }
   /** a fresh number for ids that only need to be unique */
   nextSeq(): number {

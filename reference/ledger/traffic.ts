@@ -12,7 +12,6 @@ import type { LedgerState, TrafficAccount } from './state.js';
 import { XF } from './faults-traffic.js';
 import { CF, withStatus } from './faults-cross.js';
 import { CantonError } from './errors.js';
-import { PARTICIPANT_NAMESPACE } from '../world.js';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -60,7 +59,7 @@ export function trafficRoutes(app: FastifyInstance, ctx: ReferenceContext, state
       throw e;
     }
     validateAccountId(accountId);
-    if (has(XF.party) && accountId.endsWith(`::${PARTICIPANT_NAMESPACE}`)) throw err.invalidField('account_id', 'Party accounts are not supported');
+    if (has(XF.party) && accountId.endsWith(`::${state.world.namespace}`)) throw err.invalidField('account_id', 'Party accounts are not supported');
     if (deduplicationId === '') throw err.missingField('deduplication_id');
     const a = account(state, accountId);
     if (delta === undefined && has(XF.unset)) delta = 1;

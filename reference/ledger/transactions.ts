@@ -29,6 +29,7 @@ import {
 import type { ContractSnapshot, LedgerState, TransactionUpdate, TxNode } from './state.js';
 import { QF } from './faults-transactions.js';
 import { CF, withStatus } from './faults-cross.js';
+import { DEFAULT_VARIANT, variantContractId, variantUpdateId, type Variant } from '../variant.js';
 
 type Has = (fault: string) => boolean;
 
@@ -180,8 +181,9 @@ export function newContract(
   signatories: string[],
   createdAt: string,
   seed: string,
+  variant: Variant = DEFAULT_VARIANT,
 ): ContractSnapshot {
-  const contractId = `00${sha256hex(`contract:${seed}`)}`;
+  const contractId = variantContractId(variant, seed);
   const observers = [...partiesIn(createArgument, new Set())].filter((p) => !signatories.includes(p));
   const blob = Buffer.from(JSON.stringify({ contractId, templateId: tmpl.templateId, createArgument, signatories, observers, createdAt })).toString('base64');
   return { contractId, ...tmpl, createArgument, signatories: [...signatories], observers, createdAt, createdEventBlob: blob };
@@ -239,7 +241,7 @@ function plan(state: LedgerState, s: Submission, updateSeed: string, effectiveAt
     nodes.push({ kind: 'exercise', nodeId, contract, choice, choiceArgument, actingParties: [...s.actAs], consuming, exerciseResult: {}, lastDescendantNodeId: nodeId });
   };
   const create = (templateRef: string, args: Obj) => {
-    const c = newContract(resolveTemplate(state, templateRef), args, s.actAs, effectiveAt, `${updateSeed}:${nodes.length}`);
+    const c = newContract(resolveTemplate(state, templateRef), args, s.actAs, effectiveAt, `${updateSeed}:${nodes.length}`, state.world.variant);
     created.set(c.contractId, c);
     nodes.push({ kind: 'create', nodeId: nodes.length, contract: c });
     return c;
@@ -271,7 +273,7 @@ const traceparent = () => `00-${randomBytes(16).toString('hex')}-${randomBytes(8
 /** Submits a transaction and appends it to the ledger (also used for seeding). */
 export function commitTransaction(state: LedgerState, s: Submission): TransactionUpdate {
   const effectiveAt = state.nextTime();
-  const updateId = `1220${sha256hex(`update:${state.ledgerEnd + 1}:${s.commandId}:${state.nextSeq()}`)}`;
+  const updateId = variantUpdateId(state.world.variant, `${state.ledgerEnd + 1}:${s.commandId}:${state.nextSeq()}`);
   const p = plan(state, s, updateId, effectiveAt);
   const tx = state.append<TransactionUpdate>((offset) => ({
     kind: 'transaction',

@@ -15,7 +15,6 @@ import type { FaultSet } from '../faults.js';
 import { checkSize, mergeAnnotations, validateAnnotations } from './annotations.js';
 import { decodeRights, distinctRights, requireMayGrant, targetUser, tooManyRights, userNotFound, validateRights } from './rights.js';
 import { lowerBound, type LedgerState } from './state.js';
-import { MAX_RIGHTS_PER_USER, MAX_USERS_PAGE_SIZE } from './version.js';
 import { REFERENCE_ADMIN_USER } from '../index.js';
 
 /** A User as sent in a request body. */
@@ -145,7 +144,7 @@ function applyUpdate(user: UserRecord, input: UserInput, mask: Set<string>, faul
   }
 }
 
-function decodeListQuery(q: Record<string, string | undefined>, faults?: FaultSet): { pageSize: number; pageToken: string; idp: string } {
+function decodeListQuery(q: Record<string, string | undefined>, MAX_USERS_PAGE_SIZE: number, faults?: FaultSet): { pageSize: number; pageToken: string; idp: string } {
   const raw = q.pageSize;
   if (raw !== undefined && raw !== '' && !/^-?\d{1,10}$/.test(raw)) {
     throw new MalformedRequest(`Invalid value for: query parameter pageSize (expected an int32)`);
@@ -190,7 +189,8 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
     requireKnownIdp(state, input.identityProviderId);
     const rights = distinctRights(validateRights(decodedRights));
     requireMayGrant(caller, rights);
-    if (MAX_RIGHTS_PER_USER > 0 && rights.length > MAX_RIGHTS_PER_USER) throw tooManyRights(input.id);
+    const { maxRightsPerUser: MAX_RIGHTS_PER_USER } = ctx.world.variant.limits;
+    if (MAX_RIGHTS_PER_USER > 0 && rights.length > MAX_RIGHTS_PER_USER) throw tooManyRights(input.id, MAX_RIGHTS_PER_USER);
     if (users.has(input.id)) {
       if (ctx.faults.has(F.existing400)) throw err.invalidArgument(`user "${input.id}" already exists`);
       throw err.alreadyExists('USER_ALREADY_EXISTS', `creating user failed, as user "${input.id}" already exists`, [['USER_ID', input.id]]);
@@ -213,7 +213,8 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
   });
 
   route(app, ctx, 'GET', '/v2/users', async (c) => {
-    const q = decodeListQuery(c.query, ctx.faults);
+    const { maxUsersPageSize: MAX_USERS_PAGE_SIZE } = ctx.world.variant.limits;
+    const q = decodeListQuery(c.query, MAX_USERS_PAGE_SIZE, ctx.faults);
     const caller = await c.caller();
     if (!ctx.faults.has(F.listUsersAsAdmin)) caller.requireIdpAdmin(q.idp);
     const after = decodeUserToken(q.pageToken, ctx.faults);

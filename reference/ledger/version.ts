@@ -5,15 +5,14 @@ import { route } from './http.js';
 import { CF } from './faults-cross.js';
 import { LEDGER_GET_VERSION_VERSION_MISSING } from './faults-thin.js';
 
-export const MAX_USERS_PAGE_SIZE = 1000;
-export const MAX_RIGHTS_PER_USER = 1000;
-export const MAX_VETTED_PACKAGES_PAGE_SIZE = 100;
+// the maxima the default reference advertises (a variant advertises and enforces its own: ctx.world.variant.limits)
 export const MAX_PARTIES_PAGE_SIZE = 10000;
 
 export function versionRoutes(app: FastifyInstance, ctx: ReferenceContext): void {
   route(app, ctx, 'GET', '/v2/version', async (c) => {
     // The version service needs an authenticated caller, but no particular right.
     await c.caller();
+    const { maxRightsPerUser: MAX_RIGHTS_PER_USER, maxUsersPageSize: MAX_USERS_PAGE_SIZE, maxVettedPackagesPageSize: MAX_VETTED_PACKAGES_PAGE_SIZE } = ctx.world.variant.limits;
     return {
       ...(ctx.faults.has(LEDGER_GET_VERSION_VERSION_MISSING) ? {} : { version: `${ctx.options.ledgerVersion}.0` }),
       features: {

@@ -9,7 +9,6 @@ import { MalformedRequest, err } from './errors.js';
 import { route, type Call } from './http.js';
 import { comparePackageVersions, isPackageId, isParticipantId, isUid } from './ids.js';
 import { compareStrings, type LedgerState, type VettedEntry, type VettingRecord } from './state.js';
-import { MAX_VETTED_PACKAGES_PAGE_SIZE } from './version.js';
 import { VF } from './faults-vetting.js';
 import { CF, withStatus } from './faults-cross.js';
 import { CantonError } from './errors.js';
@@ -47,7 +46,7 @@ function decodeQuery(body: Obj): VettingQuery {
   };
 }
 
-function validateQuery(q: VettingQuery, has: Has): void {
+function validateQuery(q: VettingQuery, has: Has, MAX_VETTED_PACKAGES_PAGE_SIZE: number): void {
   if (q.pageSize === 0 && has(VF.zeroRejected)) throw err.invalidArgument('page_size must be positive');
   if (q.pageSize < 0 && has(VF.negative)) q.pageSize = 0;
   if (q.pageSize > MAX_VETTED_PACKAGES_PAGE_SIZE && has(VF.aboveMax)) q.pageSize = MAX_VETTED_PACKAGES_PAGE_SIZE;
@@ -145,7 +144,8 @@ function encodeRecord(state: LedgerState, r: VettingRecord, packages: VettedEntr
 }
 
 export function listVetted(state: LedgerState, q: VettingQuery, has: Has = none): Obj {
-  validateQuery(q, has);
+  const MAX_VETTED_PACKAGES_PAGE_SIZE = state.world.variant.limits.maxVettedPackagesPageSize;
+  validateQuery(q, has, MAX_VETTED_PACKAGES_PAGE_SIZE);
   let after = decodeToken(q.pageToken, has);
   if (has(VF.tokenSingleUse) && q.pageToken !== '') {
     if (state.usedPageTokens.has(q.pageToken)) throw err.invalidArgument('Invalid page token');

@@ -1,0 +1,358 @@
+/**
+ * Reference variants: the reference server makes, at random from a seed, every choice SPEC.md and FACTS.md leave open,
+ * so that the self-test proves the suite clean on many allowed servers, not on one. A check that fails on a variant
+ * depends on a choice the specification leaves open: a false failure waiting for a vendor.
+ *
+ * Most choices live in one fastify layer over the JSON bodies (installVariantLayer): field order, extra record fields,
+ * null sent as absent, page tokens of another form, JSON instead of text/plain where either is allowed. The others are
+ * read where the choice lives (the refused-user status in ledger/http.ts, limits in ledger/version.ts and the modules
+ * that enforce them, ids and resource versions through the World).
+ *
+ * A variant is deterministic: the same request is answered the same way twice (some checks compare two answers).
+ */
+import { createHash, createHmac } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export interface Variant {
+  /** the seed; undefined for the default reference */
+  seed: number | undefined;
+  /** status for a token whose user is deactivated or unknown (FACTS.md: 401 or 403) */
+  refusedUserStatus: 401 | 403;
+  /** an optional response field without a value: sent as JSON null (as built) or left out */
+  unsetOptional: 'as-built' | 'absent';
+  /** extra fields added to response records (FACTS.md: extra response fields are allowed) */
+  extraFields: boolean;
+  /** order of the fields of every response object */
+  fieldOrder: 'as-built' | 'reversed' | 'shuffled';
+  /** the form of the ledger's opaque page tokens (nextPageToken / pageToken) */
+  pageTokens: 'as-built' | 'hex' | 'sealed';
+  /** user resourceVersions: a counter (as built) or random-looking opaque strings */
+  resourceVersions: 'counter' | 'random';
+  /** maxima advertised in GET /v2/version and enforced */
+  limits: { maxUsersPageSize: number; maxRightsPerUser: number; maxVettedPackagesPageSize: number };
+  /** id formats: participant namespace, synchronizer ids, contract and update id shapes */
+  ids: { namespace: string; synchronizers: string[]; partySalt: string; contractIds: 'as-built' | 'long-suffix'; updateIds: 'as-built' | 'plain-hex' };
+  /** scan, validator and registry 400/401 rejected by the HTTP framework: text/plain (as built) or an {error} JSON body */
+  frameworkErrors: 'as-built' | 'json';
+  /** ledger 400 for a missing required field: a JsCantonError (as built) or text/plain */
+  missingField: 'as-built' | 'text/plain';
+  /** seeded data sizes (used when the options do not name them) */
+  size: { ansEntries: number; validatorLicenses: number };
+}
+
+export const DEFAULT_NAMESPACE = '1220aa00000000000000000000000000000000000000000000000000000000000001';
+
+export const DEFAULT_VARIANT: Variant = Object.freeze({
+  seed: undefined,
+  refusedUserStatus: 403,
+  unsetOptional: 'as-built',
+  extraFields: false,
+  fieldOrder: 'as-built',
+  pageTokens: 'as-built',
+  resourceVersions: 'counter',
+  limits: { maxUsersPageSize: 1000, maxRightsPerUser: 1000, maxVettedPackagesPageSize: 100 },
+  ids: {
+    namespace: DEFAULT_NAMESPACE,
+    synchronizers: [
+      'global-domain::1220bb00000000000000000000000000000000000000000000000000000000000001',
+      'private-domain::1220bb00000000000000000000000000000000000000000000000000000000000002',
+    ],
+    partySalt: '',
+    contractIds: 'as-built',
+    updateIds: 'as-built',
+  },
+  frameworkErrors: 'as-built',
+  missingField: 'as-built',
+  size: { ansEntries: 200, validatorLicenses: 120 },
+}) as Variant;
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** Every open choice with the options a variant draws from (the first is the default reference's). */
+export const CHOICES = {
+  'refused-user': [403, 401],
+  'unset-optional': ['as-built', 'absent'],
+  'extra-fields': [false, true],
+  'field-order': ['as-built', 'reversed', 'shuffled'],
+  'page-tokens': ['as-built', 'hex', 'sealed'],
+  'resource-versions': ['counter', 'random'],
+  'max-users-page': [1000, 500, 200, 100],
+  // FACTS.md: at least 100, 0 for no limit
+  'max-rights': [1000, 0, 250, 100],
+  'max-vetted-page': [100, 50, 1000, 25],
+  'sync-names': [
+    ['global-domain', 'private-domain'],
+    ['global-synchronizer', 'app-synchronizer'],
+    ['sync1', 'sync2', 'sync3'],
+    ['da', 'acme'],
+  ],
+  'contract-ids': ['as-built', 'long-suffix'],
+  'update-ids': ['as-built', 'plain-hex'],
+  'framework-errors': ['as-built', 'json'],
+  'missing-field': ['as-built', 'text/plain'],
+} as const;
+type Choice = keyof typeof CHOICES;
+
+/** The index of the option a seed draws for a choice. */
+function draw(seed: number, name: string, n: number): number {
+  return Math.floor((Number.parseInt(sha(`variant:${seed}:${name}`).slice(0, 12), 16) / 2 ** 48) * n);
+}
+
+/** The variant of a seed: each choice drawn independently from a hash of the seed and the choice's name. */
+export function chooseVariant(seed: number): Variant {
+  const pick = <C extends Choice>(name: C): (typeof CHOICES)[C][number] => CHOICES[name][draw(seed, name, CHOICES[name].length)]!;
+  const between = (name: string, lo: number, hi: number) => lo + draw(seed, name, hi - lo + 1);
+  const ns = `1220${sha(`variant:${seed}:namespace`)}`;
+  return {
+    seed,
+    refusedUserStatus: pick('refused-user'),
+    unsetOptional: pick('unset-optional'),
+    extraFields: pick('extra-fields'),
+    fieldOrder: pick('field-order'),
+    pageTokens: pick('page-tokens'),
+    resourceVersions: pick('resource-versions'),
+    limits: { maxUsersPageSize: pick('max-users-page'), maxRightsPerUser: pick('max-rights'), maxVettedPackagesPageSize: pick('max-vetted-page') },
+    ids: {
+      namespace: ns,
+      synchronizers: pick('sync-names').map((n, i) => `${n}::1220${sha(`variant:${seed}:sync:${i}`)}`),
+      partySalt: `${seed}:`,
+      contractIds: pick('contract-ids'),
+      updateIds: pick('update-ids'),
+    },
+    frameworkErrors: pick('framework-errors'),
+    missingField: pick('missing-field'),
+    size: { ansEntries: between('ans-entries', 60, 400), validatorLicenses: between('licenses', 30, 260) },
+  };
+}
+
+/** The options of every choice that none of these seeds takes (empty: together they try every allowed option). */
+export function untakenOptions(seeds: number[]): string[] {
+  const out: string[] = [];
+  for (const [name, options] of Object.entries(CHOICES) as Array<[Choice, readonly unknown[]]>) {
+    const taken = new Set(seeds.map((s) => draw(s, name, options.length)));
+    options.forEach((o, i) => {
+      if (!taken.has(i)) out.push(`${name}=${JSON.stringify(o)}`);
+    });
+  }
+  return out;
+}
+
+/** What a variant chose, for reports: only the choices that differ from the default reference. */
+export function describeVariant(v: Variant): Record<string, string> {
+  const d = DEFAULT_VARIANT;
+  const out: Record<string, string> = {};
+  if (v.refusedUserStatus !== d.refusedUserStatus) out.refusedUser = String(v.refusedUserStatus);
+  if (v.unsetOptional !== d.unsetOptional) out.unsetOptional = v.unsetOptional;
+  if (v.extraFields) out.extraFields = 'yes';
+  if (v.fieldOrder !== d.fieldOrder) out.fieldOrder = v.fieldOrder;
+  if (v.pageTokens !== d.pageTokens) out.pageTokens = v.pageTokens;
+  if (v.resourceVersions !== d.resourceVersions) out.resourceVersions = v.resourceVersions;
+  const l = v.limits;
+  if (JSON.stringify(l) !== JSON.stringify(d.limits)) out.limits = `users page ${l.maxUsersPageSize}, rights ${l.maxRightsPerUser}, vetted page ${l.maxVettedPackagesPageSize}`;
+  if (v.ids.namespace !== d.ids.namespace) out.ids = `synchronizers ${v.ids.synchronizers.map((s) => s.split('::')[0]).join(', ')}; other namespaces${v.ids.contractIds !== 'as-built' ? `; contract ids ${v.ids.contractIds}` : ''}${v.ids.updateIds !== 'as-built' ? `; update ids ${v.ids.updateIds}` : ''}`;
+  if (v.frameworkErrors !== d.frameworkErrors) out.frameworkErrors = v.frameworkErrors;
+  if (v.missingField !== d.missingField) out.missingField = v.missingField;
+  if (JSON.stringify(v.size) !== JSON.stringify(d.size)) out.size = `${v.size.ansEntries} ANS entries, ${v.size.validatorLicenses} licenses`;
+  return out;
+}
+
+export const variantText = (v: Variant): string =>
+  v.seed === undefined
+    ? 'default reference'
+    : `variant ${v.seed}: ${Object.entries(describeVariant(v))
+        .map(([k, x]) => `${k} ${x}`)
+        .join('; ')}`;
+
+// --- ids and versions the modules draw through the World ---
+
+/** A ledger contract id of the variant's form ("00" + 64 hex digits, maybe a suffix). */
+export function variantContractId(v: Variant, seed: string): string {
+  const base = `00${sha(`contract:${seed}`)}`;
+  return v.ids.contractIds === 'long-suffix' ? `${base}ca12${sha(`suffix:${v.seed}:${seed}`)}` : base;
+}
+
+/** A ledger update id of the variant's form ("1220" + 64 hex digits, or 64 hex digits). */
+export function variantUpdateId(v: Variant, seed: string): string {
+  const h = sha(`update:${seed}`);
+  return v.ids.updateIds === 'plain-hex' ? sha(`${v.seed}:${h}`) : `1220${h}`;
+}
+
+/** The n-th resourceVersion: the counter, or an opaque string unique to n. */
+export function variantResourceVersion(v: Variant, n: number): string {
+  return v.resourceVersions === 'random' ? sha(`rv:${v.seed}:${n}`).slice(0, 8 + (n % 9)) : String(n);
+}
+
+// --- page tokens ---
+
+/** A token the ledger modules cannot have issued: what an outer token that does not decode stands for. */
+const INVALID_INNER = '!';
+
+function encodeToken(v: Variant, inner: string): string {
+  if (inner === '' || v.pageTokens === 'as-built') return inner;
+  if (v.pageTokens === 'hex') return Buffer.from(inner, 'utf8').toString('hex');
+  const body = Buffer.from(inner, 'utf8').toString('base64');
+  return `v1~${body}~${createHmac('sha256', `tokens:${v.seed}`).update(body).digest('hex').slice(0, 10)}`;
+}
+
+function decodeToken(v: Variant, outer: string): string {
+  if (outer === '' || v.pageTokens === 'as-built') return outer;
+  if (v.pageTokens === 'hex') return /^(?:[0-9a-f]{2})+$/.test(outer) ? Buffer.from(outer, 'hex').toString('utf8') : INVALID_INNER;
+  const m = /^v1~([A-Za-z0-9+/=]+)~([0-9a-f]{10})$/.exec(outer);
+  if (m === null || createHmac('sha256', `tokens:${v.seed}`).update(m[1]!).digest('hex').slice(0, 10) !== m[2]) return INVALID_INNER;
+  return Buffer.from(m[1]!, 'base64').toString('utf8');
+}
+
+// --- the JSON layer ---
+
+/** Daml values and other payloads: their content is the application's, never reshaped (only reordered). */
+const PAYLOAD_KEYS = new Set([
+  'createArgument', 'createArguments', 'create_arguments', 'choiceArgument', 'choice_argument', 'choiceArguments',
+  'exerciseResult', 'exercise_result', 'payload', 'debugPayload', 'contractKey', 'viewValue', 'choiceContextData',
+  'argument', 'arguments',
+]);
+/** Objects that are maps (their keys are data) or unions (exactly one key): no extra key is added to them. */
+const MAP_OR_UNION_KEYS = new Set([
+  'annotations', 'context', 'eventsById', 'events_by_id', 'filtersByParty', 'values', 'meta', 'transferLegs',
+  'kind', 'identifierFilter', 'command', 'commands', 'headers', 'features', 'cumulative',
+]);
+/** Fields that stay even when null (FACTS.md: scan's event record sends them as null). */
+const KEEP_NULL = new Set(['update', 'verdict', 'traffic_summary', 'app_activity_records']);
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+const isRecord = (x: unknown): x is Record<string, Json> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** A union wrapper: one key naming the variant (`{CreatedEvent: {...}}`, `{CanActAs: {...}}`) or a lone `value`. */
+const isUnionLike = (o: Record<string, Json>): boolean => {
+  const keys = Object.keys(o);
+  return keys.length === 1 && (/^[A-Z]/.test(keys[0]!) || keys[0] === 'value');
+};
+
+function order(v: Variant, keys: string[]): string[] {
+  if (v.fieldOrder === 'reversed') return [...keys].reverse();
+  if (v.fieldOrder === 'shuffled') {
+    const rank = (k: string) => sha(`order:${v.seed}:${k}`);
+    return [...keys].sort((a, b) => (rank(a) < rank(b) ? -1 : rank(a) > rank(b) ? 1 : 0));
+  }
+  return keys;
+}
+
+interface Walk {
+  v: Variant;
+  snake: boolean;
+}
+
+function reshape(w: Walk, x: Json, key: string | undefined, inPayload: boolean): Json {
+  if (Array.isArray(x)) return x.map((e) => reshape(w, e, undefined, inPayload));
+  if (!isRecord(x)) return x;
+  const payload = inPayload || (key !== undefined && PAYLOAD_KEYS.has(key));
+  const out: Record<string, Json> = {};
+  for (const k of order(w.v, Object.keys(x))) {
+    let val = x[k]!;
+    if (!payload && val === null && w.v.unsetOptional === 'absent' && !KEEP_NULL.has(k)) continue;
+    if (!payload && k === 'nextPageToken' && typeof val === 'string') val = encodeToken(w.v, val);
+    out[k] = reshape(w, val, k, payload);
+  }
+  const mapOrUnion = key !== undefined && MAP_OR_UNION_KEYS.has(key);
+  if (w.v.extraFields && !payload && !mapOrUnion && !isUnionLike(x) && Object.keys(x).length > 0) {
+    out[w.snake ? 'variant_extra' : 'variantExtra'] = `extra field of reference variant ${w.v.seed}`;
+  }
+  return out;
+}
+
+function bodyText(payload: unknown): string | undefined {
+  if (typeof payload === 'string') return payload;
+  if (Buffer.isBuffer(payload)) return payload.toString('utf8');
+  return undefined;
+}
+
+const pathOf = (req: FastifyRequest) => (req.raw.url ?? '').split('?')[0] ?? '';
+
+/** Rewrites the page token of a request (query or JSON body) from the variant's form to the one the modules issued. */
+async function decodeRequestTokens(v: Variant, req: FastifyRequest): Promise<void> {
+  const q = req.query as Record<string, unknown> | undefined;
+  if (q !== null && typeof q === 'object' && typeof q.pageToken === 'string') q.pageToken = decodeToken(v, q.pageToken);
+  let body = req.body;
+  if (body === undefined && req.method === 'GET') {
+    // a JSON body of a GET (GET /v2/package-vetting): fastify leaves it unread; read it here, within the same limit
+    const len = Number(req.headers['content-length'] ?? '0');
+    if (!(len > 0 && len <= 1024 * 1024)) return;
+    const chunks: Buffer[] = [];
+    for await (const c of req.raw) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as string));
+    body = Buffer.concat(chunks);
+    req.body = body;
+  }
+  if (!Buffer.isBuffer(body) || body.length > 1024 * 1024) return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return;
+  }
+  if (isRecord(parsed) && typeof parsed.pageToken === 'string' && parsed.pageToken !== '') {
+    parsed.pageToken = decodeToken(v, parsed.pageToken);
+    req.body = Buffer.from(JSON.stringify(parsed), 'utf8');
+  }
+}
+
+/** Whether the request's JSON body names the field (snake_case in the error, camelCase on the wire) anywhere. */
+function requestHasField(req: FastifyRequest, snake: string): boolean {
+  const camel = snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+  const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : typeof req.body === 'string' ? req.body : undefined;
+  if (body === undefined) return false;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return true;
+  }
+  const seen = (x: unknown, depth: number): boolean => {
+    if (depth > 20 || x === null || typeof x !== 'object') return false;
+    if (Array.isArray(x)) return x.some((e) => seen(e, depth + 1));
+    return Object.entries(x).some(([k, e]) => ((k === camel || k === snake) && e !== null && e !== '') || seen(e, depth + 1));
+  };
+  return seen(parsed, 0);
+}
+
+/** The variant's answer for a response the routes built: the same status, the body in the variant's form. */
+function rewrite(v: Variant, req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  const text = bodyText(payload);
+  if (text === undefined) return payload;
+  const path = pathOf(req);
+  const api = path.startsWith('/api/');
+  const ct = String(reply.getHeader('content-type') ?? '');
+  const status = reply.statusCode;
+  if (/^text\/plain/i.test(ct)) {
+    if (api && v.frameworkErrors === 'json' && (status === 400 || status === 401)) {
+      void reply.header('content-type', 'application/json; charset=utf-8');
+      return JSON.stringify(reshape({ v, snake: true }, { error: text === '' ? 'bad request' : text }, undefined, false));
+    }
+    return payload;
+  }
+  if (!/^application\/json/i.test(ct) || text === '') return payload;
+  let body: Json;
+  try {
+    body = JSON.parse(text) as Json;
+  } catch {
+    return payload;
+  }
+  if (!api && v.missingField === 'text/plain' && status === 400 && isRecord(body) && body.code === 'MISSING_FIELD') {
+    // only a field the request left out (a value sent but refused, like TRANSACTION_SHAPE_UNSPECIFIED, stays JSON)
+    const field = isRecord(body.context) && typeof body.context.field_name === 'string' ? body.context.field_name : undefined;
+    if (field !== undefined && !requestHasField(req, field)) {
+      void reply.header('content-type', 'text/plain; charset=UTF-8');
+      return `Invalid value for: body (missing required field ${field})`;
+    }
+  }
+  return JSON.stringify(reshape({ v, snake: api && !path.startsWith('/api/registry') && !path.includes('/v0/entry/') }, body, undefined, false));
+}
+
+/** Installs the variant's JSON layer on the whole server (all four interfaces). Nothing for the default reference. */
+export function installVariantLayer(app: FastifyInstance, v: Variant): void {
+  if (v.seed === undefined) return;
+  if (v.pageTokens !== 'as-built') {
+    app.addHook('preHandler', async (req) => {
+      if (!pathOf(req).startsWith('/api/')) await decodeRequestTokens(v, req);
+    });
+  }
+  app.addHook('onSend', async (req, reply, payload) => rewrite(v, req, reply, payload));
+}
