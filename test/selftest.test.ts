@@ -59,6 +59,14 @@ describe('self-test', () => {
     const bad = result.faults.filter((f) => f.status === 'undetected' || f.status === 'gap-now-detected');
     expect(bad.map((f) => `${f.name} (${f.requirement}): ${f.reason}`)).toEqual([]);
     expect(text).toMatch(/mutation score: \d+\/\d+ faults detected \(\d+\.\d%\)/);
+    // the clean suite also ran against at least five reference variants, each listed with what it chose
+    const variants = result.clean.filter((c) => c.variant !== undefined);
+    expect(variants.length).toBeGreaterThanOrEqual(5);
+    for (const v of variants) {
+      expect(v.problems, `variant ${v.variant!.seed}:\n${v.problems.join('\n')}`).toEqual([]);
+      expect(Object.keys(v.variant!.choices).length).toBeGreaterThan(0);
+      expect(text).toContain(`variant ${v.variant!.seed} chose: `);
+    }
     expect(result.ok).toBe(true);
   });
 });

@@ -1,0 +1,68 @@
+/**
+ * Reference variants (reference/variant.ts): a seed fixes every open choice; the self-test's seeds take every option;
+ * a variant answers the same request the same way twice, re-encodes its page tokens both ways, and advertises and
+ * enforces its own limits.
+ */
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReference, type ReferenceServer } from '../../reference/index.js';
+import { chooseVariant, describeVariant, untakenOptions } from '../../reference/variant.js';
+import { DEFAULT_VARIANT_SEEDS } from '../../harness/selftest.js';
+
+describe('variant choices', () => {
+  it('are fixed by the seed, and the self-test variants take every option of every choice', () => {
+    expect(chooseVariant(7)).toEqual(chooseVariant(7));
+    expect(untakenOptions(DEFAULT_VARIANT_SEEDS)).toEqual([]);
+    expect(DEFAULT_VARIANT_SEEDS.length).toBeGreaterThanOrEqual(5);
+    for (const s of DEFAULT_VARIANT_SEEDS) expect(Object.keys(describeVariant(chooseVariant(s))).length).toBeGreaterThan(0);
+  });
+});
+
+describe('a served variant', () => {
+  // seed 12: sealed or hex page tokens, limits of its own (checked below rather than assumed)
+  const seed = DEFAULT_VARIANT_SEEDS.find((s) => chooseVariant(s).pageTokens !== 'as-built' && chooseVariant(s).extraFields)!;
+  const v = chooseVariant(seed);
+  let server: ReferenceServer;
+  let auth: Record<string, string>;
+  beforeAll(async () => {
+    server = await startReference({ variant: seed });
+    const token = await new SignJWT({ sub: server.auth.adminUser }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(server.auth.hs256Secret));
+    auth = { authorization: `Bearer ${token}` };
+  });
+  afterAll(() => server.close());
+  const get = async (path: string) => {
+    const r = await fetch(`${server.urls.ledger}${path}`, { headers: auth });
+    return { status: r.status, text: await r.text() };
+  };
+
+  it('answers the same request the same way twice, with its extra fields', async () => {
+    const a = await get('/v2/version');
+    const b = await get('/v2/version');
+    expect(a.status).toBe(200);
+    expect(a.text).toBe(b.text);
+    expect(a.text).toContain('variantExtra');
+    const features = (JSON.parse(a.text) as { features: { userManagement: { maxUsersPageSize: number; maxRightsPerUser: number } } }).features;
+    expect(features.userManagement.maxUsersPageSize).toBe(v.limits.maxUsersPageSize);
+    expect(features.userManagement.maxRightsPerUser).toBe(v.limits.maxRightsPerUser);
+  });
+
+  it('pages users with tokens of its own form, and refuses a token of the default form', async () => {
+    const first = await get('/v2/users?pageSize=1');
+    const token = (JSON.parse(first.text) as { nextPageToken: string }).nextPageToken;
+    expect(token).not.toBe('');
+    expect(token).not.toBe(Buffer.from('alice_user').toString('base64url'));
+    const next = await get(`/v2/users?pageSize=1&pageToken=${encodeURIComponent(token)}`);
+    expect(next.status).toBe(200);
+    expect(next.text).not.toBe(first.text);
+    const guessed = await get(`/v2/users?pageSize=1&pageToken=${Buffer.from('alice_user').toString('base64url')}`);
+    expect(guessed.status).toBe(400);
+  });
+
+  it('gives the suite a target configuration with its own ids', () => {
+    const t = server.targetConfig();
+    expect(t.ledger.url).toBe(server.urls.ledger);
+    const sender = t.registry.fixtures?.reassignmentSubmitter as string;
+    expect(sender.endsWith(`::${v.ids.namespace}`)).toBe(true);
+    expect(server.variant).toEqual({ seed, choices: describeVariant(v) });
+  });
+});
