@@ -285,6 +285,7 @@ export function formatErrors(errors: ErrorObject[] | null | undefined, limit = 8
   const list = (errors ?? []).filter((e) => !(isObject(e.parentSchema) && e.parentSchema[NULL_OPTIONAL] === true)).map((e) => {
     const at = e.instancePath === '' ? 'body' : `body${e.instancePath.replace(/\//g, '.')}`;
     if (e.keyword === 'required') return `${at}: missing required field "${(e.params as { missingProperty: string }).missingProperty}"`;
+    if (e.keyword === 'type') return `${at}: must be ${([] as string[]).concat((e.params as { type: string | string[] }).type).join(' or ')}`;
     if (e.keyword === 'enum') return `${at}: ${JSON.stringify(e.data)} is not one of ${JSON.stringify((e.params as { allowedValues: unknown }).allowedValues)}`;
     return `${at}: ${e.message ?? e.keyword}`;
   });
