@@ -18,6 +18,7 @@ export const XF = {
   adminOnly: 'ledger-update-traffic-account-any-user',
   added: 'ledger-update-traffic-account-not-served',
   getWrapped: 'ledger-get-traffic-account-wrapped',
+  unwrapped: 'ledger-update-traffic-account-unwrapped',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
@@ -35,6 +36,7 @@ registerFaults([
   // the rule is about participants without traffic enforcement: the self-test runs this fault on such a reference
   { ...r(XF.enforcement, `${u}.requires-enforcement`, 'the traffic routes are served without traffic enforcement'), reference: { trafficEnforcement: false } },
   r(XF.getSchema, 'ledger.get-traffic-account.response-schema', 'GET /v2/traffic/accounts/{account-id} answers without the balance'),
+  r(XF.unwrapped, `${u}.response-schema`, 'POST /v2/traffic/accounts answers the account without the response wrapper, as the read does'),
   r(XF.getWrapped, 'ledger.get-traffic-account.response-schema', 'GET /v2/traffic/accounts/{account-id} wraps the account in response, as the update does'),
   r(XF.freshZero, 'ledger.get-traffic-account.fresh-balance-zero', 'an account never updated is answered 404'),
   r(XF.reflects, 'ledger.get-traffic-account.reflects-update', 'the read returns the balance before the last update'),

@@ -1,6 +1,7 @@
 /**
  * Traffic accounts (ledger API 3.5, only with traffic enforcement): POST /v2/traffic/accounts applies a balance delta
- * once per deduplication id; GET /v2/traffic/accounts/{account-id} reads the balance (0 for a fresh account).
+ * once per deduplication id and answers {response: account}; GET /v2/traffic/accounts/{account-id} answers the account
+ * itself, with no response wrapper (FACTS.md; 0 for a fresh account).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
@@ -75,7 +76,9 @@ export function trafficRoutes(app: FastifyInstance, ctx: ReferenceContext, state
       a.processed.add(deduplicationId);
       a.lastDelta = delta;
     }
-    return { response: { accountId: has(XF.echo) ? `${accountId}-x` : accountId, balance: has(XF.schema) ? `${a.balance} units` : encodeBalance(a.balance) } };
+    const updated = { accountId: has(XF.echo) ? `${accountId}-x` : accountId, balance: has(XF.schema) ? `${a.balance} units` : encodeBalance(a.balance) };
+    // SPEC.md: the update answers the account under response (the read does not, FACTS.md)
+    return has(XF.unwrapped) ? updated : { response: updated };
   });
 
   route(app, ctx, 'GET', '/v2/traffic/accounts/:accountId', async (c) => {
