@@ -17,7 +17,7 @@ describe('ledger HTTP', () => {
       for (const op of ['getVersion', 'getLedgerEnd', 'getConnectedSynchronizers']) {
         // the request goes to the operation's /v2 path of the API description: a 404 means it is not served there
         const x = await t.call(op);
-        t.expect(x.status !== 404, `${op} is not served under /v2 (404)`, { requirement: 'ledger.versioning.path-prefix', exchange: x });
+        await t.judge('ledger.versioning.path-prefix', () => t.expect(x.status !== 404, `${op} is not served under /v2 (404)`, { requirement: 'ledger.versioning.path-prefix', exchange: x }));
       }
       await t.call(vettingOpFor(t), { json: { pageToken: 'not-a-token-the-server-issued' } });
       await t.call('listPackageVetting', { json: { pageSize: -5 } });

@@ -213,14 +213,18 @@ describe('GET /v2/package-vetting', () => {
       const { records: all, max } = await everything(t);
       const sync = all[0]!.synchronizerId;
       const onSync = all.filter((r) => r.synchronizerId === sync).map(key);
-      const emptyMeta = await walk(t, { packageMetadataFilter: { packageIds: [], packageNamePrefixes: [] }, topologyStateFilter: { participantIds: [], synchronizerIds: [sync] } }, max);
-      t.expect(JSON.stringify(emptyMeta.map(key)) === JSON.stringify(onSync), `an empty packageMetadataFilter returned ${emptyMeta.length} of the ${onSync.length} records on ${sync}`, { requirement: 'ledger.get-package-vetting.empty-metadata-filter-any' });
+      await t.judge('ledger.get-package-vetting.empty-metadata-filter-any', async () => {
+        const emptyMeta = await walk(t, { packageMetadataFilter: { packageIds: [], packageNamePrefixes: [] }, topologyStateFilter: { participantIds: [], synchronizerIds: [sync] } }, max);
+        t.expect(JSON.stringify(emptyMeta.map(key)) === JSON.stringify(onSync), `an empty packageMetadataFilter returned ${emptyMeta.length} of the ${onSync.length} records on ${sync}`, { requirement: 'ledger.get-package-vetting.empty-metadata-filter-any' });
+      });
       const anyPkg = all[0]!.packages[0]!.packageId;
       const withPkg = all.filter((r) => r.packages.some((p) => p.packageId === anyPkg)).map(key);
-      const emptyTopo = await walk(t, { packageMetadataFilter: { packageIds: [anyPkg], packageNamePrefixes: [] }, topologyStateFilter: { participantIds: [], synchronizerIds: [] } }, max);
-      t.expect(JSON.stringify(emptyTopo.map(key)) === JSON.stringify(withPkg), `an empty topologyStateFilter returned ${emptyTopo.length} of the ${withPkg.length} records vetting ${anyPkg}`, { requirement: 'ledger.get-package-vetting.empty-topology-filter-any' });
-      const absentTopo = await walk(t, { packageMetadataFilter: { packageIds: [anyPkg], packageNamePrefixes: [] } }, max);
-      t.expect(JSON.stringify(absentTopo.map(key)) === JSON.stringify(withPkg), 'an absent topologyStateFilter did not match every record', { requirement: 'ledger.get-package-vetting.empty-topology-filter-any' });
+      await t.judge('ledger.get-package-vetting.empty-topology-filter-any', async () => {
+        const emptyTopo = await walk(t, { packageMetadataFilter: { packageIds: [anyPkg], packageNamePrefixes: [] }, topologyStateFilter: { participantIds: [], synchronizerIds: [] } }, max);
+        t.expect(JSON.stringify(emptyTopo.map(key)) === JSON.stringify(withPkg), `an empty topologyStateFilter returned ${emptyTopo.length} of the ${withPkg.length} records vetting ${anyPkg}`, { requirement: 'ledger.get-package-vetting.empty-topology-filter-any' });
+        const absentTopo = await walk(t, { packageMetadataFilter: { packageIds: [anyPkg], packageNamePrefixes: [] } }, max);
+        t.expect(JSON.stringify(absentTopo.map(key)) === JSON.stringify(withPkg), 'an absent topologyStateFilter did not match every record', { requirement: 'ledger.get-package-vetting.empty-topology-filter-any' });
+      });
     },
   );
 
@@ -242,23 +246,28 @@ describe('GET /v2/package-vetting', () => {
     async (t) => {
       const { records: all, max } = await everything(t);
       const expected = all.map(key);
-      for (const r of all) {
-        t.expect(Array.isArray(r.packages) && r.packages.length > 0, `record ${key(r)} has no packages`, { requirement: 'ledger.get-package-vetting.packages-non-empty' });
-        const named = r.packages.filter((p) => typeof p.packageName === 'string');
-        const unnamed = r.packages.filter((p) => typeof p.packageName !== 'string');
-        for (let i = 1; i < named.length; i++) {
-          const a = named[i - 1]!;
-          const b = named[i]!;
-          const byName = cmp(a.packageName!, b.packageName!);
-          const byVersion = byName === 0 ? comparePackageVersions(a.packageVersion ?? '', b.packageVersion ?? '') : 0;
-          if (byVersion === undefined) continue; // a version that is not dotted numbers: its order is not known
-          const d = byName || byVersion || cmp(a.packageId, b.packageId);
-          t.expect(d <= 0, `record ${key(r)}: package ${a.packageName} ${a.packageVersion} (${a.packageId}) is listed before ${b.packageName} ${b.packageVersion} (${b.packageId})`, { requirement: 'ledger.get-package-vetting.packages-sorted' });
+      await t.judge('ledger.get-package-vetting.packages-non-empty', () => {
+        for (const r of all) t.expect(Array.isArray(r.packages) && r.packages.length > 0, `record ${key(r)} has no packages`, { requirement: 'ledger.get-package-vetting.packages-non-empty' });
+      });
+      await t.judge('ledger.get-package-vetting.packages-sorted', () => {
+        for (const r of all) {
+          if (!Array.isArray(r.packages)) continue;
+          const named = r.packages.filter((p) => typeof p.packageName === 'string');
+          const unnamed = r.packages.filter((p) => typeof p.packageName !== 'string');
+          for (let i = 1; i < named.length; i++) {
+            const a = named[i - 1]!;
+            const b = named[i]!;
+            const byName = cmp(a.packageName!, b.packageName!);
+            const byVersion = byName === 0 ? comparePackageVersions(a.packageVersion ?? '', b.packageVersion ?? '') : 0;
+            if (byVersion === undefined) continue; // a version that is not dotted numbers: its order is not known
+            const d = byName || byVersion || cmp(a.packageId, b.packageId);
+            t.expect(d <= 0, `record ${key(r)}: package ${a.packageName} ${a.packageVersion} (${a.packageId}) is listed before ${b.packageName} ${b.packageVersion} (${b.packageId})`, { requirement: 'ledger.get-package-vetting.packages-sorted' });
+          }
+          for (let i = 1; i < unnamed.length; i++) {
+            t.expect(cmp(unnamed[i - 1]!.packageId, unnamed[i]!.packageId) < 0, `record ${key(r)}: packages without a name are not sorted by packageId`, { requirement: 'ledger.get-package-vetting.packages-sorted' });
+          }
         }
-        for (let i = 1; i < unnamed.length; i++) {
-          t.expect(cmp(unnamed[i - 1]!.packageId, unnamed[i]!.packageId) < 0, `record ${key(r)}: packages without a name are not sorted by packageId`, { requirement: 'ledger.get-package-vetting.packages-sorted' });
-        }
-      }
+      });
       await t.property(
         walkPageSize(Math.max(1, Math.min(5, all.length, max))),
         async (size) => {
