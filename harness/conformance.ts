@@ -7,9 +7,9 @@ import { inject, test } from 'vitest';
 import * as allure from 'allure-js-commons';
 import fc from 'fast-check';
 import { loadCatalogue, type Requirement } from './catalogue.js';
-import { runGenericChecks } from './checks.js';
+import { mayAnswerAnywhere, runGenericChecks } from './checks.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
-import { HttpClient, TransportError, type Exchange, type HttpRequest } from './http.js';
+import { HttpClient, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './http.js';
 import { AuthUnavailable, TokenProvider } from './auth.js';
 import { redactText } from './redact.js';
 import { schemaRegistry, type SchemaRegistry } from './schemas.js';
@@ -271,6 +271,11 @@ class Check implements CheckContext {
     const wanted = Array.isArray(status) ? status : [status];
     if (wanted.includes(x.status)) return;
     const excerpt = x.text.length > 300 ? `${x.text.slice(0, 300)}...` : x.text;
+    if (mayAnswerAnywhere(x.api, x.status)) {
+      throw new TargetOverloaded(
+        `${o.what ?? `${x.record.request.method} ${x.operationId ?? x.record.request.url}`}: the target answered ${x.status} (overload or cancellation, which any endpoint may answer) where status ${wanted.join(' or ')} was expected: nothing judged${excerpt ? `: ${excerpt}` : ''}`,
+      );
+    }
     this.fail(
       `${o.what ?? `${x.record.request.method} ${x.operationId ?? x.record.request.url}`}: expected status ${wanted.join(' or ')}, got ${x.status}${excerpt ? `: ${excerpt}` : ''}`,
       { exchange: x, ...(o.requirement !== undefined ? { requirement: o.requirement } : {}) },

@@ -11,6 +11,15 @@ export class TransportError extends Error {
   override name = 'TransportError';
 }
 
+/**
+ * The target answered a status any endpoint may send under load or on cancellation (429, 503, the ledger's 499) where
+ * a check expected another: nothing is judged, so the check ends in error, never in fail (overload is not
+ * non-conformance) and never in pass.
+ */
+export class TargetOverloaded extends TransportError {
+  override name = 'TargetOverloaded';
+}
+
 export interface HttpRequest {
   method: string;
   /** path relative to the target's base URL, with the query already applied or given in `query` */

@@ -17,6 +17,8 @@ export async function startMiniServer(): Promise<{ url: string; close: () => Pro
         return json(200, { items: [{ id: 'a', round: 1, expires_at: null }], extra: 'allowed' });
       case 'bad':
         return json(200, { items: [{ id: 7 }] });
+      case 'busy':
+        return json(503, { error: 'overloaded' });
       case 'teapot':
         return json(418, { error: 'teapot' });
       case 'big':

@@ -49,6 +49,12 @@ describe('a run over one check of each verdict kind', () => {
     expect(verdictOf('v.version')?.reason).toContain('applies from version 2.0');
   });
 
+  it('takes a 503 where another status was expected for an error (overload), not a failure', () => {
+    expect(verdictOf('v.overloaded')).toMatchObject({ verdict: 'error' });
+    expect(verdictOf('v.overloaded')?.error).toContain('TargetOverloaded');
+    expect(verdictOf('v.overloaded')?.failures).toBeUndefined();
+  });
+
   it('judges each requirement of a check on its own: one failure leaves the others judged', () => {
     const byId = new Map(result.report.requirements.map((r) => [r.id, r]));
     expect(verdictOf('v.judge-each')?.verdict).toBe('fail');
