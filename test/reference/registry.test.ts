@@ -201,7 +201,7 @@ describe('registry with the ledger moving an instruction', () => {
     };
     const un = await reassign('registry-test-unassign', { UnassignCommand: { value: { contractId: id, source: src, target: dst } } });
     expect(un.status).toBe(200);
-    const reassignmentId = un.body.reassignment.events[0].JsUnassignedEvent.reassignmentId as string;
+    const reassignmentId = un.body.reassignment.events[0].JsUnassignedEvent.value.reassignmentId as string;
     expectError(await post(ALLOC(id), {}), 409);
     const as = await reassign('registry-test-assign', { AssignCommand: { value: { reassignmentId, source: src, target: dst } } });
     expect(as.status).toBe(200);
