@@ -68,7 +68,7 @@ const pkgMatches = (f: VettingFilter, p: Pkg) => {
   const ids = f.packageMetadataFilter?.packageIds ?? [];
   const prefixes = f.packageMetadataFilter?.packageNamePrefixes ?? [];
   if (ids.length === 0 && prefixes.length === 0) return true;
-  return ids.includes(p.packageId) || (p.packageName !== undefined && prefixes.some((x) => p.packageName!.startsWith(x)));
+  return ids.includes(p.packageId) || (typeof p.packageName === 'string' && prefixes.some((x) => p.packageName!.startsWith(x)));
 };
 const topoMatches = (f: VettingFilter, r: VRecord) => {
   const ps = f.topologyStateFilter?.participantIds ?? [];
@@ -189,8 +189,8 @@ describe('GET /v2/package-vetting', () => {
             if (!topoMatches(f, r) || !r.packages.some((p) => pkgMatches(f, p)) || gotKeys.has(key(r))) continue;
             // attributed to the either-rule when the record matches only through one of two package lists
             const byId = r.packages.some((p) => ids.includes(p.packageId));
-            const byName = r.packages.some((p) => p.packageName !== undefined && prefixes.some((x) => p.packageName!.startsWith(x)));
-            const onlyOne = ids.length > 0 && prefixes.length > 0 && !r.packages.some((p) => ids.includes(p.packageId) && p.packageName !== undefined && prefixes.some((x) => p.packageName!.startsWith(x))) && (byId || byName);
+            const byName = r.packages.some((p) => typeof p.packageName === 'string' && prefixes.some((x) => p.packageName!.startsWith(x)));
+            const onlyOne = ids.length > 0 && prefixes.length > 0 && !r.packages.some((p) => ids.includes(p.packageId) && typeof p.packageName === 'string' && prefixes.some((x) => p.packageName!.startsWith(x))) && (byId || byName);
             t.fail(`record ${key(r)} matches ${JSON.stringify(f)} but was not returned`, {
               requirement: onlyOne ? 'ledger.get-package-vetting.package-filter-either' : 'ledger.get-package-vetting.matching-records-returned',
             });
@@ -308,7 +308,7 @@ describe('GET /v2/package-vetting', () => {
       const named = new Map<string, Pkg & { record: string }>();
       for (const r of records) {
         for (const p of r.packages ?? []) {
-          if (p.packageName !== undefined || p.packageVersion !== undefined) named.set(p.packageId, { ...p, record: key(r) });
+          if (typeof p.packageName === 'string' || typeof p.packageVersion === 'string') named.set(p.packageId, { ...p, record: key(r) }); // null is no value
         }
       }
       if (named.size === 0) t.skip('no vetted package carries a packageName or packageVersion: nothing to judge');

@@ -109,7 +109,7 @@ describe('POST /v2/users', () => {
       const read = await t.call('getUser', { params: { 'user-id': u.id } });
       t.expectStatus(read, 200);
       const idp = userOf(read)?.identityProviderId;
-      t.expect(idp === undefined || idp === '', `the user reads back with identityProviderId ${JSON.stringify(idp)}, not the default (empty)`, { exchange: read });
+      t.expect(idp === undefined || idp === null || idp === '', `the user reads back with identityProviderId ${JSON.stringify(idp)}, not the default (empty, null or absent)`, { exchange: read });
       const g = await grantRights(t, u.id, [right.readAsAnyParty()]);
       t.expectStatus(g, 200, { what: 'granting rights without identityProviderId' });
     },

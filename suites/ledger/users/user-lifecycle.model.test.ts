@@ -101,7 +101,7 @@ class Read implements Cmd {
     const problems: string[] = [];
     if (sorted(annotationsOf(u)) !== sorted(m.annotations)) problems.push(`annotations ${sorted(annotationsOf(u))}, model ${sorted(m.annotations)}`);
     if ((u.isDeactivated ?? false) !== m.deactivated) problems.push(`isDeactivated ${u.isDeactivated}, model ${m.deactivated}`);
-    if (u.primaryPartyAuthentication !== undefined && u.primaryPartyAuthentication !== m.ppa) problems.push(`primaryPartyAuthentication ${u.primaryPartyAuthentication}, model ${m.ppa}`);
+    if (u.primaryPartyAuthentication !== undefined && u.primaryPartyAuthentication !== null && u.primaryPartyAuthentication !== m.ppa) problems.push(`primaryPartyAuthentication ${u.primaryPartyAuthentication}, model ${m.ppa}`);
     if (versionOf(u) !== m.rv) problems.push(`resourceVersion ${versionOf(u)}, last returned ${m.rv}`);
     r.t.expect(problems.length === 0, `read: ${problems.join('; ')}`, { requirement: problems.every((p) => p.startsWith('annotations')) ? R.merges : problems.some((p) => p.startsWith('resourceVersion')) && m.rights.size > 0 ? R.grantRv : R.persisted });
   }
