@@ -26,6 +26,9 @@ const PROBES: Record<Api, Probe> = {
   },
 };
 
+const VALIDATOR_NEEDS_TOKEN =
+  'no bearer token for role "user": every validator route, the scan-proxy routes included, needs the validator user\'s token (configure targets.validator.auth with a token, secret or client for role "user"); without it the validator checks are skipped with this reason';
+
 export interface DoctorLine {
   api: Api;
   url: string;
@@ -40,12 +43,16 @@ export async function doctor(config: Config): Promise<DoctorLine[]> {
     const probe = PROBES[api];
     const client = new HttpClient({ api, baseUrl: target.url, timeoutMs: config.run.timeoutMs, maxResponseBytes: config.run.maxResponseBytes, headers: target.headers });
     let token: string | undefined;
+    if (api === 'validator' && target.auth.kind === 'none') {
+      lines.push({ api, url: target.url, ok: false, detail: VALIDATOR_NEEDS_TOKEN });
+      continue;
+    }
     if (probe.role !== undefined && target.auth.kind !== 'none') {
       try {
         token = await new TokenProvider(target.auth, config.run.timeoutMs).tokenFor(probe.role);
       } catch (e) {
         const why = e instanceof AuthUnavailable ? e.message : `cannot get a token: ${(e as Error).message}`;
-        lines.push({ api, url: target.url, ok: false, detail: why });
+        lines.push({ api, url: target.url, ok: false, detail: api === 'validator' ? `${why}: ${VALIDATOR_NEEDS_TOKEN}` : why });
         continue;
       }
     }
@@ -53,7 +60,16 @@ export async function doctor(config: Config): Promise<DoctorLine[]> {
       const x = await client.send({ ...probe.request, ...(token !== undefined ? { token } : {}) });
       const ok = probe.ok.includes(x.status);
       const hint = x.status === 401 || x.status === 403 ? ' (the credentials were refused: check auth)' : x.status === 404 && api !== 'registry' ? ' (not found: check the base URL)' : '';
-      lines.push({ api, url: target.url, ok, detail: `${probe.what}: ${x.status} in ${x.record.durationMs} ms${ok ? '' : hint}` });
+      let detail = `${probe.what}: ${x.status} in ${x.record.durationMs} ms${ok ? '' : hint}`;
+      let allOk = ok;
+      if (api === 'validator') {
+        // the scan-proxy routes need the token too (FACTS.md), whatever user it names
+        const proxy = await client.send({ method: 'GET', path: '/v0/scan-proxy/open-and-issuing-mining-rounds', ...(token !== undefined ? { token } : {}) });
+        const proxyOk = proxy.status === 200;
+        allOk &&= proxyOk;
+        detail += `; GET /v0/scan-proxy/open-and-issuing-mining-rounds as user: ${proxy.status}${proxyOk ? '' : proxy.status === 401 || proxy.status === 403 ? ' (the token was refused on a scan-proxy route)' : ''}`;
+      }
+      lines.push({ api, url: target.url, ok: allOk, detail });
     } catch (e) {
       lines.push({ api, url: target.url, ok: false, detail: e instanceof TransportError ? e.message : (e as Error).message });
     }

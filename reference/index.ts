@@ -100,14 +100,15 @@ export function resolveReferenceOptions(o: ReferenceOptions = {}): ResolvedRefer
 }
 
 /**
- * Errors fastify raises before routing (a malformed URL such as bad percent-encoding in `/v2/users/%zz`) get the error
- * shape of the interface the path belongs to: text/plain 400 on the ledger, an `{error}` JSON body under /api/.
+ * Errors fastify raises before routing (a malformed URL such as bad percent-encoding in `/v2/users/%zz`) are rejections
+ * by the HTTP framework: a text/plain 400 on every interface (FACTS.md: the ledger's malformed requests, and Splice's
+ * framework rejections under /api/).
  */
 function frameworkErrors(error: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
   const path = (req.raw.url ?? '').split('?')[0] ?? '';
   if (path.startsWith('/api/')) {
-    void reply.code(status).type('application/json; charset=utf-8').send({ error: error.message });
+    void reply.code(status).type('text/plain; charset=UTF-8').send(`The request was malformed: ${error.message}`);
     return;
   }
   void reply.code(status).header('content-type', 'text/plain; charset=UTF-8').send(`Invalid value for: path (${error.message})`);

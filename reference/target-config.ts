@@ -13,6 +13,7 @@ import { allocationFactoryRequest } from './data/fixtures.js';
 import { party } from './data/seed.js';
 import { hashHex } from './data/seed.js';
 import { advertisedTransferLegs } from './registry/faults-allocation-factory.js';
+import { registryKnownDifferences } from './registry/faults-choice-context.js';
 import { registryState } from './registry/routes.js';
 import { REASSIGNMENT_INSTRUMENT_ID } from './registry/state.js';
 
@@ -25,6 +26,8 @@ export interface TargetJson {
     | { kind: 'hs256'; secret: string; users: Record<string, string> };
   features?: Record<string, boolean>;
   fixtures?: Record<string, unknown>;
+  /** SHOULD rules this target knowingly does not keep, as a vendor's configuration records them */
+  disabledRequirements?: string[];
 }
 
 export interface ReferenceTargets {
@@ -116,6 +119,6 @@ export function referenceTargets(ctx: ReferenceContext, base: string, auth: { ad
     },
     scan: { url: `${base}/api/scan`, version: o.scanVersion, auth: { kind: 'none' } },
     validator: { url: `${base}/api/validator`, version: o.scanVersion, auth: hs256({ user: auth.validatorUser }) },
-    registry: { url: `${base}/api/registry`, version: '0.6.11', auth: { kind: 'none' }, fixtures: registryFixtures(ctx) },
+    registry: { url: `${base}/api/registry`, version: '0.6.11', auth: { kind: 'none' }, fixtures: registryFixtures(ctx), disabledRequirements: registryKnownDifferences(o) },
   };
 }

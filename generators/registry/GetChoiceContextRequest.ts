@@ -5,10 +5,13 @@
  */
 import fc from 'fast-check';
 
-/** A token-standard metadata object: `{values: {key: text}}`. */
-export function meta(): fc.Arbitrary<Record<string, unknown>> {
+/**
+ * The `meta` of a choice-context request: a map from string to string (`{"key": "value"}`, FACTS.md: Token registry),
+ * not the token standard's `{values: {...}}` metadata record, which a registry may refuse with 400.
+ */
+export function meta(): fc.Arbitrary<Record<string, string>> {
   const key = fc.stringMatching(/^[a-z][a-z0-9.-]{0,15}$/);
-  return fc.dictionary(key, fc.string({ maxLength: 20 }), { maxKeys: 3, noNullPrototype: true }).map((values) => ({ values }));
+  return fc.dictionary(key, fc.string({ maxLength: 20 }), { maxKeys: 3, noNullPrototype: true });
 }
 
 export interface ChoiceContextRequestConstraints {

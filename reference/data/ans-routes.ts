@@ -46,19 +46,19 @@ export function listAnsEntriesHandler(ans: AnsStore, faults: ListAnsEntriesFault
     const size = Math.max(0, pageSize + (faults.pageSizeExceeded ? 1 : 0));
     let entries: AnsEntry[];
     if (faults.emptyPrefixMatchesNothing && rawPrefix === '') {
-      entries = ans.list('\u{10FFFF}', size, now).filter((e) => e.contract_id === undefined);
+      entries = ans.list('\u{10FFFF}', size, now).filter((e) => e.contract_id == null);
       entries.push(...ans.dsoEntries.slice(0, size).map((d) => ({ ...d })));
     } else if (faults.newestPage) {
       const all = ans.list(prefix, ans.size + ans.dsoEntries.length, now);
-      const regular = all.filter((e) => e.contract_id !== undefined);
-      entries = [...regular.slice(Math.max(0, regular.length - size)), ...all.filter((e) => e.contract_id === undefined)].slice(0, size);
+      const regular = all.filter((e) => e.contract_id != null);
+      entries = [...regular.slice(Math.max(0, regular.length - size)), ...all.filter((e) => e.contract_id == null)].slice(0, size);
     } else if (faults.dsoFirst) {
       const dso = ans.dsoEntries.filter((d) => d.name.startsWith(prefix)).map((d) => ({ ...d }));
-      entries = [...dso, ...ans.list(prefix, size, now).filter((e) => e.contract_id !== undefined)].slice(0, size);
+      entries = [...dso, ...ans.list(prefix, size, now).filter((e) => e.contract_id != null)].slice(0, size);
     } else {
       entries = ans.list(faults.prefixIgnored ? '' : prefix, size, now);
     }
-    const firstRegular = entries.find((e) => e.contract_id !== undefined);
+    const firstRegular = entries.find((e) => e.contract_id != null);
     if (faults.dropContractId && firstRegular !== undefined) delete firstRegular.contract_id;
     if (faults.dropExpiry && firstRegular !== undefined) firstRegular.expires_at = null;
     if (faults.ftpUrls) for (const e of entries) if (e.url !== '') e.url = e.url.replace(/^https?:/, 'ftp:');

@@ -9,7 +9,7 @@
  * - name `<stem>-<i zero-padded to at least 3 digits>.unverified.cns`, e.g. alice-042.unverified.cns.
  * - created 2026-01-01T00:00:00Z plus i minutes; active entries expire in 2100, expired ones expired in 2025 (both
  *   judged against the real clock at request time).
- * DSO-provided entries (no contract_id, expires_at null) follow when a page is not full.
+ * DSO-provided entries (contract_id and expires_at null, as Splice sends them) follow when a page is not full.
  */
 import type { World } from '../world.js';
 import { BASE_TIME_MS, contractId, decimal, isoMillis, party } from './seed.js';
@@ -25,7 +25,8 @@ const ACTIVE_BASE_MS = Date.UTC(2100, 0, 1);
 const EXPIRED_BASE_MS = Date.UTC(2025, 0, 1);
 
 export interface AnsEntry {
-  contract_id?: string;
+  /** null for entries the DSO provides (Splice writes the unset field as null) */
+  contract_id?: string | null;
   user: string;
   name: string;
   url: string;
@@ -81,9 +82,9 @@ export class AnsStore {
     this.byName = Int32Array.from(order);
     const dso = party(world, 'dso');
     this.dsoEntries = [
-      { user: dso, name: 'dso.cns', url: '', description: '', expires_at: null },
-      { user: party(world, 'sv-1'), name: 'sv-1.sv.cns', url: '', description: '', expires_at: null },
-      { user: party(world, 'sv-2'), name: 'sv-2.sv.cns', url: '', description: '', expires_at: null },
+      { contract_id: null, user: dso, name: 'dso.cns', url: '', description: '', expires_at: null },
+      { contract_id: null, user: party(world, 'sv-1'), name: 'sv-1.sv.cns', url: '', description: '', expires_at: null },
+      { contract_id: null, user: party(world, 'sv-2'), name: 'sv-2.sv.cns', url: '', description: '', expires_at: null },
     ];
   }
 

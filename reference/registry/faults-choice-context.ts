@@ -11,6 +11,7 @@ export const CC_DEBUG_EXCLUDED_BY_DEFAULT = 'registry-choice-context-debug-exclu
 export const CC_DEBUG_CREATED_AT_NOT_DATE_TIME = 'registry-choice-context-debug-created-at-not-date-time';
 export const CC_META_REQUIRED = 'registry-choice-context-meta-required';
 export const CC_DEPENDS_ON_CONTRACT_IDS = 'registry-choice-context-depends-on-contract-ids';
+export const CC_EXCLUDED_DEBUG_FIELDS_NULL = 'registry-choice-context-excluded-debug-fields-null-not-omitted';
 
 /** the synchronizer id the unknown-synchronizer fault reports: one the participant is not connected to */
 export const STALE_SYNCHRONIZER_ID = 'retired-domain::1220ee00000000000000000000000000000000000000000000000000000000000001';
@@ -52,6 +53,12 @@ registerFaults([
     description: 'excludeDebugFields true is ignored: disclosed contracts keep debugPackageName, debugPayload and debugCreatedAt',
   },
   {
+    name: CC_EXCLUDED_DEBUG_FIELDS_NULL,
+    requirement: 'registry.choice-context.debug-fields-absent',
+    description:
+      'the reference describes itself as a registry that leaves excluded debug fields out (its target configuration keeps the SHOULD enabled) but, like real registries, sends them as null with excludeDebugFields true',
+  },
+  {
     name: CC_DEBUG_CREATED_AT_NOT_DATE_TIME,
     requirement: 'registry.choice-context.debug-field-types',
     description: 'debugCreatedAt is milliseconds since the epoch as a string, not a date-time (the schema of the 200 body breaks with it)',
@@ -67,3 +74,16 @@ registerFaults([
     description: 'the allocation factory puts the inputHoldingCids of the choice arguments into choiceContextData',
   },
 ]);
+
+/** The SHOULD that excluded debug fields are left out, which the reference (like real registries) does not keep. */
+export const DEBUG_FIELDS_ABSENT = 'registry.choice-context.debug-fields-absent';
+
+/**
+ * Requirements the reference's registry knowingly does not keep, for its generated target configuration
+ * (`disabledRequirements`, as a vendor records a known SHOULD difference): with excludeDebugFields true it sends the
+ * debug fields as null, as real registries do (FACTS.md), where SPEC.md's wording says omitted. The planted fault
+ * CC_EXCLUDED_DEBUG_FIELDS_NULL keeps the SHOULD enabled, so that the self-test proves its check fails on the null form.
+ */
+export function registryKnownDifferences(o: { faults: readonly string[] }): string[] {
+  return o.faults.includes(CC_EXCLUDED_DEBUG_FIELDS_NULL) ? [] : [DEBUG_FIELDS_ABSENT];
+}

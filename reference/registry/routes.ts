@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import type { ContractRecord } from '../world.js';
-import { HttpError, installJsonErrors, routeNotFound, isPlainObject, objectBody, wildcardSegment } from '../data/http.js';
+import { HttpError, installJsonErrors, routeNotFound, isPlainObject, objectBody, undecodable, wildcardSegment } from '../data/http.js';
 import { REASSIGNMENT_INSTRUMENT_ID, seedRegistry, type RegistryState } from './state.js';
 import { TEMPLATES } from '../data/templates.js';
 import { REGISTRY_TRANSFER_INSTRUCTION_WITHDRAW_UNKNOWN_ID_CONFLICT } from './faults-thin.js';
@@ -16,9 +16,9 @@ export interface DisclosedContract {
   contractId: string;
   createdEventBlob: string;
   synchronizerId: string;
-  debugPackageName?: string;
-  debugPayload?: Record<string, unknown>;
-  debugCreatedAt?: string;
+  debugPackageName?: string | null;
+  debugPayload?: Record<string, unknown> | null;
+  debugCreatedAt?: string | null;
 }
 
 const states = new WeakMap<ReferenceContext['world'], RegistryState>();
@@ -39,8 +39,10 @@ interface CommonBody {
 }
 
 /**
- * `allowAbsent`: the body may be missing; `lenient` and `absentExcludes` are planted faults (malformed-body-accepted,
- * debug-excluded-by-default).
+ * The fields every choice-context request shares, decoded as Splice's registry decodes them: a body that is not an
+ * object, an excludeDebugFields that is not a boolean or a meta that is not a map from string to string does not decode
+ * (FACTS.md: a framework 400, text/plain). `allowAbsent`: the body may be missing; `lenient` and `absentExcludes` are
+ * planted faults (malformed-body-accepted, debug-excluded-by-default).
  */
 function commonBody(raw: unknown, o: { allowAbsent: boolean; lenient?: boolean; absentExcludes?: boolean }): CommonBody {
   const { allowAbsent, lenient = false, absentExcludes = false } = o;
@@ -48,9 +50,11 @@ function commonBody(raw: unknown, o: { allowAbsent: boolean; lenient?: boolean; 
   if (lenient) return { excludeDebugFields: isPlainObject(raw) && raw.excludeDebugFields === true, body: isPlainObject(raw) ? raw : {} };
   const body = objectBody(raw, allowAbsent);
   const x = body.excludeDebugFields;
-  if (x !== undefined && x !== null && typeof x !== 'boolean') throw new HttpError(400, 'excludeDebugFields must be a boolean');
+  if (x !== undefined && x !== null && typeof x !== 'boolean') throw undecodable('excludeDebugFields', 'is not a boolean');
   const meta = body.meta;
-  if (meta !== undefined && meta !== null && !isPlainObject(meta)) throw new HttpError(400, 'meta must be an object');
+  if (meta !== undefined && meta !== null && !(isPlainObject(meta) && Object.values(meta).every((v) => typeof v === 'string'))) {
+    throw undecodable('meta', 'is not a map from string to string');
+  }
   // planted fault (debug-excluded-by-default): an absent flag counts as true
   return { excludeDebugFields: x === true || (absentExcludes && x === undefined), body };
 }
@@ -83,9 +87,16 @@ function disclose(ctx: ReferenceContext, r: ContractRecord, excludeDebugFields: 
         : (r.synchronizerId ?? ctx.world.synchronizers[0]!),
   };
   if (!excludeDebugFields || f.has(CC.CC_DEBUG_FIELDS_KEPT)) {
-    d.debugPackageName = r.packageName;
+    // a registry that does not know a package by name sends debugPackageName null (FACTS.md): the open mining round's
+    d.debugPackageName = r.templateId === TEMPLATES.openMiningRound ? null : r.packageName;
     d.debugPayload = structuredClone(r.createArgument);
     d.debugCreatedAt = f.has(CC.CC_DEBUG_CREATED_AT_NOT_DATE_TIME) ? String(Date.parse(r.createdAt)) : r.createdAt;
+  } else {
+    // excluded: sent as null, as real registries do (FACTS.md); SPEC.md's "omitted" is a SHOULD this reference, like
+    // them, does not keep (registryKnownDifferences)
+    d.debugPackageName = null;
+    d.debugPayload = null;
+    d.debugCreatedAt = null;
   }
   return d;
 }
@@ -165,7 +176,7 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
     const { excludeDebugFields, body } = commonBody(req.body, { allowAbsent: false, absentExcludes: f.has(CC.CC_DEBUG_EXCLUDED_BY_DEFAULT) });
     let choiceArguments = body.choiceArguments;
     if (choiceArguments === undefined && f.has(AF.AF_MISSING_CHOICE_ARGUMENTS_ACCEPTED)) choiceArguments = { allocation: { transferLegs: {} } };
-    if (!isPlainObject(choiceArguments)) throw new HttpError(400, 'choiceArguments is required and must be an object');
+    if (!isPlainObject(choiceArguments)) throw undecodable('choiceArguments', 'is missing or not an object');
     const legs = countTransferLegs(choiceArguments);
     const limit = f.has(AF.AF_AT_MOST_20_LEGS) ? Math.min(20, ctx.options.transferLegs) : ctx.options.transferLegs;
     if (legs > limit) {

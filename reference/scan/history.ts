@@ -245,6 +245,8 @@ function renderUpdate(u: TransactionRec | ReassignmentRec, enc: DamlValueEncodin
           ...ev,
           child_event_ids: [...ev.child_event_ids],
           acting_parties: [...ev.acting_parties],
+          // a choice not exercised through an interface: null, as Splice writes unset optional fields
+          interface_id: ev.interface_id ?? null,
           choice_argument: encodeValue(ev.choice_argument, enc),
           exercise_result: encodeValue(ev.exercise_result, enc),
         };

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import { listAnsEntriesHandler } from '../data/ans-routes.js';
 import { SCAN_LIST_ANS_ENTRIES_PAGE_SIZE_EXCEEDED, SCAN_LIST_ANS_ENTRIES_PREFIX_IGNORED, SCAN_LIST_ANS_ENTRIES_USER_MISSING } from './faults-thin.js';
-import { HttpError, installJsonErrors, routeNotFound, intParam, isPlainObject, objectBody, queryParam, sendError, wildcardSegment } from '../data/http.js';
+import { FrameworkRejection, HttpError, installJsonErrors, routeNotFound, intParam, isPlainObject, objectBody, queryParam, sendError, undecodable, wildcardSegment } from '../data/http.js';
 import { compareVersions, parseIsoMicros } from '../data/seed.js';
 import { sharedScanData } from '../data/shared.js';
 import { listActivities, seedActivities } from './activities.js';
@@ -28,10 +28,13 @@ export function scanHistory(ctx: ReferenceContext): ScanHistory {
   return h;
 }
 
-function encoding(raw: unknown): DamlValueEncoding {
-  if (raw === undefined) return 'compact_json';
+/** the encoding a request names; another value does not decode (the query parameter or the body field is an enum) */
+function encoding(raw: unknown, where: 'query' | 'body'): DamlValueEncoding {
+  if (raw === undefined || (raw === null && where === 'body')) return 'compact_json';
   if (typeof raw === 'string' && (DAML_VALUE_ENCODINGS as readonly string[]).includes(raw)) return raw as DamlValueEncoding;
-  throw new HttpError(400, `daml_value_encoding must be one of ${DAML_VALUE_ENCODINGS.join(', ')}`);
+  const expected = `one of ${DAML_VALUE_ENCODINGS.join(', ')}`;
+  if (where === 'query') throw new FrameworkRejection(400, `The query parameter 'daml_value_encoding' was malformed: expected ${expected}`);
+  throw undecodable('daml_value_encoding', `is not ${expected}`);
 }
 
 /** Scan API routes of the reference server (paths relative to its base address). */
@@ -54,7 +57,7 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
         ? 'protobuf_json'
         : ctx.faults.has(EF.invalidEncoding) && rawEnc !== undefined && !(DAML_VALUE_ENCODINGS as readonly string[]).includes(rawEnc)
           ? 'compact_json'
-          : encoding(rawEnc);
+          : encoding(rawEnc, 'query');
     const ev = history.get(id);
     if (ev === undefined && ctx.faults.has(EF.unknownId)) return reply.send({ update: null, verdict: null, traffic_summary: null, app_activity_records: null });
     if (ev === undefined || (ev.migrationId === 1 && ctx.faults.has(EF.resolvable))) return sendError(reply, 404, `update ${id} not found`);
@@ -64,16 +67,17 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
   app.post('/v0/events', async (req, reply) => {
     const body = objectBody(req.body, false);
     const pageSize = body.page_size;
-    if (typeof pageSize !== 'number' || !Number.isInteger(pageSize)) throw new HttpError(400, 'page_size must be an integer');
+    if (typeof pageSize !== 'number' || !Number.isInteger(pageSize)) throw undecodable('page_size', 'is missing or not an integer');
     if (pageSize < 1 || pageSize > (ctx.faults.has(EF.listPageSize) ? 500 : 1000)) throw new HttpError(400, 'page_size must be between 1 and 1000');
-    const enc = encoding(body.daml_value_encoding);
+    const enc = encoding(body.daml_value_encoding, 'body');
     let after: { migrationId: number; recordMicros: number } | undefined;
     if (body.after !== undefined && body.after !== null) {
-      if (!isPlainObject(body.after)) throw new HttpError(400, 'after must be an object');
+      if (!isPlainObject(body.after)) throw undecodable('after', 'is not an object');
       const m = body.after.after_migration_id;
       const t = body.after.after_record_time;
-      if (typeof m !== 'number' || !Number.isInteger(m)) throw new HttpError(400, 'after.after_migration_id must be an integer');
-      const micros = typeof t === 'string' ? parseIsoMicros(t) : undefined;
+      if (typeof m !== 'number' || !Number.isInteger(m)) throw undecodable('after.after_migration_id', 'is missing or not an integer');
+      if (typeof t !== 'string') throw undecodable('after.after_record_time', 'is missing or not a string');
+      const micros = parseIsoMicros(t);
       if (micros === undefined) throw new HttpError(400, 'after.after_record_time must be an ISO-8601 date-time');
       after = { migrationId: m, recordMicros: micros };
     }
@@ -99,9 +103,10 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
     const afterRaw = queryParam(req.query, 'after');
     let after: number | undefined;
     if (afterRaw !== undefined) {
-      if (!/^-?\d{1,19}$/.test(afterRaw)) throw new HttpError(400, 'after must be an int64');
+      const malformed = () => new FrameworkRejection(400, `The query parameter 'after' was malformed: ${JSON.stringify(afterRaw.slice(0, 40))} is not a 64-bit integer`);
+      if (!/^-?\d{1,19}$/.test(afterRaw)) throw malformed();
       const big = BigInt(afterRaw);
-      if (big > 9223372036854775807n || big < -9223372036854775808n) throw new HttpError(400, 'after must be an int64');
+      if (big > 9223372036854775807n || big < -9223372036854775808n) throw malformed();
       after = big > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : big < 0n ? 0 : Number(big);
     }
     const page = data.licenses.page(after !== undefined && lf.has(LF.skipOne) ? after - 1 : after, Math.max(0, limit + (lf.has(LF.plusOne) ? 1 : 0)));
@@ -109,7 +114,8 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
     if (lf.has(LF.reversed)) licenses = [...licenses].reverse();
     if (lf.has(LF.template)) licenses = licenses.map((l, k) => (k % 10 === 3 ? { ...l, template_id: TEMPLATES.featuredAppRight } : l));
     if (lf.has(LF.schema)) licenses = licenses.map(({ created_event_blob: _b, ...rest }) => rest);
-    const body: Record<string, unknown> = { validator_licenses: licenses };
+    // an unset next_page_token is null, as Splice's encoder writes unset optional fields
+    const body: Record<string, unknown> = { validator_licenses: licenses, next_page_token: null };
     if (page.next !== undefined && !(after !== undefined && lf.has(LF.tokenDropped))) body.next_page_token = page.next;
     if (lf.has(LF.tokenLoops) && page.next === undefined) {
       // the last page of licenses names its last license (sequence number 1); the empty page after it repeats the token
@@ -123,10 +129,10 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
     if (!activitiesAvailable) return sendError(reply, 404, 'POST /v0/activities was removed in scan 0.6.8');
     const body = objectBody(req.body, false);
     const ps = body.page_size === undefined && ctx.faults.has(AF.pageSizeDefault) ? 10 : body.page_size;
-    if (typeof ps !== 'number' || !Number.isInteger(ps)) throw new HttpError(400, 'page_size must be an integer');
+    if (typeof ps !== 'number' || !Number.isInteger(ps)) throw undecodable('page_size', 'is missing or not an integer');
     if (ps < 1) throw new HttpError(400, 'page_size must be positive');
     const begin = body.begin_after_id;
-    if (begin !== undefined && begin !== null && typeof begin !== 'string') throw new HttpError(400, 'begin_after_id must be a string');
+    if (begin !== undefined && begin !== null && typeof begin !== 'string') throw undecodable('begin_after_id', 'is not a string');
     const ordered = ctx.faults.has(AF.ascending) ? [...activities].reverse() : activities;
     // the inclusive fault lists from the given id on: the activity just above it sorts below the id plus a suffix
     const from = typeof begin === 'string' ? (ctx.faults.has(AF.inclusive) ? `${begin}\u0000` : begin) : undefined;

@@ -1,9 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import { REFERENCE_VALIDATOR_USER } from '../index.js';
 import { bearerSubject, unverifiedSubject } from '../auth.js';
 import { listAnsEntriesHandler } from '../data/ans-routes.js';
-import { installJsonErrors, routeNotFound, sendError, wildcardSegment } from '../data/http.js';
+import { BEARER_CHALLENGE, FrameworkRejection, installJsonErrors, routeNotFound, sendError, wildcardSegment } from '../data/http.js';
 import { sharedScanData } from '../data/shared.js';
 import { VALIDATOR_ENTRY_FAULTS as EF } from './faults-entry.js';
 import { installValidatorHttpFaults } from './faults-http.js';
@@ -18,6 +18,10 @@ import { VALIDATOR_LIST_OWNED_ANS_ENTRIES_AMOUNT_NUMBER, VALIDATOR_LIST_OWNED_AN
  * Users onboarded on the validator: the participant's ledger users with a primary party, and the reference validator
  * user, whose party is the validator operator party; it owns ANS entries 0..3 of the shared data (entry 2 expired).
  * alice_user and bob_user own the alice-* and bob-* entries.
+ *
+ * Every route needs a bearer token, as Splice's validator does (FACTS.md): the scan-proxy routes take any valid token,
+ * GET /v0/entry/all lists the entries of the token's user. A missing or invalid token is rejected by the framework:
+ * 401, text/plain, with a WWW-Authenticate challenge.
  */
 export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContext): Promise<void> {
   installJsonErrors(app);
@@ -35,13 +39,26 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
     return user === REFERENCE_VALIDATOR_USER ? data.validatorParty : undefined;
   };
 
-  app.get('/v0/entry/all', async (req, reply) => {
+  /** the subject of the request's valid bearer token; a framework 401 without one */
+  const authenticated = async (req: FastifyRequest, o: { unverified?: boolean } = {}): Promise<string> => {
     let sub = await bearerSubject(req, ctx.options.jwtSecret);
-    if (sub === undefined && req.headers.authorization === undefined && ctx.faults.has(VALIDATOR_LIST_OWNED_ANS_ENTRIES_NO_AUTH)) sub = REFERENCE_VALIDATOR_USER;
-    if (sub === undefined && ctx.faults.has(EF.unverified)) sub = unverifiedSubject(req);
-    if (sub === undefined) return sendError(reply, 401, 'missing or invalid bearer token');
+    if (sub === undefined && o.unverified === true) sub = unverifiedSubject(req);
+    if (sub !== undefined) return sub;
+    throw new FrameworkRejection(401, req.headers.authorization === undefined ? 'The resource requires authentication, which was not supplied with the request' : 'The supplied authentication is invalid');
+  };
+  /** the scan-proxy routes: any valid token (a planted fault answers without one) */
+  const proxyAuth = async (req: FastifyRequest): Promise<void> => {
+    if (ctx.faults.has(PF.noAuth) && req.headers.authorization === undefined) return;
+    await authenticated(req);
+  };
+
+  app.get('/v0/entry/all', async (req, reply) => {
+    const sub =
+      req.headers.authorization === undefined && ctx.faults.has(VALIDATOR_LIST_OWNED_ANS_ENTRIES_NO_AUTH)
+        ? REFERENCE_VALIDATOR_USER
+        : await authenticated(req, { unverified: ctx.faults.has(EF.unverified) });
     const owner = partyOf(sub);
-    if (owner === 'denied') return sendError(reply, 401, `user ${sub} is deactivated`);
+    if (owner === 'denied') return sendError(reply.header('www-authenticate', BEARER_CHALLENGE), 401, `user ${sub} is deactivated`);
     if (owner === undefined) return sendError(reply, 404, `user ${sub} is not onboarded on this validator`);
     const now = Date.now();
     let owned = data.ans.ownedBy(owner);
@@ -53,17 +70,19 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
     return reply.send({ entries });
   });
 
-  app.get('/v0/scan-proxy/open-and-issuing-mining-rounds', async (_req, reply) =>
-    reply.send(
+  app.get('/v0/scan-proxy/open-and-issuing-mining-rounds', async (req, reply) => {
+    await proxyAuth(req);
+    return reply.send(
       ctx.faults.has(PF.roundsSchema)
         ? { open_mining_rounds: structuredClone(data.rounds.open) }
         : { open_mining_rounds: structuredClone(data.rounds.open), issuing_mining_rounds: structuredClone(data.rounds.issuing) },
-    ),
-  );
+    );
+  });
 
   app.get('/v0/scan-proxy/featured-apps/*', async (req, reply) => {
     const provider = wildcardSegment(req.params);
     if (provider === undefined) throw routeNotFound(req);
+    await proxyAuth(req);
     const right = data.featuredApps.get(provider);
     if (right === undefined && ctx.faults.has(PF.featured404)) return sendError(reply, 404, `no featured app right for ${provider}`);
     if (right !== undefined && ctx.faults.has(PF.featuredSchema)) {
@@ -73,5 +92,9 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
     return reply.send({ featured_app_right: right === undefined ? null : structuredClone(right) });
   });
 
-  app.get('/v0/scan-proxy/ans-entries', listAnsEntriesHandler(data.ans, proxyAnsFaults(ctx.faults)));
+  const listAns = listAnsEntriesHandler(data.ans, proxyAnsFaults(ctx.faults));
+  app.get('/v0/scan-proxy/ans-entries', async (req, reply) => {
+    await proxyAuth(req);
+    return listAns(req, reply);
+  });
 }

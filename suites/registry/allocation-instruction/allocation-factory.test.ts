@@ -2,8 +2,11 @@ import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
 import {
+  DEBUG,
   choiceContextOf,
-  debugFieldPaths,
+  debugFields,
+  judgeDefaultIncluded,
+  judgeExcludedDebugFields,
   factoryChoiceArguments,
   judgeDebugFieldTypes,
   judgeDisclosedContracts,
@@ -12,6 +15,7 @@ import {
   validFactory,
 } from '../../../harness/fixtures/registry.js';
 import { factoryRequest, factoryRequestWithContractIds, factoryRequestWithLegs, hasTransferLegs } from '../../../generators/registry/GetFactoryRequest.js';
+import { expectStatus, judgeRejection } from '../../v0-http-checks.js';
 
 const operations = ['getAllocationFactory'];
 const MUST_LEGS = 25;
@@ -41,47 +45,51 @@ describe('POST /registry/allocation-instruction/v2/allocation-factory', () => {
     },
     async (t) => {
       const x = await validFactory(t, factoryRequest(template(t), 1, false));
-      t.expectStatus(x, 200);
-      judgeDisclosedContracts(t, x, true);
+      expectStatus(t, x, 200);
+      await t.judge('registry.choice-context.disclosed-contract-fields', () => judgeDisclosedContracts(t, x, true, 'registry.choice-context.disclosed-contract-fields'));
+      await t.judge('registry.choice-context.template-id-qualified', () => judgeDisclosedContracts(t, x, true, 'registry.choice-context.template-id-qualified'));
     },
   );
 
   conformance(
     {
       id: 'registry.allocation-factory.debug-fields',
-      title: 'leaves out every debug field with excludeDebugFields true, and types the debug fields it sends otherwise (allocation factory)',
+      title: 'sends no debug value with excludeDebugFields true (absent, or null as real registries send it), and types the debug fields it sends otherwise (allocation factory)',
       api: 'registry',
       operations,
-      requirements: ['registry.choice-context.debug-fields-excluded', 'registry.choice-context.debug-field-types'],
+      requirements: [DEBUG.excluded, DEBUG.absent, DEBUG.types, DEBUG.defaultIncluded],
     },
     async (t) => {
       const args = template(t);
       const excluded = await validFactory(t, factoryRequest(args, 1, true));
-      t.expectStatus(excluded, 200, { requirement: 'registry.choice-context.debug-fields-excluded' });
-      const found = debugFieldPaths(excluded, true);
-      t.expect(found.length === 0, `with excludeDebugFields true the disclosed contracts still carry ${found.join(', ')}`, { exchange: excluded });
+      expectStatus(t, excluded, 200, { requirement: DEBUG.excluded });
+      await judgeExcludedDebugFields(t, excluded, true);
       const withFalse = factoryRequest(args, 1, false);
       const { excludeDebugFields: _drop, ...absent } = withFalse;
+      const values: string[][] = [];
       for (const body of [withFalse, absent]) {
         const x = await validFactory(t, body);
-        t.expectStatus(x, 200, { requirement: 'registry.choice-context.debug-field-types' });
-        judgeDebugFieldTypes(t, x, true);
+        expectStatus(t, x, 200, { requirement: DEBUG.types });
+        await t.judge(DEBUG.types, () => judgeDebugFieldTypes(t, x, true));
+        values.push(debugFields(x, true).values.sort());
       }
+      await judgeDefaultIncluded(t, values[0]!, values[1]!);
     },
   );
 
   conformance(
     {
       id: 'registry.allocation-factory.missing-choice-arguments',
-      title: 'rejects a request without choiceArguments with 400',
+      title: 'rejects a request without choiceArguments with a 4xx status, 400 as Splice answers',
       api: 'registry',
       operations,
-      requirements: ['registry.get-allocation-factory.missing-choice-arguments-rejected'],
+      requirements: ['registry.get-allocation-factory.missing-choice-arguments-rejected', 'registry.errors.bad-request-400'],
     },
     async (t) => {
       await setup(t, template(t));
       for (const body of [{}, { excludeDebugFields: true }, { excludeDebugFields: false, choiceArgs: {} }]) {
-        t.expectStatus(await t.call('getAllocationFactory', { json: body }), 400, { what: `getAllocationFactory with body ${JSON.stringify(body)}` });
+        const x = await t.call('getAllocationFactory', { json: body });
+        await judgeRejection(t, x, { requirement: 'registry.get-allocation-factory.missing-choice-arguments-rejected', badRequest: 'registry.errors.bad-request-400', what: `getAllocationFactory with body ${JSON.stringify(body)}` });
       }
     },
   );
@@ -103,11 +111,19 @@ describe('POST /registry/allocation-instruction/v2/allocation-factory', () => {
         legs <= MUST_LEGS ? 'registry.get-allocation-factory.at-least-25-transfer-legs' : 'registry.get-allocation-factory.configured-transfer-legs';
       const expectContext = async (legs: number, body: unknown) => {
         const x = await t.call('getAllocationFactory', { json: body });
-        t.expectStatus(x, 200, { requirement: requirementFor(legs), what: `getAllocationFactory with ${legs} transfer legs` });
+        expectStatus(t, x, 200, { requirement: requirementFor(legs), what: `getAllocationFactory with ${legs} transfer legs` });
         t.expect(choiceContextOf(x, true) !== undefined, `the answer for ${legs} transfer legs carries no choiceContext`, { requirement: requirementFor(legs), exchange: x });
       };
-      for (const legs of new Set([MUST_LEGS, required])) await expectContext(legs, factoryRequest(args, legs));
-      await t.property(factoryRequestWithLegs(args, 1, required), ({ legs, body }) => expectContext(legs, body));
+      // each requirement in its own block: a registry short of the configured number still has its 25 legs judged
+      await t.judge('registry.get-allocation-factory.at-least-25-transfer-legs', async () => {
+        await expectContext(MUST_LEGS, factoryRequest(args, MUST_LEGS));
+        await t.property(factoryRequestWithLegs(args, 1, MUST_LEGS), ({ legs, body }) => expectContext(legs, body));
+      });
+      await t.judge('registry.get-allocation-factory.configured-transfer-legs', async () => {
+        const x = await t.call('getAllocationFactory', { json: factoryRequest(args, required) });
+        expectStatus(t, x, 200, { requirement: 'registry.get-allocation-factory.configured-transfer-legs', what: `getAllocationFactory with ${required} transfer legs (the target's transferLegs)` });
+        if (required > MUST_LEGS) await t.property(factoryRequestWithLegs(args, MUST_LEGS + 1, required), ({ legs, body }) => expectContext(legs, body), { runs: t.scaledRuns(5) });
+      });
     },
   );
 
@@ -124,7 +140,7 @@ describe('POST /registry/allocation-instruction/v2/allocation-factory', () => {
       await setup(t, args);
       const legs = Math.max(MUST_LEGS, transferLegsRequired(t)) + 1;
       const x = await t.call('getAllocationFactory', { json: factoryRequest(args, legs) });
-      t.expectStatus(x, [200, 400], { what: `getAllocationFactory with ${legs} transfer legs` });
+      expectStatus(t, x, [200, 400], { what: `getAllocationFactory with ${legs} transfer legs` });
     },
   );
 

@@ -5,7 +5,7 @@
  */
 import { describe } from 'vitest';
 import { conformance } from '../../../harness/conformance.js';
-import { KIND, factoryChoiceArguments, instructionIds, isObj, stableInstructionIds } from '../../../harness/fixtures/registry.js';
+import { KIND, WITHDRAW_BODY_WITH_META, factoryChoiceArguments, instructionIds, isObj, stableInstructionIds } from '../../../harness/fixtures/registry.js';
 import { factoryRequest, hasTransferLegs } from '../../../generators/registry/GetFactoryRequest.js';
 
 /** an id shaped like a contract id that names no contract (00, 64 hex digits, a suffix) */
@@ -27,7 +27,7 @@ describe('registry HTTP', () => {
         const call = (id: string, json: unknown) => t.call(operation, { params: { [param]: id }, json });
         if (instructionIds(t, kind).length > 0) {
           const [id] = stableInstructionIds(t, kind, 1) as [string];
-          await call(id, { excludeDebugFields: false, meta: { values: {} } });
+          await call(id, { excludeDebugFields: false, ...WITHDRAW_BODY_WITH_META });
           await call(id, { excludeDebugFields: true });
           await call(id, { excludeDebugFields: 'yes' });
           calls++;

@@ -8,6 +8,7 @@ import { conformance, type CheckContext } from '../../../harness/conformance.js'
 import type { Exchange } from '../../../harness/http.js';
 import { KIND, factoryChoiceArguments, instructionIds, isObj } from '../../../harness/fixtures/registry.js';
 import { factoryRequest, hasTransferLegs } from '../../../generators/registry/GetFactoryRequest.js';
+import { expectStatus } from '../../v0-http-checks.js';
 
 /** One valid request per configured endpoint: [label, requirement its path belongs to, exchange]. */
 async function probe(t: CheckContext): Promise<Array<[string, string, Exchange]>> {
@@ -38,7 +39,7 @@ describe('registry instruction kinds', () => {
       requirements: ['registry.versioning.path-versions', 'registry.versioning.allocation-endpoints-added'],
     },
     async (t) => {
-      for (const [label, requirement, x] of await probe(t)) t.expectStatus(x, [200, 400], { requirement, what: `a valid ${label} request` });
+      for (const [label, requirement, x] of await probe(t)) expectStatus(t, x, [200, 400], { requirement, what: `a valid ${label} request` });
     },
   );
 });

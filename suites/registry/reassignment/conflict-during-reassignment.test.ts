@@ -18,6 +18,7 @@ import { conformance, type CheckContext } from '../../../harness/conformance.js'
 import type { Exchange } from '../../../harness/http.js';
 import {
   KIND,
+  VALID_WITHDRAW_BODY,
   disclosedContractsOf,
   isObj,
   reassignableInstructionId,
@@ -26,6 +27,7 @@ import {
   validWithdraw,
   type InstructionKind,
 } from '../../../harness/fixtures/registry.js';
+import { expectStatus } from '../../v0-http-checks.js';
 
 interface Mover {
   user: string;
@@ -129,14 +131,14 @@ function conflictCheck(kind: InstructionKind, id: string, requirement: string): 
         if (rid !== undefined) await reassign(t, m, { AssignCommand: { value: { reassignmentId: rid, source: move.target, target: move.source } } }, false);
       });
       // a 400 here is no unsupported kind (the same request was answered 200 before the move): judged as it is
-      const call = () => t.call(operation, { params: { [KIND[kind].param]: cid }, json: { meta: { values: {} } } });
+      const call = () => t.call(operation, { params: { [KIND[kind].param]: cid }, json: VALID_WITHDRAW_BODY });
       const during = await call();
-      t.expectStatus(during, 409, { what: `${operation} for the ${label} ${cid} between its unassignment and assignment` });
+      expectStatus(t, during, 409, { what: `${operation} for the ${label} ${cid} between its unassignment and assignment` });
       const done = await assign();
       if (done.status !== 200) throw new Error(`setup: assigning the ${label} ${cid} to ${move.target} answered ${done.status}: ${done.text.slice(0, 200)}`);
       assigned = true;
       const after = await call();
-      t.expectStatus(after, 200, { what: `${operation} for the ${label} ${cid} once it is assigned to ${move.target}` });
+      expectStatus(t, after, 200, { what: `${operation} for the ${label} ${cid} once it is assigned to ${move.target}` });
     },
   );
 }
@@ -189,14 +191,14 @@ function factoryMoveCheck(mode: 'conflict' | 'blob'): void {
       });
       if (mode === 'conflict') {
         const during = await t.call('getAllocationFactory', { json: body });
-        t.expectStatus(during, 409, { what: `getAllocationFactory while its disclosed contract ${cid} is between its unassignment and assignment` });
+        expectStatus(t, during, 409, { what: `getAllocationFactory while its disclosed contract ${cid} is between its unassignment and assignment` });
       }
       const done = await assign();
       if (done.status !== 200) throw new Error(`setup: assigning the disclosed contract ${cid} to ${move.target} answered ${done.status}: ${done.text.slice(0, 200)}`);
       assigned = true;
       const after = await t.call('getAllocationFactory', { json: body });
       if (mode === 'conflict') {
-        t.expectStatus(after, 200, { what: `getAllocationFactory once its disclosed contract ${cid} is assigned to ${move.target}` });
+        expectStatus(t, after, 200, { what: `getAllocationFactory once its disclosed contract ${cid} is assigned to ${move.target}` });
         const moved = disclosedContractsOf(after, true).find((d) => d.contractId === cid);
         if (moved === undefined) t.notObserved(SYNCHRONIZER_CURRENT, `the allocation factory no longer discloses ${cid} after its reassignment`);
         else {

@@ -3,6 +3,7 @@ import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
 import { isObj } from '../../../harness/fixtures/scan.js';
+import { expectStatus } from '../../v0-http-checks.js';
 
 // POST /v0/activities was removed in scan 0.6.8: the requirements below carry since/until, so the wrapper runs the
 // removal check on newer scans and the listing checks on older ones only.
@@ -12,7 +13,7 @@ const KINDS = ['transfer', 'mint', 'tap', 'abort_transfer_instruction'] as const
 
 async function list(t: CheckContext, body: Obj): Promise<{ x: Exchange; activities: Obj[] }> {
   const x = await t.call('listActivities', { json: body });
-  t.expectStatus(x, 200, { requirement: 'scan.versioning.activities-served' });
+  expectStatus(t, x, 200, { requirement: 'scan.versioning.activities-served' });
   const a = isObj(x.json) && Array.isArray(x.json.activities) ? x.json.activities.filter(isObj) : [];
   return { x, activities: a };
 }
@@ -29,7 +30,7 @@ describe('POST /v0/activities (removed in 0.6.8)', () => {
       requirements: ['scan.versioning.activities-removed'],
     },
     async (t) => {
-      t.expectStatus(await t.call('listActivities', { json: { page_size: 10 } }), 404);
+      expectStatus(t, await t.call('listActivities', { json: { page_size: 10 } }), 404);
     },
   );
 
@@ -42,7 +43,7 @@ describe('POST /v0/activities (removed in 0.6.8)', () => {
       requirements: ['scan.versioning.activities-served'],
     },
     async (t) => {
-      t.expectStatus(await t.call('listActivities', { json: { page_size: 10 } }), 200);
+      expectStatus(t, await t.call('listActivities', { json: { page_size: 10 } }), 200);
     },
   );
 
@@ -56,7 +57,7 @@ describe('POST /v0/activities (removed in 0.6.8)', () => {
     },
     async (t) => {
       const x = await t.call('listActivities', { json: { page_size: 50 } });
-      t.expectStatus(x, 200);
+      expectStatus(t, x, 200);
     },
   );
 

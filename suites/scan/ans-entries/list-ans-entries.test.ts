@@ -5,6 +5,7 @@ import { ansNames, dsoAndSvs, entryKey, isDsoProvided, listAns, type AnsEntryLik
 import { ansNamePrefix, nonEmptyAnsNamePrefix } from '../../../generators/scan/AnsNamePrefix.js';
 import { invalidPageLimitAbove, invalidPageLimitBelow, MAX_PAGE, MIN_PAGE, pageLimit } from '../../../generators/scan/PageLimits.js';
 import { ansListingChecks } from '../../ans-listing-checks.js';
+import { expectStatus, judgeRejection } from '../../v0-http-checks.js';
 
 describe('GET /v0/ans-entries', () => {
   conformance(
@@ -17,9 +18,9 @@ describe('GET /v0/ans-entries', () => {
     },
     async (t) => {
       const x = await t.call('listAnsEntries', { query: { page_size: 50 } });
-      t.expectStatus(x, 200);
+      expectStatus(t, x, 200);
       // a prefix no name has: entries is still sent (FACTS.md), as [] (or DSO-provided entries)
-      t.expectStatus(await t.call('listAnsEntries', { query: { page_size: 50, name_prefix: t.uniqueName('no-such-name') } }), 200);
+      expectStatus(t, await t.call('listAnsEntries', { query: { page_size: 50, name_prefix: t.uniqueName('no-such-name') } }), 200);
     },
   );
 
@@ -40,14 +41,16 @@ describe('GET /v0/ans-entries: page size', () => {
   conformance(
     {
       id: 'scan.list-ans-entries.page-size-required',
-      title: 'rejects a request without page_size with 400',
+      title: 'rejects a request without page_size with a 4xx status, 400 as Splice answers',
       api: 'scan',
       operations: ['listAnsEntries'],
-      requirements: ['scan.list-ans-entries.page-size-required'],
+      requirements: ['scan.list-ans-entries.page-size-required', 'scan.errors.bad-request-400'],
     },
     async (t) => {
-      t.expectStatus(await t.call('listAnsEntries', { query: {} }), 400);
-      t.expectStatus(await t.call('listAnsEntries', { query: { name_prefix: 'a' } }), 400);
+      for (const query of [{}, { name_prefix: 'a' }]) {
+        const x = await t.call('listAnsEntries', { query });
+        await judgeRejection(t, x, { requirement: 'scan.list-ans-entries.page-size-required', badRequest: 'scan.errors.bad-request-400', what: `an ANS listing without page_size (query ${JSON.stringify(query)})` });
+      }
     },
   );
 
@@ -60,7 +63,7 @@ describe('GET /v0/ans-entries: page size', () => {
       requirements: ['scan.list-ans-entries.page-size-below-min-rejected'],
     },
     async (t) => {
-      await t.property(invalidPageLimitBelow(), async (pageSize) => t.expectStatus(await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400), { runs: t.scaledRuns(10) });
+      await t.property(invalidPageLimitBelow(), async (pageSize) => expectStatus(t, await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400), { runs: t.scaledRuns(10) });
     },
   );
 
@@ -73,7 +76,7 @@ describe('GET /v0/ans-entries: page size', () => {
       requirements: ['scan.list-ans-entries.page-size-above-max-rejected'],
     },
     async (t) => {
-      await t.property(invalidPageLimitAbove(), async (pageSize) => t.expectStatus(await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400), { runs: t.scaledRuns(10) });
+      await t.property(invalidPageLimitAbove(), async (pageSize) => expectStatus(t, await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400), { runs: t.scaledRuns(10) });
     },
   );
 
@@ -86,7 +89,7 @@ describe('GET /v0/ans-entries: page size', () => {
       requirements: ['scan.list-ans-entries.page-size-bounds-accepted'],
     },
     async (t) => {
-      for (const pageSize of [MIN_PAGE, MAX_PAGE]) t.expectStatus(await t.call('listAnsEntries', { query: { page_size: pageSize } }), 200);
+      for (const pageSize of [MIN_PAGE, MAX_PAGE]) expectStatus(t, await t.call('listAnsEntries', { query: { page_size: pageSize } }), 200);
     },
   );
 });

@@ -3,6 +3,7 @@ import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import { discoverScan, isObj, lookedUpEvents, sameJson, type DiscoveredEvent, type ScanDiscovery } from '../../../harness/fixtures/scan.js';
 import { invalidDamlValueEncoding } from '../../../generators/scan/DamlValueEncoding.js';
+import { expectStatus, judgeRejection } from '../../v0-http-checks.js';
 
 type Obj = Record<string, unknown>;
 type Looked = DiscoveredEvent & { body: Obj };
@@ -75,7 +76,7 @@ describe('GET /v0/events/{update_id}', () => {
       if (ids.length === 0) t.skip(noId(d));
       for (let i = 0; i < ids.length; i += 16) {
         const xs = await Promise.all(ids.slice(i, i + 16).map((id) => t.call('getEventById', { params: { update_id: id } })));
-        for (const x of xs) t.expectStatus(x, 200);
+        for (const x of xs) expectStatus(t, x, 200);
       }
     },
   );
@@ -91,7 +92,7 @@ describe('GET /v0/events/{update_id}', () => {
     async (t) => {
       const hex = [...t.uniqueName('unknown-update')].map((c) => c.charCodeAt(0).toString(16)).join('').padEnd(64, '0').slice(0, 64);
       const x = await t.call('getEventById', { params: { update_id: `1220${hex}` } });
-      t.expectStatus(x, 404);
+      expectStatus(t, x, 404);
     },
   );
 
@@ -111,7 +112,7 @@ describe('GET /v0/events/{update_id}', () => {
       for (const id of new Set(ids)) {
         for (const enc of ['compact_json', 'protobuf_json']) {
           const x = await t.call('getEventById', { params: { update_id: id }, query: { daml_value_encoding: enc } });
-          t.expectStatus(x, 200);
+          expectStatus(t, x, 200);
         }
       }
     },
@@ -132,8 +133,8 @@ describe('GET /v0/events/{update_id}', () => {
       for (const id of ids) {
         const plain = await t.call('getEventById', { params: { update_id: id } });
         const compact = await t.call('getEventById', { params: { update_id: id }, query: { daml_value_encoding: 'compact_json' } });
-        t.expectStatus(plain, 200, { requirement: 'scan.get-event-by-id.default-encoding-compact' });
-        t.expectStatus(compact, 200);
+        expectStatus(t, plain, 200, { requirement: 'scan.get-event-by-id.default-encoding-compact' });
+        expectStatus(t, compact, 200);
         t.expect(sameJson(plain.json, compact.json), `update ${id}: the body without daml_value_encoding differs from the compact_json one`, { exchange: plain });
       }
     },
@@ -142,10 +143,10 @@ describe('GET /v0/events/{update_id}', () => {
   conformance(
     {
       id: 'scan.get-event-by-id.invalid-encoding',
-      title: 'rejects any other daml_value_encoding with 400',
+      title: 'rejects any other daml_value_encoding with a 4xx status, 400 as Splice answers',
       api: 'scan',
       operations: ['getEventById'],
-      requirements: ['scan.get-event-by-id.invalid-encoding-rejected'],
+      requirements: ['scan.get-event-by-id.invalid-encoding-rejected', 'scan.errors.bad-request-400'],
     },
     async (t) => {
       const d = await discoverScan(t);
@@ -154,7 +155,7 @@ describe('GET /v0/events/{update_id}', () => {
       const updateId: string = id ?? '';
       await t.property(invalidDamlValueEncoding(), async (enc) => {
         const x = await t.call('getEventById', { params: { update_id: updateId }, query: { daml_value_encoding: enc } });
-        t.expectStatus(x, 400);
+        await judgeRejection(t, x, { requirement: 'scan.get-event-by-id.invalid-encoding-rejected', badRequest: 'scan.errors.bad-request-400', what: `GET /v0/events/{update_id} with daml_value_encoding ${JSON.stringify(enc)}` });
       });
     },
   );
@@ -247,7 +248,7 @@ describe('GET /v0/events/{update_id}', () => {
       for (const e of events) {
         for (let k = 0; k < 2; k++) {
           const x = await t.call('getEventById', { params: { update_id: e.updateId } });
-          t.expectStatus(x, 200, { requirement: 'scan.get-event-by-id.response-schema' });
+          expectStatus(t, x, 200, { requirement: 'scan.get-event-by-id.response-schema' });
           const again = isObj(x.json) ? x.json.verdict : undefined;
           t.expect(sameJson(again, e.body.verdict), `update ${e.updateId}: a repeated lookup returned another verdict: ${JSON.stringify(again)} after ${JSON.stringify(e.body.verdict)}`, { exchange: x });
         }

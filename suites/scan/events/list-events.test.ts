@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import { discoverScan, isObj, sameJson, type DiscoveredEvent } from '../../../harness/fixtures/scan.js';
 import { pageLimitWithBounds } from '../../../generators/scan/PageLimits.js';
+import { expectStatus } from '../../v0-http-checks.js';
 
 type Obj = Record<string, unknown>;
 
@@ -63,7 +64,7 @@ describe('POST /v0/events', () => {
     },
     async (t) => {
       const x = await t.call('listEvents', { json: { page_size: 10 } });
-      t.expectStatus(x, 200);
+      expectStatus(t, x, 200);
       t.expect(Array.isArray((x.json as { events?: unknown } | undefined)?.events), 'the body has no events list', { exchange: x });
     },
   );
@@ -81,7 +82,7 @@ describe('POST /v0/events', () => {
         pageLimitWithBounds(),
         async (pageSize) => {
           const x = await t.call('listEvents', { json: { page_size: pageSize } });
-          t.expectStatus(x, 200);
+          expectStatus(t, x, 200);
           const events = (x.json as { events?: unknown[] } | undefined)?.events;
           t.expect(!Array.isArray(events) || events.length <= pageSize, `${events?.length} events for page_size ${pageSize}`, { exchange: x });
         },

@@ -4,6 +4,7 @@ import { conformance, type CheckContext } from '../../../harness/conformance.js'
 import type { Exchange } from '../../../harness/http.js';
 import { isObj } from '../../../harness/fixtures/scan.js';
 import { invalidPageLimitAbove, invalidPageLimitBelow, MAX_PAGE, pageLimit } from '../../../generators/scan/PageLimits.js';
+import { expectStatus } from '../../v0-http-checks.js';
 
 type Obj = Record<string, unknown>;
 
@@ -43,7 +44,7 @@ async function walk(t: CheckContext, limit: number | undefined, maxPages = MAX_P
     if (limit !== undefined) query.limit = limit;
     if (hasToken(after)) query.after = String(after);
     const x = await t.call('listValidatorLicenses', { query });
-    t.expectStatus(x, 200, { requirement: 'scan.list-validator-licenses.response-schema' });
+    expectStatus(t, x, 200, { requirement: 'scan.list-validator-licenses.response-schema' });
     const list = isObj(x.json) && Array.isArray(x.json.validator_licenses) ? x.json.validator_licenses.filter(isObj) : [];
     const token = tokenOf(x);
     pages.push({ exchange: x, licenses: list, token });
@@ -105,8 +106,8 @@ describe('GET /v0/admin/validator/licenses', () => {
       requirements: ['scan.list-validator-licenses.response-schema'],
     },
     async (t) => {
-      t.expectStatus(await t.call('listValidatorLicenses', { query: { limit: 10 } }), 200);
-      t.expectStatus(await t.call('listValidatorLicenses', {}), 200);
+      expectStatus(t, await t.call('listValidatorLicenses', { query: { limit: 10 } }), 200);
+      expectStatus(t, await t.call('listValidatorLicenses', {}), 200);
     },
   );
 
@@ -235,9 +236,9 @@ describe('GET /v0/admin/validator/licenses', () => {
     },
     async (t) => {
       const plain = await t.call('listValidatorLicenses', {});
-      t.expectStatus(plain, 200, { requirement: 'scan.list-validator-licenses.response-schema' });
+      expectStatus(t, plain, 200, { requirement: 'scan.list-validator-licenses.response-schema' });
       const explicit = await t.call('listValidatorLicenses', { query: { limit: MAX_PAGE } });
-      t.expectStatus(explicit, 200, { requirement: 'scan.list-validator-licenses.response-schema' });
+      expectStatus(t, explicit, 200, { requirement: 'scan.list-validator-licenses.response-schema' });
       const list = (x: Exchange) => (isObj(x.json) && Array.isArray(x.json.validator_licenses) ? x.json.validator_licenses.filter(isObj) : []);
       t.expect(list(plain).length <= MAX_PAGE, `${list(plain).length} licenses without limit`, { exchange: plain });
       t.expect(
@@ -277,7 +278,7 @@ describe('GET /v0/admin/validator/licenses', () => {
       requirements: ['scan.list-validator-licenses.limit-below-min-rejected'],
     },
     async (t) => {
-      await t.property(invalidPageLimitBelow(), async (limit) => t.expectStatus(await t.call('listValidatorLicenses', { query: { limit } }), 400), { runs: t.scaledRuns(10) });
+      await t.property(invalidPageLimitBelow(), async (limit) => expectStatus(t, await t.call('listValidatorLicenses', { query: { limit } }), 400), { runs: t.scaledRuns(10) });
     },
   );
 
@@ -290,7 +291,7 @@ describe('GET /v0/admin/validator/licenses', () => {
       requirements: ['scan.list-validator-licenses.limit-above-max-rejected'],
     },
     async (t) => {
-      await t.property(invalidPageLimitAbove(), async (limit) => t.expectStatus(await t.call('listValidatorLicenses', { query: { limit } }), 400), { runs: t.scaledRuns(10) });
+      await t.property(invalidPageLimitAbove(), async (limit) => expectStatus(t, await t.call('listValidatorLicenses', { query: { limit } }), 400), { runs: t.scaledRuns(10) });
     },
   );
 });

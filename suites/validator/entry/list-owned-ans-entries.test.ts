@@ -3,26 +3,40 @@ import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
 import { CLOCK_SKEW_MS } from '../../../harness/fixtures/scan.js';
+import { expectStatus, hasChallenge, notBusy, validatorUser } from '../../v0-http-checks.js';
 
 /**
  * SPEC.md requires the bearer token but names no status for its absence or refusal; implementations answer 401 or 403
- * (FACTS.md accepts either for a refused token), so a check accepts both.
+ * (FACTS.md accepts either for a refused token), so a check accepts both. A 401 of the HTTP framework is text/plain
+ * with a WWW-Authenticate challenge (FACTS.md: a SHOULD, judged apart).
  */
 const REFUSED = [401, 403];
+const CHALLENGE = 'validator.auth.www-authenticate';
+
+/** the SHOULD that a 401 challenges the client; a refusal with 403 has nothing to judge */
+async function judgeChallenge(t: CheckContext, x: Exchange, what: string): Promise<boolean> {
+  if (x.status !== 401) return false;
+  await t.judge(CHALLENGE, () => t.expect(hasChallenge(x), `${what} answered 401 without a WWW-Authenticate header`, { requirement: CHALLENGE, exchange: x }));
+  return true;
+}
 
 describe('GET /v0/entry/all', () => {
   conformance(
     {
       id: 'validator.list-owned-ans-entries.requires-token',
-      title: 'refuses a request without a bearer token with 401 or 403, listing no entries',
+      title: 'refuses a request without a bearer token with 401 or 403, listing no entries, and challenges with WWW-Authenticate on a 401',
       api: 'validator',
       operations: ['listOwnedAnsEntries'],
-      requirements: ['validator.list-owned-ans-entries.requires-auth'],
+      requirements: ['validator.list-owned-ans-entries.requires-auth', CHALLENGE],
     },
     async (t) => {
       const x = await t.call('listOwnedAnsEntries', { auth: 'none' });
-      t.expectStatus(x, REFUSED);
-      t.expect((x.json as { entries?: unknown } | undefined)?.entries === undefined, 'a request without a token got entries listed', { exchange: x });
+      notBusy(t, x);
+      await t.judge('validator.list-owned-ans-entries.requires-auth', () => {
+        t.expectStatus(x, REFUSED, { requirement: 'validator.list-owned-ans-entries.requires-auth' });
+        t.expect((x.json as { entries?: unknown } | undefined)?.entries === undefined, 'a request without a token got entries listed', { exchange: x });
+      });
+      if (!(await judgeChallenge(t, x, 'GET /v0/entry/all without a token'))) t.notObserved(CHALLENGE, `the request without a token was answered ${x.status}, not 401`);
     },
   );
 
@@ -35,8 +49,8 @@ describe('GET /v0/entry/all', () => {
       requirements: ['validator.list-owned-ans-entries.response-schema'],
     },
     async (t) => {
-      const x = await t.call('listOwnedAnsEntries', { auth: { role: 'user' } });
-      t.expectStatus(x, 200);
+      const x = await t.call('listOwnedAnsEntries', { auth: await validatorUser(t) });
+      expectStatus(t, x, 200);
     },
   );
 });
@@ -62,8 +76,8 @@ interface OwnedEntry {
 }
 
 async function ownedEntries(t: CheckContext): Promise<{ entries: OwnedEntry[]; x: Exchange }> {
-  const x = await t.call('listOwnedAnsEntries', { auth: { role: 'user' } });
-  t.expectStatus(x, 200, { requirement: 'validator.list-owned-ans-entries.response-schema' });
+  const x = await t.call('listOwnedAnsEntries', { auth: await validatorUser(t) });
+  expectStatus(t, x, 200, { requirement: 'validator.list-owned-ans-entries.response-schema' });
   const entries = (x.json as { entries?: unknown } | undefined)?.entries;
   return { entries: Array.isArray(entries) ? (entries.filter((e) => e !== null && typeof e === 'object') as OwnedEntry[]) : [], x };
 }
@@ -85,10 +99,10 @@ describe('GET /v0/entry/all: owner and expiry', () => {
   conformance(
     {
       id: 'validator.list-owned-ans-entries.invalid-token',
-      title: 'refuses a malformed, wrongly signed or unsigned bearer token with 401 or 403, listing no entries',
+      title: 'refuses a malformed, wrongly signed or unsigned bearer token with 401 or 403, listing no entries, and challenges with WWW-Authenticate on a 401',
       api: 'validator',
       operations: ['listOwnedAnsEntries'],
-      requirements: ['validator.list-owned-ans-entries.invalid-token-rejected'],
+      requirements: ['validator.list-owned-ans-entries.invalid-token-rejected', CHALLENGE],
     },
     async (t) => {
       const sub = validatorUserId(t) ?? t.fixture<string>('validatorUser') ?? 'validator_user';
@@ -98,12 +112,18 @@ describe('GET /v0/entry/all: owner and expiry', () => {
         ['wrongly signed', wronglySignedToken(sub)],
         ['unsigned (alg none)', `${enc({ alg: 'none', typ: 'JWT' })}.${enc({ sub })}.`],
       ];
+      let challenged = 0;
       for (const [what, token] of tokens) {
         const x = await t.call('listOwnedAnsEntries', { auth: { token } });
-        t.expectStatus(x, REFUSED, { what: `GET /v0/entry/all with a ${what} token` });
-        const entries = (x.json as { entries?: unknown } | undefined)?.entries;
-        t.expect(entries === undefined, `a ${what} token got entries listed`, { exchange: x });
+        notBusy(t, x);
+        await t.judge('validator.list-owned-ans-entries.invalid-token-rejected', () => {
+          t.expectStatus(x, REFUSED, { what: `GET /v0/entry/all with a ${what} token`, requirement: 'validator.list-owned-ans-entries.invalid-token-rejected' });
+          const entries = (x.json as { entries?: unknown } | undefined)?.entries;
+          t.expect(entries === undefined, `a ${what} token got entries listed`, { exchange: x, requirement: 'validator.list-owned-ans-entries.invalid-token-rejected' });
+        });
+        if (await judgeChallenge(t, x, `GET /v0/entry/all with a ${what} token`)) challenged++;
       }
+      if (challenged === 0) t.notObserved(CHALLENGE, 'no request with an invalid token was answered 401');
     },
   );
 

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe } from 'vitest';
+import { conformance, type CallOptions } from '../../../harness/conformance.js';
 import { invalidIntegerText, invalidPathOrQueryText } from '../../../generators/scan/Malformed.js';
-import { pathPrefixCheck, robustnessCheck } from '../../v0-http-checks.js';
+import { hasChallenge, notBusy, pathPrefixCheck, robustnessCheck, validatorUser } from '../../v0-http-checks.js';
 
 describe('Validator HTTP behaviour', () => {
   robustnessCheck(
@@ -14,15 +15,18 @@ describe('Validator HTTP behaviour', () => {
     async () =>
       fc.oneof(
         fc.record({ op: fc.constant('listOwnedAnsEntries' as const), token: fc.option(invalidPathOrQueryText(), { nil: undefined }) }),
-        fc.record({ op: fc.constant('getOpenAndIssuingMiningRounds' as const) }),
+        fc.record({ op: fc.constant('getOpenAndIssuingMiningRounds' as const), anonymous: fc.boolean() }),
         fc.record({ op: fc.constant('getFeaturedAppRight' as const), party: invalidPathOrQueryText() }),
-        fc.record({ op: fc.constant('listScanProxyAnsEntries' as const), prefix: fc.option(invalidPathOrQueryText(), { nil: undefined }), size: fc.oneof(invalidIntegerText(), fc.constant('10')) }),
+        // page sizes that do not parse (a framework rejection) and integers out of range (a handler error)
+        fc.record({ op: fc.constant('listScanProxyAnsEntries' as const), prefix: fc.option(invalidPathOrQueryText(), { nil: undefined }), size: fc.oneof(invalidIntegerText(), fc.constantFrom('10', '0', '1001', '-3')) }),
       ),
-    (t, r) => {
+    async (t, r) => {
       if (r.op === 'listOwnedAnsEntries') return t.call('listOwnedAnsEntries', { auth: r.token === undefined ? 'none' : { token: r.token.replace(/[^\x21-\x7e]/g, '_').slice(0, 2000) } });
-      if (r.op === 'getOpenAndIssuingMiningRounds') return t.call('getOpenAndIssuingMiningRounds');
-      if (r.op === 'getFeaturedAppRight') return t.call('getFeaturedAppRight', { params: { provider_party_id: r.party } });
-      return t.call('listScanProxyAnsEntries', { query: { page_size: r.size, ...(r.prefix !== undefined ? { name_prefix: r.prefix } : {}) } });
+      // every other route is called as the validator user (FACTS.md), and now and then without a token
+      if (r.op === 'getOpenAndIssuingMiningRounds') return t.call('getOpenAndIssuingMiningRounds', { auth: r.anonymous ? 'none' : await validatorUser(t) });
+      const auth = await validatorUser(t);
+      if (r.op === 'getFeaturedAppRight') return t.call('getFeaturedAppRight', { auth, params: { provider_party_id: r.party } });
+      return t.call('listScanProxyAnsEntries', { auth, query: { page_size: r.size, ...(r.prefix !== undefined ? { name_prefix: r.prefix } : {}) } });
     },
   );
 
@@ -31,4 +35,45 @@ describe('Validator HTTP behaviour', () => {
     ['getOpenAndIssuingMiningRounds', {}],
     ['listScanProxyAnsEntries', { query: { page_size: 1 } }],
   ]);
+});
+
+/** a well-formed party id no one holds, for probing the featured-apps route */
+const PROBE_PARTY = `cc-probe::1220${'0'.repeat(64)}`;
+
+/** the body fields of each scan-proxy route that carry proxied data */
+const SCAN_PROXY_PROBES: Array<[operationId: string, options: CallOptions, data: string[]]> = [
+  ['getOpenAndIssuingMiningRounds', {}, ['open_mining_rounds', 'issuing_mining_rounds']],
+  ['getFeaturedAppRight', { params: { provider_party_id: PROBE_PARTY } }, ['featured_app_right']],
+  ['listScanProxyAnsEntries', { query: { page_size: 5 } }, ['entries']],
+];
+
+describe('Validator scan-proxy authentication', () => {
+  conformance(
+    {
+      id: 'validator.scan-proxy.requires-token',
+      title: 'refuses every scan-proxy request without a bearer token with 401 or 403, proxying no data, and challenges with WWW-Authenticate on a 401',
+      api: 'validator',
+      operations: SCAN_PROXY_PROBES.map(([op]) => op),
+      requirements: ['validator.scan-proxy.requires-auth', 'validator.auth.www-authenticate'],
+    },
+    async (t) => {
+      let unauthorized = 0;
+      for (const [op, o, data] of SCAN_PROXY_PROBES) {
+        const x = await t.call(op, { ...o, auth: 'none' });
+        notBusy(t, x);
+        await t.judge('validator.scan-proxy.requires-auth', () => {
+          t.expect([401, 403].includes(x.status), `${op} without a bearer token answered ${x.status}, not 401 or 403: every validator route needs a token (FACTS.md)`, { requirement: 'validator.scan-proxy.requires-auth', exchange: x });
+          const body = x.json as Record<string, unknown> | undefined;
+          const leaked = data.filter((k) => body !== null && typeof body === 'object' && body[k] !== undefined && body[k] !== null);
+          t.expect(leaked.length === 0, `${op} without a bearer token sent ${leaked.join(', ')}`, { requirement: 'validator.scan-proxy.requires-auth', exchange: x });
+        });
+        if (x.status !== 401) continue;
+        unauthorized++;
+        await t.judge('validator.auth.www-authenticate', () => {
+          t.expect(hasChallenge(x), `${op} answered 401 without a WWW-Authenticate header`, { requirement: 'validator.auth.www-authenticate', exchange: x });
+        });
+      }
+      if (unauthorized === 0) t.notObserved('validator.auth.www-authenticate', 'no scan-proxy request without a token was answered 401');
+    },
+  );
 });

@@ -5,6 +5,7 @@ import { ansNames, entryKey, listAns, sameJson, type AnsEntryLike } from '../../
 import { ansNamePrefix } from '../../../generators/scan/AnsNamePrefix.js';
 import { pageLimit } from '../../../generators/scan/PageLimits.js';
 import { ansListingChecks } from '../../ans-listing-checks.js';
+import { expectStatus, judgeRejection, validatorUser } from '../../v0-http-checks.js';
 
 const OP = 'listScanProxyAnsEntries';
 
@@ -27,22 +28,24 @@ describe('GET /v0/scan-proxy/ans-entries', () => {
       requirements: ['validator.list-scan-proxy-ans-entries.response-schema'],
     },
     async (t) => {
-      t.expectStatus(await t.call(OP, { query: { page_size: 50 } }), 200);
+      const auth = await validatorUser(t);
+      expectStatus(t, await t.call(OP, { auth, query: { page_size: 50 } }), 200);
       // a prefix no name has: entries is still sent (FACTS.md), as [] (or DSO-provided entries)
-      t.expectStatus(await t.call(OP, { query: { page_size: 50, name_prefix: t.uniqueName('no-such-name') } }), 200);
+      expectStatus(t, await t.call(OP, { auth, query: { page_size: 50, name_prefix: t.uniqueName('no-such-name') } }), 200);
     },
   );
 
   conformance(
     {
       id: 'validator.list-scan-proxy-ans-entries.page-size-required',
-      title: 'rejects a request without page_size with 400',
+      title: 'rejects a request without page_size with a 4xx status, 400 as Splice answers',
       api: 'validator',
       operations: [OP],
-      requirements: ['validator.list-scan-proxy-ans-entries.page-size-required'],
+      requirements: ['validator.list-scan-proxy-ans-entries.page-size-required', 'validator.errors.bad-request-400'],
     },
     async (t) => {
-      t.expectStatus(await t.call(OP, { query: {} }), 400);
+      const x = await t.call(OP, { auth: await validatorUser(t), query: {} });
+      await judgeRejection(t, x, { requirement: 'validator.list-scan-proxy-ans-entries.page-size-required', badRequest: 'validator.errors.bad-request-400', what: 'a scan-proxy ANS listing without page_size' });
     },
   );
 
