@@ -12,6 +12,7 @@ export const CC_DEBUG_CREATED_AT_NOT_DATE_TIME = 'registry-choice-context-debug-
 export const CC_META_REQUIRED = 'registry-choice-context-meta-required';
 export const CC_DEPENDS_ON_CONTRACT_IDS = 'registry-choice-context-depends-on-contract-ids';
 export const CC_EXCLUDED_DEBUG_FIELDS_NULL = 'registry-choice-context-excluded-debug-fields-null-not-omitted';
+export const CC_SYNCHRONIZER_ID_NULL = 'registry-choice-context-synchronizer-id-null';
 
 /** the synchronizer id the unknown-synchronizer fault reports: one the participant is not connected to */
 export const STALE_SYNCHRONIZER_ID = 'retired-domain::1220ee00000000000000000000000000000000000000000000000000000000000001';
@@ -51,6 +52,11 @@ registerFaults([
     name: CC_DEBUG_FIELDS_KEPT,
     requirement: 'registry.choice-context.debug-fields-excluded',
     description: 'excludeDebugFields true is ignored: disclosed contracts keep debugPackageName, debugPayload and debugCreatedAt',
+  },
+  {
+    name: CC_SYNCHRONIZER_ID_NULL,
+    requirement: 'registry.choice-context.disclosed-contract-fields',
+    description: 'every disclosed contract carries synchronizerId as null (a required field sent as null)',
   },
   {
     name: CC_EXCLUDED_DEBUG_FIELDS_NULL,

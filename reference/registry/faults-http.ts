@@ -11,6 +11,7 @@ export const HTTP_WITHDRAW_STATUS_202 = 'registry-http-withdraw-status-202';
 export const HTTP_FACTORY_AS_HTML = 'registry-http-allocation-factory-as-html';
 export const HTTP_EXCLUDE_DEBUG_INTERNAL_ERROR = 'registry-http-exclude-debug-fields-internal-error';
 export const HTTP_ERROR_AS_MESSAGE = 'registry-errors-error-as-message';
+export const HTTP_BAD_REQUEST_422 = 'registry-http-bad-request-as-422';
 
 registerFaults([
   {
@@ -27,6 +28,11 @@ registerFaults([
     name: HTTP_EXCLUDE_DEBUG_INTERNAL_ERROR,
     requirement: 'registry.http.no-server-error',
     description: 'a valid withdraw choice-context request with excludeDebugFields true fails with 500 {error}',
+  },
+  {
+    name: HTTP_BAD_REQUEST_422,
+    requirement: 'registry.errors.bad-request-400',
+    description: 'every registry 400 (a body that does not decode, a missing choiceArguments) is answered 422 instead: still a rejection, but not the 400 Splice answers',
   },
   {
     name: HTTP_ERROR_AS_MESSAGE,
@@ -46,8 +52,9 @@ export function installHttpFaults(app: FastifyInstance, ctx: ReferenceContext): 
       if (isWithdraw(req.url) && isPlainObject(req.body) && req.body.excludeDebugFields === true) throw new HttpError(500, 'internal server error');
     });
   }
-  if (!f.has(HTTP_WITHDRAW_STATUS_202) && !f.has(HTTP_FACTORY_AS_HTML) && !f.has(HTTP_ERROR_AS_MESSAGE)) return;
+  if (!f.has(HTTP_WITHDRAW_STATUS_202) && !f.has(HTTP_FACTORY_AS_HTML) && !f.has(HTTP_ERROR_AS_MESSAGE) && !f.has(HTTP_BAD_REQUEST_422)) return;
   app.addHook('onSend', async (req, reply, payload) => {
+    if (reply.statusCode === 400 && f.has(HTTP_BAD_REQUEST_422)) reply.code(422);
     if (reply.statusCode === 200 && f.has(HTTP_WITHDRAW_STATUS_202) && isWithdraw(req.url)) reply.code(202);
     if (reply.statusCode === 200 && f.has(HTTP_FACTORY_AS_HTML) && isFactory(req.url)) reply.header('content-type', 'text/html; charset=utf-8');
     if (reply.statusCode >= 400 && f.has(HTTP_ERROR_AS_MESSAGE) && typeof payload === 'string') return errorAsMessage(payload);

@@ -73,9 +73,9 @@ function involved(ctx: ReferenceContext, cids: string[], servedMoving = false): 
   return recs;
 }
 
-function disclose(ctx: ReferenceContext, r: ContractRecord, excludeDebugFields: boolean): DisclosedContract {
+function disclose(ctx: ReferenceContext, r: ContractRecord, excludeDebugFields: boolean): Omit<DisclosedContract, 'synchronizerId'> & { synchronizerId: string | null } {
   const f = ctx.faults;
-  const d: DisclosedContract = {
+  const d: Omit<DisclosedContract, 'synchronizerId'> & { synchronizerId: string | null } = {
     templateId: f.has(CC.CC_UNQUALIFIED_TEMPLATE_ID) ? r.templateId.split(':').slice(1).join(':') : r.templateId,
     contractId: r.contractId,
     createdEventBlob: f.has(CC.CC_EMPTY_CREATED_EVENT_BLOB) ? '' : f.has(CC.CC_CREATED_EVENT_BLOB_REENCODED) ? Buffer.from(r.createdEventBlob, 'base64').toString('hex') : r.createdEventBlob,
@@ -86,6 +86,7 @@ function disclose(ctx: ReferenceContext, r: ContractRecord, excludeDebugFields: 
         ? ctx.world.synchronizers[0]! // every registry contract is seeded on the first synchronizer
         : (r.synchronizerId ?? ctx.world.synchronizers[0]!),
   };
+  if (f.has(CC.CC_SYNCHRONIZER_ID_NULL)) d.synchronizerId = null;
   if (!excludeDebugFields || f.has(CC.CC_DEBUG_FIELDS_KEPT)) {
     // a registry that does not know a package by name sends debugPackageName null (FACTS.md): the open mining round's
     d.debugPackageName = r.templateId === TEMPLATES.openMiningRound ? null : r.packageName;

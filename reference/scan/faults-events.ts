@@ -21,6 +21,7 @@ const F = {
   recordTime: 'scan-events-record-time-millis',
   integers: 'scan-events-mediator-group-string',
   externalHash: 'scan-events-external-hash-null',
+  nullRequired: 'scan-events-transaction-synchronizer-id-null',
   counterZero: 'scan-events-counter-starts-at-zero',
   counterPair: 'scan-events-assign-counter-off-by-one',
   counterIncreases: 'scan-events-counter-repeats',
@@ -59,6 +60,7 @@ registerFaults([
   { name: F.recordTime, requirement: 'scan.events.record-time-microseconds', description: "a transaction's record_time has millisecond precision" },
   { name: F.integers, requirement: 'scan.events.integer-fields', description: 'mediator_group is rendered as a string' },
   { name: F.externalHash, requirement: 'scan.events.external-hash-omitted-when-null', description: 'external_transaction_hash is sent as null when absent' },
+  { name: F.nullRequired, requirement: 'scan.events.transaction-shape', description: 'every transaction carries synchronizer_id as null (a required field sent as null, where Splice sends null only for unset optional ones)' },
   { name: F.counterZero, requirement: 'scan.events.counter-zero-at-creation', description: 'reassignment counters are one lower (the first unassignment carries 0)' },
   { name: F.counterPair, requirement: 'scan.events.counter-equal-on-pair', description: 'assignments carry their unassignment counter plus one' },
   { name: F.counterIncreases, requirement: 'scan.events.counter-increases', description: 'a second unassignment (and its assignment) repeats counter 1' },
@@ -106,6 +108,7 @@ export function applyEventFaults(body: Obj, c: EventFaultContext): Obj {
     }
     if (has(F.recordTime) && typeof update.record_time === 'string') update.record_time = update.record_time.replace(/\.(\d{3})\d{3}Z$/, '.$1Z');
     if (has(F.externalHash) && !('external_transaction_hash' in update)) update.external_transaction_hash = null;
+    if (has(F.nullRequired)) update.synchronizer_id = null;
     if (c.mode === 'get' && has(F.getSchema)) for (const e of Object.values(events)) e.event_type = 7;
     if (c.mode === 'get' && has(F.updateId)) update.update_id = `${String(update.update_id)}-other`;
   }

@@ -9,6 +9,7 @@ const F = {
   contentType: 'scan-http-text-error-on-bad-after',
   errorBody: 'scan-errors-message-field',
   prefix: 'scan-http-ans-entries-not-under-v0',
+  badRequest: 'scan-http-missing-page-size-422',
 } as const;
 
 registerFaults([
@@ -17,6 +18,7 @@ registerFaults([
   { name: F.contentType, requirement: 'scan.http.documented-content-type', description: 'a malformed after of the license listing is answered 400 with a text/html body (a framework rejection may be text/plain, never HTML)' },
   { name: F.errorBody, requirement: 'scan.errors.error-body', description: 'errors of POST /v0/events carry message instead of error' },
   { name: F.prefix, requirement: 'scan.versioning.path-prefix', description: 'GET /v0/ans-entries is not served (404): the listing moved off the /v0 prefix' },
+  { name: F.badRequest, requirement: 'scan.errors.bad-request-400', description: 'GET /v0/ans-entries without page_size is answered 422 {error} (a rejection, but not the 400 Splice answers)' },
 ]);
 
 /** installs the switched-on faults as hooks of the scan plugin */
@@ -26,6 +28,7 @@ export function installScanHttpFaults(app: FastifyInstance, faults: FaultSet): v
     const q = (req.query ?? {}) as Record<string, unknown>;
     const path = pathOf(req.url);
     if (faults.has(F.prefix) && path.endsWith('/v0/ans-entries')) return reply.code(404).type('application/json').send({ error: 'not found' });
+    if (faults.has(F.badRequest) && path.endsWith('/v0/ans-entries') && q.page_size === undefined) return reply.code(422).type('application/json').send({ error: 'page_size is required' });
     if (faults.has(F.serverError) && typeof q.name_prefix === 'string' && q.name_prefix.length > 200) return reply.code(500).type('application/json').send({ error: 'internal' });
     if (faults.has(F.status) && typeof q.page_size === 'string' && !/^-?\d+$/.test(q.page_size)) return reply.code(422).type('application/json').send({ error: 'unprocessable' });
     if (faults.has(F.contentType) && path.endsWith('/v0/admin/validator/licenses') && typeof q.after === 'string' && !/^-?\d+$/.test(q.after)) return reply.code(400).type('text/html').send('<html><body>bad after</body></html>');

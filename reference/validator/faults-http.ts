@@ -10,6 +10,7 @@ const F = {
   noChallenge: 'validator-http-401-without-www-authenticate',
   errorBody: 'validator-errors-message-field',
   prefix: 'validator-http-rounds-not-under-v0',
+  badRequest: 'validator-http-missing-page-size-422',
 } as const;
 
 registerFaults([
@@ -19,6 +20,7 @@ registerFaults([
   { name: F.noChallenge, requirement: 'validator.auth.www-authenticate', description: 'a 401 for a missing or invalid bearer token carries no WWW-Authenticate header' },
   { name: F.errorBody, requirement: 'validator.errors.error-body', description: 'errors of GET /v0/scan-proxy/ans-entries carry message instead of error' },
   { name: F.prefix, requirement: 'validator.versioning.path-prefix', description: 'GET /v0/scan-proxy/open-and-issuing-mining-rounds is not served (404)' },
+  { name: F.badRequest, requirement: 'validator.errors.bad-request-400', description: 'GET /v0/scan-proxy/ans-entries without page_size is answered 422 {error} (a rejection, but not the 400 Splice answers)' },
 ]);
 
 /** installs the switched-on faults as hooks of the validator plugin */
@@ -28,6 +30,7 @@ export function installValidatorHttpFaults(app: FastifyInstance, faults: FaultSe
     const q = (req.query ?? {}) as Record<string, unknown>;
     const path = pathOf(req.url);
     if (faults.has(F.prefix) && path.endsWith('/v0/scan-proxy/open-and-issuing-mining-rounds')) return reply.code(404).type('application/json').send({ error: 'not found' });
+    if (faults.has(F.badRequest) && path.endsWith('/v0/scan-proxy/ans-entries') && q.page_size === undefined) return reply.code(422).type('application/json').send({ error: 'page_size is required' });
     if (faults.has(F.serverError) && path.includes('/v0/scan-proxy/featured-apps/') && path.length - path.indexOf('/featured-apps/') > 300) return reply.code(500).type('application/json').send({ error: 'internal' });
     if (faults.has(F.status) && path.endsWith('/v0/scan-proxy/ans-entries') && typeof q.page_size === 'string' && !/^-?\d+$/.test(q.page_size)) return reply.code(422).type('application/json').send({ error: 'unprocessable' });
     return undefined;

@@ -16,8 +16,9 @@ describe('Scan HTTP behaviour', () => {
       const known = (await discoverScan(t)).updateIds.all[0];
       return fc.oneof(
         fc.record({ op: fc.constant('getEventById' as const), id: fc.oneof(invalidPathOrQueryText(), fc.constant(known ?? 'unknown')), enc: fc.option(invalidPathOrQueryText(), { nil: undefined }) }),
-        fc.record({ op: fc.constant('listEvents' as const), body: invalidEventsRequestBody() }),
-        fc.record({ op: fc.constant('listAnsEntries' as const), prefix: fc.option(invalidPathOrQueryText(), { nil: undefined }), size: fc.oneof(invalidIntegerText(), fc.constant('10')) }),
+        // bodies that do not decode (a framework rejection, text/plain) and decoded ones a handler refuses ({error})
+        fc.record({ op: fc.constant('listEvents' as const), body: fc.oneof(invalidEventsRequestBody(), fc.constantFrom<unknown>({ page_size: 0 }, { page_size: 1001 }, { page_size: 10, after: { after_migration_id: 0, after_record_time: 'not a time' } })) }),
+        fc.record({ op: fc.constant('listAnsEntries' as const), prefix: fc.option(invalidPathOrQueryText(), { nil: undefined }), size: fc.oneof(invalidIntegerText(), fc.constantFrom('10', '0', '1001')) }),
         fc.record({ op: fc.constant('listValidatorLicenses' as const), after: fc.option(invalidIntegerText(), { nil: undefined }), limit: fc.option(fc.oneof(invalidIntegerText(), fc.constant('5')), { nil: undefined }) }),
       );
     },
