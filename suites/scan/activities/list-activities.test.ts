@@ -3,7 +3,7 @@ import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
 import { isObj } from '../../../harness/fixtures/scan.js';
-import { expectStatus } from '../../v0-http-checks.js';
+import { expectStatus, notBusy } from '../../v0-http-checks.js';
 
 // POST /v0/activities was removed in scan 0.6.8: the requirements below carry since/until, so the wrapper runs the
 // removal check on newer scans and the listing checks on older ones only.
@@ -125,6 +125,7 @@ describe('POST /v0/activities (removed in 0.6.8)', () => {
     },
     async (t) => {
       const x = await t.call('listActivities', { json: {} });
+      notBusy(t, x);
       t.expect(x.status >= 400 && x.status < 500, `a request without page_size answered ${x.status}`, { exchange: x });
     },
   );

@@ -2,7 +2,7 @@ import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import { discoverScan, isObj, sameJson, type DiscoveredEvent } from '../../../harness/fixtures/scan.js';
 import { pageLimitWithBounds } from '../../../generators/scan/PageLimits.js';
-import { expectStatus } from '../../v0-http-checks.js';
+import { BUSY_STATUSES, expectStatus, notBusy } from '../../v0-http-checks.js';
 
 type Obj = Record<string, unknown>;
 
@@ -103,6 +103,13 @@ describe('POST /v0/events', () => {
       const events = (await walked(t)).filter((x) => x.listed !== undefined);
       if (events.length === 0) t.skip('POST /v0/events listed nothing');
       for (const x of events) {
+        // a busy answer during discovery says nothing: asked again once
+        if (x.status !== undefined && BUSY_STATUSES.includes(x.status)) {
+          const again = await t.call('getEventById', { params: { update_id: x.updateId } });
+          notBusy(t, again);
+          x.status = again.status;
+          x.exchange = again;
+        }
         t.expect(x.status === 200, `update ${x.updateId} is listed by POST /v0/events but GET /v0/events/{update_id} answered ${x.status}`, x.exchange !== undefined ? { exchange: x.exchange } : {});
       }
     },
