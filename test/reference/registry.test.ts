@@ -22,12 +22,16 @@ async function post(path: string, body?: unknown, raw?: string, base = server.ur
   else if (body !== undefined) init.body = JSON.stringify(body);
   if (init.body !== undefined) init.headers = { 'content-type': 'application/json' };
   const r = await fetch(`${base}${path}`, init);
-  return { status: r.status, body: await r.json() };
+  const text = await r.text();
+  // a text/plain body (a framework rejection) is kept as {text}
+  return { status: r.status, body: (r.headers.get('content-type') ?? '').startsWith('text/plain') ? { text } : JSON.parse(text) };
 }
 
+/** an error body: {error}, or a text/plain 400 of the HTTP framework (a body that does not decode) */
 function expectError(res: { status: number; body: Json }, status: number): void {
   expect(res.status).toBe(status);
-  expect(typeof res.body.error).toBe('string');
+  if (status === 400 && typeof res.body.text === 'string') expect(res.body.text.length).toBeGreaterThan(0);
+  else expect(typeof res.body.error).toBe('string');
 }
 
 function expectContext(ctx: Json, withDebug: boolean): void {
@@ -39,11 +43,15 @@ function expectContext(ctx: Json, withDebug: boolean): void {
     expect(SYNCHRONIZERS).toContain(d.synchronizerId);
     const debug = Object.keys(d).filter((k) => k.startsWith('debug'));
     if (withDebug) {
-      expect(typeof d.debugPackageName).toBe('string');
+      // null for a package the registry does not know by name (FACTS.md): the open mining round's
+      if (d.templateId.endsWith(':Splice.Round:OpenMiningRound')) expect(d.debugPackageName).toBeNull();
+      else expect(typeof d.debugPackageName).toBe('string');
       expect(typeof d.debugPayload).toBe('object');
       expect(Number.isNaN(Date.parse(d.debugCreatedAt))).toBe(false);
     } else {
-      expect(debug).toEqual([]);
+      // excluded: sent as null, as real registries do (FACTS.md)
+      expect(debug.sort()).toEqual(['debugCreatedAt', 'debugPackageName', 'debugPayload']);
+      for (const k of debug) expect(d[k]).toBeNull();
     }
   }
 }
@@ -63,7 +71,7 @@ describe('registry withdraw contexts', () => {
         const plain = await post(path(id), {});
         expect(plain.status).toBe(200);
         expectContext(plain.body, true);
-        const noDebug = await post(path(id), { excludeDebugFields: true, meta: { values: { a: 'b' } } });
+        const noDebug = await post(path(id), { excludeDebugFields: true, meta: { a: 'b' } });
         expect(noDebug.status).toBe(200);
         expectContext(noDebug.body, false);
         expect(noDebug.body.choiceContextData).toEqual(plain.body.choiceContextData);
@@ -79,6 +87,8 @@ describe('registry withdraw contexts', () => {
       expectError(await post(path(ids[0]!), { excludeDebugFields: 'yes' }), 400);
       expectError(await post(path(ids[0]!), { meta: 5 }), 400);
       expectError(await post(path(ids[0]!), { meta: [] }), 400);
+      // meta is a map from string to string (FACTS.md): the token standard's {values: {}} does not decode
+      expectError(await post(path(ids[0]!), { meta: { values: {} } }), 400);
       expectError(await post(path(ids[0]!), [1, 2]), 400);
       expectError(await post(path(ids[0]!), undefined, '{"meta":'), 400);
       expectError(await post(path(reassigning), {}), 409);

@@ -16,14 +16,31 @@ async function token(sub: string, secret = server.auth.hs256Secret): Promise<str
   return new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(sub).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(secret));
 }
 
-async function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
-  const r = await fetch(url, { headers });
-  return { status: r.status, body: await r.json() };
+interface Res {
+  status: number;
+  body: Json;
+  challenge?: string | null;
 }
 
-function expectError(res: { status: number; body: Json }, status: number): void {
+/** the parsed JSON body, or for a text/plain body (a framework rejection) {text} */
+async function get(url: string, headers: Record<string, string> = {}): Promise<Res> {
+  const r = await fetch(url, { headers });
+  const text = await r.text();
+  const body = (r.headers.get('content-type') ?? '').startsWith('text/plain') ? { text } : JSON.parse(text);
+  return { status: r.status, body, challenge: r.headers.get('www-authenticate') };
+}
+
+/** as the validator user: every validator route needs a token (FACTS.md) */
+async function getAsUser(url: string): Promise<Res> {
+  return get(url, { authorization: `Bearer ${await token(server.auth.validatorUser)}` });
+}
+
+/** an error body: {error}, or a text/plain 400 or 401 of the HTTP framework; a 401 challenges (WWW-Authenticate) */
+function expectError(res: Res, status: number): void {
   expect(res.status).toBe(status);
-  expect(typeof res.body.error).toBe('string');
+  if ((status === 400 || status === 401) && typeof res.body.text === 'string') expect(res.body.text.length).toBeGreaterThan(0);
+  else expect(typeof res.body.error).toBe('string');
+  if (status === 401) expect(res.challenge).toMatch(/^Bearer/);
 }
 
 beforeAll(async () => {
@@ -54,7 +71,7 @@ describe('validator entry/all', () => {
     expect(res.status).toBe(200);
     const scanAll = (await get(`${server.urls.scan}/v0/ans-entries?page_size=1000`)).body.entries;
     const alice = scanAll.find((e: Json) => e.name.startsWith('alice-')).user;
-    const owned = scanAll.filter((e: Json) => e.user === alice && e.contract_id !== undefined);
+    const owned = scanAll.filter((e: Json) => e.user === alice && typeof e.contract_id === 'string');
     expect(owned.length).toBeGreaterThan(5);
     expect(res.body.entries.map((e: Json) => e.contractId)).toEqual(owned.map((e: Json) => e.contract_id));
   });
@@ -79,11 +96,33 @@ describe('validator entry/all', () => {
     expectError(await get(url, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }), 401);
     expectError(await get(url, { authorization: `Bearer ${await token('someone_else')}` }), 404);
   });
+
+  it('rejects a missing or invalid token with a text/plain 401 and a WWW-Authenticate challenge', async () => {
+    for (const headers of [{}, { authorization: 'Bearer not-a-jwt' }] as Array<Record<string, string>>) {
+      const r = await fetch(`${server.urls.validator}/v0/entry/all`, { headers });
+      expect(r.status).toBe(401);
+      expect(r.headers.get('content-type') ?? '').toMatch(/^text\/plain/);
+      expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    }
+  });
+});
+
+describe('validator scan proxy authentication', () => {
+  it('requires a valid token on every scan-proxy route, whoever it names', async () => {
+    const v = server.urls.validator;
+    const routes = [`${v}/v0/scan-proxy/open-and-issuing-mining-rounds`, `${v}/v0/scan-proxy/featured-apps/${encodeURIComponent(fx.validator.featuredProviders[0]!)}`, `${v}/v0/scan-proxy/ans-entries?page_size=2`];
+    for (const url of routes) {
+      expectError(await get(url), 401);
+      expectError(await get(url, { authorization: `Bearer ${await token(server.auth.validatorUser, 'wrong-secret')}` }), 401);
+      // any valid user token: one of a user the validator does not onboard too
+      expect((await get(url, { authorization: `Bearer ${await token('someone_else')}` })).status).toBe(200);
+    }
+  });
 });
 
 describe('validator scan proxy', () => {
   it('returns open and issuing mining rounds', async () => {
-    const res = await get(`${server.urls.validator}/v0/scan-proxy/open-and-issuing-mining-rounds`);
+    const res = await getAsUser(`${server.urls.validator}/v0/scan-proxy/open-and-issuing-mining-rounds`);
     expect(res.status).toBe(200);
     expect(res.body.open_mining_rounds.length).toBeGreaterThan(0);
     expect(res.body.issuing_mining_rounds.length).toBeGreaterThan(0);
@@ -97,23 +136,23 @@ describe('validator scan proxy', () => {
 
   it('returns the featured app right of a featured provider and null otherwise', async () => {
     for (const p of fx.validator.featuredProviders) {
-      const res = await get(`${server.urls.validator}/v0/scan-proxy/featured-apps/${encodeURIComponent(p)}`);
+      const res = await getAsUser(`${server.urls.validator}/v0/scan-proxy/featured-apps/${encodeURIComponent(p)}`);
       expect(res.status).toBe(200);
       expect(res.body.featured_app_right.template_id).toMatch(/:Splice\.Amulet:FeaturedAppRight$/);
       expect(res.body.featured_app_right.payload.provider).toBe(p);
     }
-    const none = await get(`${server.urls.validator}/v0/scan-proxy/featured-apps/${encodeURIComponent(fx.validator.unfeaturedProvider)}`);
-    expect(none).toEqual({ status: 200, body: { featured_app_right: null } });
+    const none = await getAsUser(`${server.urls.validator}/v0/scan-proxy/featured-apps/${encodeURIComponent(fx.validator.unfeaturedProvider)}`);
+    expect({ status: none.status, body: none.body }).toEqual({ status: 200, body: { featured_app_right: null } });
   });
 
   it('lists the same ANS entries as scan', async () => {
     for (const q of ['page_size=1000', 'page_size=7&name_prefix=bob', 'page_size=50&name_prefix=d', 'page_size=3&name_prefix=zz', 'page_size=2&name_prefix=']) {
       const a = await get(`${server.urls.scan}/v0/ans-entries?${q}`);
-      const b = await get(`${server.urls.validator}/v0/scan-proxy/ans-entries?${q}`);
+      const b = await getAsUser(`${server.urls.validator}/v0/scan-proxy/ans-entries?${q}`);
       expect(b.status).toBe(200);
       expect(b.body).toEqual(a.body);
     }
-    for (const q of ['', 'page_size=0', 'page_size=1001', 'page_size=x']) expectError(await get(`${server.urls.validator}/v0/scan-proxy/ans-entries?${q}`), 400);
+    for (const q of ['', 'page_size=0', 'page_size=1001', 'page_size=x']) expectError(await getAsUser(`${server.urls.validator}/v0/scan-proxy/ans-entries?${q}`), 400);
   });
 
   it('answers unknown routes with {error}', async () => {
