@@ -9,7 +9,7 @@
 import type fc from 'fast-check';
 import { conformance, type CallOptions, type CheckContext } from '../harness/conformance.js';
 import { validatorUser } from '../harness/fixtures/scan.js';
-import type { Exchange } from '../harness/http.js';
+import { TargetOverloaded, type Exchange } from '../harness/http.js';
 
 export { validatorUser };
 
@@ -24,14 +24,17 @@ export const BUSY_STATUSES: readonly number[] = [429, 503];
 const excerpt = (x: Exchange) => (x.text.length > 200 ? `${x.text.slice(0, 200)}...` : x.text);
 const what = (x: Exchange) => `${x.record.request.method} ${x.operationId ?? x.record.request.url}`;
 
-/** Skips the check, with the reason, when the target answered a busy status instead of the one a rule needs. */
-export function notBusy(t: CheckContext, x: Exchange, wanted: readonly number[] = []): void {
+/**
+ * Ends the check in error (TargetOverloaded, as t.expectStatus does), never in a failure, when the target answered a
+ * busy status instead of the one a rule needs: nothing was judged.
+ */
+export function notBusy(_t: CheckContext, x: Exchange, wanted: readonly number[] = []): void {
   if (BUSY_STATUSES.includes(x.status) && !wanted.includes(x.status)) {
-    t.skip(`${what(x)} answered ${x.status} (the target is overloaded or timed out, FACTS.md): nothing to judge, try again later`);
+    throw new TargetOverloaded(`${what(x)} answered ${x.status} (overload or a timeout, which any scan, validator or registry endpoint may answer, FACTS.md): nothing judged`);
   }
 }
 
-/** t.expectStatus, except that a busy answer (429, 503) skips instead of failing. */
+/** t.expectStatus, with the busy statuses of scan, validator and registry ending the check in error, never in a failure. */
 export function expectStatus(t: CheckContext, x: Exchange, status: number | number[], o: { requirement?: string; what?: string } = {}): void {
   notBusy(t, x, Array.isArray(status) ? status : [status]);
   t.expectStatus(x, status, o);
