@@ -118,7 +118,7 @@ export async function buildReferenceApp(options: ResolvedReferenceOptions, ctx: 
   // ids reach 128 characters (users) and beyond (contract ids): fastify's default of 100 would answer 414
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024, forceCloseConnections: true, routerOptions: { maxParamLength: 4096 }, frameworkErrors });
   // before the interfaces register: a root hook added later would not reach their scopes
-  installVariantLayer(app, ctx.world.variant);
+  installVariantLayer(app, ctx.world.variant, ctx.world.parties.get('dso')!);
   await app.register(async (scope) => ledgerRoutes(scope, ctx));
   await app.register(async (scope) => scanRoutes(scope, ctx), { prefix: '/api/scan' });
   await app.register(async (scope) => validatorRoutes(scope, ctx), { prefix: '/api/validator' });

@@ -18,8 +18,15 @@ export interface Variant {
   seed: number | undefined;
   /** status for a token whose user is deactivated or unknown (FACTS.md: 401 or 403) */
   refusedUserStatus: 401 | 403;
-  /** an optional response field without a value: sent as JSON null (as built) or left out */
-  unsetOptional: 'as-built' | 'absent';
+  /**
+   * an optional response field without a value: as built, left out, or sent as JSON null also where the default
+   * reference leaves it out (scan's last-page next_page_token, excluded registry debug fields)
+   */
+  unsetOptional: 'as-built' | 'absent' | 'null';
+  /** scan's ANS listings add the DSO's own entry (no contract_id, no expiry) when a page has room (FACTS.md) */
+  dsoEntries: boolean;
+  /** the version string of GET /v2/version: as built (3.5.0), another patch (3.5.2) or a snapshot build */
+  versionString: 'as-built' | 'patch' | 'snapshot';
   /** extra fields added to response records (FACTS.md: extra response fields are allowed) */
   extraFields: boolean;
   /** order of the fields of every response object */
@@ -38,6 +45,18 @@ export interface Variant {
   missingField: 'as-built' | 'text/plain';
   /** seeded data sizes (used when the options do not name them) */
   size: { ansEntries: number; validatorLicenses: number };
+  /** ledger offsets: the first update's and the distance between two updates (as built 1 and 1) */
+  offsets: { start: number; step: number };
+  /** set-like response lists (rights, parties, synchronizers) in the order built or reversed */
+  listOrder: 'as-built' | 'reversed';
+  /** JSON content type: as built, with `; charset=utf-8`, or without parameters */
+  contentType: 'as-built' | 'charset' | 'bare';
+  /** error messages (`cause`, `error`, text/plain bodies): as built, or worded otherwise (their wording is free) */
+  messages: 'as-built' | 'reworded';
+  /** scan's int64 license page token: the sequence number (as built) or another int64 that orders the same way */
+  scanTokens: 'as-built' | 'scaled';
+  /** ledger timestamps: six fractional digits (as built) or trailing zeros trimmed, as Java's Instant prints them */
+  ledgerTimes: 'as-built' | 'trimmed';
 }
 
 export const DEFAULT_NAMESPACE = '1220aa00000000000000000000000000000000000000000000000000000000000001';
@@ -46,6 +65,8 @@ export const DEFAULT_VARIANT: Variant = Object.freeze({
   seed: undefined,
   refusedUserStatus: 403,
   unsetOptional: 'as-built',
+  dsoEntries: false,
+  versionString: 'as-built',
   extraFields: false,
   fieldOrder: 'as-built',
   pageTokens: 'as-built',
@@ -64,6 +85,12 @@ export const DEFAULT_VARIANT: Variant = Object.freeze({
   frameworkErrors: 'as-built',
   missingField: 'as-built',
   size: { ansEntries: 200, validatorLicenses: 120 },
+  offsets: { start: 1, step: 1 },
+  listOrder: 'as-built',
+  contentType: 'as-built',
+  messages: 'as-built',
+  ledgerTimes: 'as-built',
+  scanTokens: 'as-built',
 }) as Variant;
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -71,7 +98,9 @@ const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 /** Every open choice with the options a variant draws from (the first is the default reference's). */
 export const CHOICES = {
   'refused-user': [403, 401],
-  'unset-optional': ['as-built', 'absent'],
+  'unset-optional': ['as-built', 'absent', 'null'],
+  'dso-entries': [false, true],
+  'version-string': ['as-built', 'patch', 'snapshot'],
   'extra-fields': [false, true],
   'field-order': ['as-built', 'reversed', 'shuffled'],
   'page-tokens': ['as-built', 'hex', 'sealed'],
@@ -90,6 +119,16 @@ export const CHOICES = {
   'update-ids': ['as-built', 'plain-hex'],
   'framework-errors': ['as-built', 'json'],
   'missing-field': ['as-built', 'text/plain'],
+  offsets: [
+    { start: 1, step: 1 },
+    { start: 1_000_000_000_001, step: 7 },
+    { start: 40, step: 3 },
+  ],
+  'list-order': ['as-built', 'reversed'],
+  'content-type': ['as-built', 'charset', 'bare'],
+  messages: ['as-built', 'reworded'],
+  'ledger-times': ['as-built', 'trimmed'],
+  'scan-tokens': ['as-built', 'scaled'],
 } as const;
 type Choice = keyof typeof CHOICES;
 
@@ -107,6 +146,8 @@ export function chooseVariant(seed: number): Variant {
     seed,
     refusedUserStatus: pick('refused-user'),
     unsetOptional: pick('unset-optional'),
+    dsoEntries: pick('dso-entries'),
+    versionString: pick('version-string'),
     extraFields: pick('extra-fields'),
     fieldOrder: pick('field-order'),
     pageTokens: pick('page-tokens'),
@@ -122,6 +163,12 @@ export function chooseVariant(seed: number): Variant {
     frameworkErrors: pick('framework-errors'),
     missingField: pick('missing-field'),
     size: { ansEntries: between('ans-entries', 60, 400), validatorLicenses: between('licenses', 30, 260) },
+    offsets: { ...pick('offsets') },
+    listOrder: pick('list-order'),
+    contentType: pick('content-type'),
+    messages: pick('messages'),
+    ledgerTimes: pick('ledger-times'),
+    scanTokens: pick('scan-tokens'),
   };
 }
 
@@ -143,6 +190,8 @@ export function describeVariant(v: Variant): Record<string, string> {
   const out: Record<string, string> = {};
   if (v.refusedUserStatus !== d.refusedUserStatus) out.refusedUser = String(v.refusedUserStatus);
   if (v.unsetOptional !== d.unsetOptional) out.unsetOptional = v.unsetOptional;
+  if (v.dsoEntries) out.dsoEntries = 'yes';
+  if (v.versionString !== d.versionString) out.versionString = v.versionString;
   if (v.extraFields) out.extraFields = 'yes';
   if (v.fieldOrder !== d.fieldOrder) out.fieldOrder = v.fieldOrder;
   if (v.pageTokens !== d.pageTokens) out.pageTokens = v.pageTokens;
@@ -153,6 +202,12 @@ export function describeVariant(v: Variant): Record<string, string> {
   if (v.frameworkErrors !== d.frameworkErrors) out.frameworkErrors = v.frameworkErrors;
   if (v.missingField !== d.missingField) out.missingField = v.missingField;
   if (JSON.stringify(v.size) !== JSON.stringify(d.size)) out.size = `${v.size.ansEntries} ANS entries, ${v.size.validatorLicenses} licenses`;
+  if (JSON.stringify(v.offsets) !== JSON.stringify(d.offsets)) out.offsets = `from ${v.offsets.start}, step ${v.offsets.step}`;
+  if (v.listOrder !== d.listOrder) out.listOrder = v.listOrder;
+  if (v.contentType !== d.contentType) out.contentType = v.contentType;
+  if (v.messages !== d.messages) out.messages = v.messages;
+  if (v.ledgerTimes !== d.ledgerTimes) out.ledgerTimes = v.ledgerTimes;
+  if (v.scanTokens !== d.scanTokens) out.scanTokens = v.scanTokens;
   return out;
 }
 
@@ -215,6 +270,16 @@ const MAP_OR_UNION_KEYS = new Set([
   'annotations', 'context', 'eventsById', 'events_by_id', 'filtersByParty', 'values', 'meta', 'transferLegs',
   'kind', 'identifierFilter', 'command', 'commands', 'headers', 'features', 'cumulative',
 ]);
+/** Lists whose order SPEC.md and FACTS.md leave open (sets of parties, rights, synchronizers, disclosed contracts). */
+const SET_LISTS = new Set([
+  'rights', 'newlyGrantedRights', 'newlyRevokedRights', 'witnessParties', 'signatories', 'observers', 'actingParties',
+  'connectedSynchronizers', 'implementedInterfaces', 'disclosedContracts', 'open_mining_rounds', 'issuing_mining_rounds',
+  'submitting_parties', 'informees', 'acting_parties',
+]);
+/** Ledger timestamps (Java's Instant prints as many fractional digits as it needs). */
+const LEDGER_TIMES = new Set(['effectiveAt', 'recordTime', 'createdAt']);
+const trimTime = (s: string) => s.replace(/^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d*?)0*)?Z$/, (_, base: string, frac: string | undefined) => `${base}${frac ? `.${frac}` : ''}Z`);
+
 /** Fields that stay even when null (FACTS.md: scan's event record sends them as null). */
 const KEEP_NULL = new Set(['update', 'verdict', 'traffic_summary', 'app_activity_records']);
 
@@ -239,10 +304,16 @@ function order(v: Variant, keys: string[]): string[] {
 interface Walk {
   v: Variant;
   snake: boolean;
+  /** a ledger body (its timestamps may be trimmed) */
+  ledger: boolean;
 }
 
 function reshape(w: Walk, x: Json, key: string | undefined, inPayload: boolean): Json {
-  if (Array.isArray(x)) return x.map((e) => reshape(w, e, undefined, inPayload));
+  if (Array.isArray(x)) {
+    const list = x.map((e) => reshape(w, e, undefined, inPayload));
+    return !inPayload && w.v.listOrder === 'reversed' && key !== undefined && SET_LISTS.has(key) ? list.reverse() : list;
+  }
+  if (typeof x === 'string' && w.ledger && !inPayload && w.v.ledgerTimes === 'trimmed' && key !== undefined && LEDGER_TIMES.has(key)) return trimTime(x);
   if (!isRecord(x)) return x;
   const payload = inPayload || (key !== undefined && PAYLOAD_KEYS.has(key));
   const out: Record<string, Json> = {};
@@ -313,8 +384,41 @@ function requestHasField(req: FastifyRequest, snake: string): boolean {
   return seen(parsed, 0);
 }
 
+const LICENSES = '/api/scan/v0/admin/validator/licenses';
+const SCAN_TOKEN_SCALE = 1000;
+const DEBUG_FIELDS = ['debugPackageName', 'debugPayload', 'debugCreatedAt'];
+const ANS_LISTINGS = new Set(['/api/scan/v0/ans-entries', '/api/validator/v0/scan-proxy/ans-entries']);
+
+/** Choices that live in one endpoint's answer. */
+function endpointChoices(v: Variant, dso: string, req: FastifyRequest, path: string, status: number, body: Json): void {
+  if (status !== 200 || !isRecord(body)) return;
+  if (v.scanTokens === 'scaled' && path === LICENSES && typeof body.next_page_token === 'number') body.next_page_token *= SCAN_TOKEN_SCALE;
+  if (v.unsetOptional === 'null') {
+    if (path === LICENSES && !('next_page_token' in body)) body.next_page_token = null;
+    if (path.startsWith('/api/registry/')) {
+      const ctx = isRecord(body.choiceContext) ? body.choiceContext : body;
+      for (const d of Array.isArray(ctx.disclosedContracts) ? ctx.disclosedContracts : []) {
+        if (isRecord(d)) for (const k of DEBUG_FIELDS) if (!(k in d)) d[k] = null;
+      }
+    }
+  }
+  if (v.dsoEntries && ANS_LISTINGS.has(path) && Array.isArray(body.entries)) {
+    const q = (req.query ?? {}) as Record<string, unknown>;
+    const prefix = typeof q.name_prefix === 'string' ? q.name_prefix : '';
+    const pageSize = Number(q.page_size);
+    const name = 'dso.cns';
+    if (name.startsWith(prefix) && body.entries.length < pageSize && !body.entries.some((e) => isRecord(e) && e.name === name)) {
+      body.entries.push({ user: dso, name, url: '', description: '', ...(v.unsetOptional === 'null' ? { expires_at: null } : {}) });
+    }
+  }
+  if (v.versionString !== 'as-built' && path === '/v2/version' && typeof body.version === 'string') {
+    const mm = body.version.split('.').slice(0, 2).join('.');
+    body.version = v.versionString === 'patch' ? `${mm}.2` : `${mm}.0-SNAPSHOT.20261101.${v.seed}`;
+  }
+}
+
 /** The variant's answer for a response the routes built: the same status, the body in the variant's form. */
-function rewrite(v: Variant, req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+function rewrite(v: Variant, dso: string, req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   const text = bodyText(payload);
   if (text === undefined) return payload;
   const path = pathOf(req);
@@ -324,9 +428,10 @@ function rewrite(v: Variant, req: FastifyRequest, reply: FastifyReply, payload: 
   if (/^text\/plain/i.test(ct)) {
     if (api && v.frameworkErrors === 'json' && (status === 400 || status === 401)) {
       void reply.header('content-type', 'application/json; charset=utf-8');
-      return JSON.stringify(reshape({ v, snake: true }, { error: text === '' ? 'bad request' : text }, undefined, false));
+      return JSON.stringify(reshape({ v, snake: true, ledger: false }, { error: text === '' ? 'bad request' : text }, undefined, false));
     }
-    return payload;
+    if (v.contentType !== 'as-built') void reply.header('content-type', v.contentType === 'charset' ? 'text/plain; charset=utf-8' : 'text/plain');
+    return v.messages === 'reworded' && status >= 400 ? `Bad request. ${text}` : payload;
   }
   if (!/^application\/json/i.test(ct) || text === '') return payload;
   let body: Json;
@@ -335,24 +440,37 @@ function rewrite(v: Variant, req: FastifyRequest, reply: FastifyReply, payload: 
   } catch {
     return payload;
   }
+  endpointChoices(v, dso, req, path, status, body);
+  if (v.contentType !== 'as-built') void reply.header('content-type', v.contentType === 'charset' ? 'application/json; charset=utf-8' : 'application/json');
+  if (v.messages === 'reworded' && status >= 400 && isRecord(body)) {
+    if (typeof body.cause === 'string') body.cause = `Request refused (${body.cause})`;
+    if (typeof body.error === 'string') body.error = `Request failed: ${body.error}`;
+  }
   if (!api && v.missingField === 'text/plain' && status === 400 && isRecord(body) && body.code === 'MISSING_FIELD') {
     // only a field the request left out (a value sent but refused, like TRANSACTION_SHAPE_UNSPECIFIED, stays JSON)
     const field = isRecord(body.context) && typeof body.context.field_name === 'string' ? body.context.field_name : undefined;
     if (field !== undefined && !requestHasField(req, field)) {
       void reply.header('content-type', 'text/plain; charset=UTF-8');
-      return `Invalid value for: body (missing required field ${field})`;
+      return `${v.messages === 'reworded' ? 'Bad request. ' : ''}Invalid value for: body (missing required field ${field})`;
     }
   }
-  return JSON.stringify(reshape({ v, snake: api && !path.startsWith('/api/registry') && !path.includes('/v0/entry/') }, body, undefined, false));
+  return JSON.stringify(reshape({ v, snake: api && !path.startsWith('/api/registry') && !path.includes('/v0/entry/'), ledger: !api }, body, undefined, false));
 }
 
 /** Installs the variant's JSON layer on the whole server (all four interfaces). Nothing for the default reference. */
-export function installVariantLayer(app: FastifyInstance, v: Variant): void {
+export function installVariantLayer(app: FastifyInstance, v: Variant, dso: string): void {
   if (v.seed === undefined) return;
   if (v.pageTokens !== 'as-built') {
     app.addHook('preHandler', async (req) => {
       if (!pathOf(req).startsWith('/api/')) await decodeRequestTokens(v, req);
     });
   }
-  app.addHook('onSend', async (req, reply, payload) => rewrite(v, req, reply, payload));
+  if (v.scanTokens === 'scaled') {
+    app.addHook('preHandler', async (req) => {
+      const q = req.query as Record<string, unknown> | undefined;
+      // a token it issued, or any int64 in between, maps back to the sequence number that orders the same way
+      if (pathOf(req) === LICENSES && q !== undefined && typeof q.after === 'string' && /^\d{1,16}$/.test(q.after)) q.after = String(Math.floor(Number(q.after) / SCAN_TOKEN_SCALE));
+    });
+  }
+  app.addHook('onSend', async (req, reply, payload) => rewrite(v, dso, req, reply, payload));
 }

@@ -170,16 +170,23 @@ export class LedgerState {
   }
 
   get ledgerEnd(): number {
-    return this.updates.length;
+    return this.updates.length === 0 ? 0 : this.offsetOf(this.updates.length);
   }
-  /** Append an update at the next offset (offsets are 1, 2, 3, ...). */
+  /** The offset of the n-th update (1, 2, 3, ... as built; a variant's offsets may start high and leave gaps). */
+  private offsetOf(n: number): number {
+    const o = this.world.variant.offsets;
+    return o.start + (n - 1) * o.step;
+  }
+  /** Append an update at the next offset. */
   append<U extends LedgerUpdate>(make: (offset: number) => U): U {
-    const u = make(this.updates.length + 1);
+    const u = make(this.offsetOf(this.updates.length + 1));
     this.updates.push(u);
     return u;
   }
   update(offset: number): LedgerUpdate | undefined {
-    return Number.isInteger(offset) && offset >= 1 ? this.updates[offset - 1] : undefined;
+    const o = this.world.variant.offsets;
+    if (!Number.isSafeInteger(offset) || offset < o.start || (offset - o.start) % o.step !== 0) return undefined;
+    return this.updates[(offset - o.start) / o.step];
   }
 
   vettingRecord(synchronizerId: string, participantId: string): VettingRecord {
