@@ -280,6 +280,18 @@ const SET_LISTS = new Set([
 const LEDGER_TIMES = new Set(['effectiveAt', 'recordTime', 'createdAt']);
 const trimTime = (s: string) => s.replace(/^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d*?)0*)?Z$/, (_, base: string, frac: string | undefined) => `${base}${frac ? `.${frac}` : ''}Z`);
 
+/**
+ * Optional ledger fields whose unset value the default reference sends as "" or false: a server may leave them out
+ * (SPEC.md marks them optional; unset means the empty default).
+ */
+const EMPTY_OPTIONAL = new Map<string, unknown>([
+  ['primaryParty', ''],
+  ['identityProviderId', ''],
+  ['workflowId', ''],
+  ['isDeactivated', false],
+  ['primaryPartyAuthentication', false],
+]);
+
 /** Fields that stay even when null (FACTS.md: scan's event record sends them as null). */
 const KEEP_NULL = new Set(['update', 'verdict', 'traffic_summary', 'app_activity_records']);
 
@@ -320,6 +332,7 @@ function reshape(w: Walk, x: Json, key: string | undefined, inPayload: boolean):
   for (const k of order(w.v, Object.keys(x))) {
     let val = x[k]!;
     if (!payload && val === null && w.v.unsetOptional === 'absent' && !KEEP_NULL.has(k)) continue;
+    if (!payload && w.ledger && w.v.unsetOptional === 'absent' && EMPTY_OPTIONAL.has(k) && EMPTY_OPTIONAL.get(k) === val) continue;
     if (!payload && k === 'nextPageToken' && typeof val === 'string') val = encodeToken(w.v, val);
     out[k] = reshape(w, val, k, payload);
   }
