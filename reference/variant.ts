@@ -304,11 +304,25 @@ const isUnionLike = (o: Record<string, Json>): boolean => {
   return keys.length === 1 && (/^[A-Z]/.test(keys[0]!) || keys[0] === 'value');
 };
 
+/** A key's place in a shuffled order, per variant (memoized: large answers repeat few keys many times). */
+const ranks = new WeakMap<Variant, Map<string, string>>();
+function rankOf(v: Variant, k: string): string {
+  let m = ranks.get(v);
+  if (m === undefined) ranks.set(v, (m = new Map()));
+  let r = m.get(k);
+  if (r === undefined) {
+    r = sha(`order:${v.seed}:${k}`);
+    if (m.size < 100_000) m.set(k, r);
+  }
+  return r;
+}
+
 function order(v: Variant, keys: string[]): string[] {
   if (v.fieldOrder === 'reversed') return [...keys].reverse();
   if (v.fieldOrder === 'shuffled') {
-    const rank = (k: string) => sha(`order:${v.seed}:${k}`);
-    return [...keys].sort((a, b) => (rank(a) < rank(b) ? -1 : rank(a) > rank(b) ? 1 : 0));
+    const ranked = keys.map((k) => [rankOf(v, k), k] as const);
+    ranked.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return ranked.map((r) => r[1]);
   }
   return keys;
 }
