@@ -85,6 +85,18 @@ targets:
     expect(errorOf(() => load({ ledgerUrl: 'not a url' }))).toContain('targets.ledger.url');
   });
 
+  it('takes a reference variant from the file or --reference-variant, and a generated targets block like a file\'s', async () => {
+    expect(load().reference.variant).toBeUndefined();
+    expect(load({ referenceVariant: '7' }).reference.variant).toBe(7);
+    expect(loadConfig({ flags: { config: file('variant.yaml', 'reference:\n  variant: 12\n') }, env: {} }).reference.variant).toBe(12);
+    expect(errorOf(() => load({ referenceVariant: 'seven' }))).toContain('flag --reference-variant');
+    expect(errorOf(() => loadConfig({ flags: { config: file('bad-variant.yaml', 'reference:\n  variant: -1\n') }, env: {} }))).toContain('reference.variant');
+    const { targetsFromBlock } = await import('../../harness/config.js');
+    const targets = targetsFromBlock({ scan: { url: 'http://127.0.0.1:1/api/scan/' } }, 'a test');
+    expect(targets.scan).toMatchObject({ url: 'http://127.0.0.1:1/api/scan', auth: { kind: 'none' }, fixtures: {}, disabledRequirements: [] });
+    expect(errorOf(() => targetsFromBlock({ scan: { url: 'nope' } }, 'a test'))).toContain('a test');
+  });
+
   it('prints no secret', () => {
     const p = file('secrets.yaml', `
 targets:
