@@ -1,7 +1,9 @@
 /**
  * The historical activity listing of scans before 0.6.8 (POST /v0/activities): transfers (plain and creating a
  * transfer instruction), mints, taps and aborted transfer instructions. Event ids increase monotonically
- * (`#<18-digit offset>:0`); the listing is newest first and begin_after_id continues below the given id.
+ * (`#<18-digit offset>:0`); the listing is newest first and begin_after_id continues below the given id. Amounts and
+ * owners are named as real scans name them (FACTS.md): `amulet_owner`, `amulet_amount`, `input_amulet_amount` where
+ * SPEC.md writes `coin_*`, and a tap's activity_type is `devnet_tap` (its payload under `tap`).
  */
 import type { World } from '../world.js';
 import { BASE_TIME_MS, contractId, decimal, isoMicros, party } from '../data/seed.js';
@@ -31,7 +33,7 @@ export function seedActivities(world: World): ActivityItem[] {
       const transfer: Record<string, unknown> = {
         sender: {
           party: alice,
-          input_coin_amount: decimal(1000 - k),
+          input_amulet_amount: decimal(1000 - k),
           input_app_reward_amount: decimal(0),
           input_validator_reward_amount: decimal(k % 2 === 0 ? 1.5 : 0),
           input_sv_reward_amount: decimal(0),
@@ -56,9 +58,9 @@ export function seedActivities(world: World): ActivityItem[] {
       }
       out.push({ activity_type: 'transfer', ...base, transfer });
     } else if (kind === 1) {
-      out.push({ activity_type: 'mint', ...base, mint: { coin_owner: alice, coin_amount: decimal(100 + k) } });
+      out.push({ activity_type: 'mint', ...base, mint: { amulet_owner: alice, amulet_amount: decimal(100 + k) } });
     } else if (kind === 2) {
-      out.push({ activity_type: 'tap', ...base, tap: { coin_owner: bob, coin_amount: decimal(50 + k) } });
+      out.push({ activity_type: 'devnet_tap', ...base, tap: { amulet_owner: bob, amulet_amount: decimal(50 + k) } });
     } else {
       out.push({
         activity_type: 'abort_transfer_instruction',

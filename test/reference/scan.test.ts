@@ -366,11 +366,13 @@ describe('scan activities', () => {
       expect(all.length).toBe(40);
       for (let k = 1; k < all.length; k++) expect(all[k - 1].event_id > all[k].event_id).toBe(true);
       const types = new Set(all.map((a) => a.activity_type));
-      expect([...types].sort()).toEqual(['abort_transfer_instruction', 'mint', 'tap', 'transfer']);
+      // as real scans send them (FACTS.md): devnet_tap, with its payload under tap, and amulet_* names
+      expect([...types].sort()).toEqual(['abort_transfer_instruction', 'devnet_tap', 'mint', 'transfer']);
       for (const a of all) {
         for (const f of ['event_id', 'offset', 'date', 'domain_id']) expect(typeof a[f]).toBe('string');
-        expect(a).toHaveProperty([a.activity_type]);
+        expect(a).toHaveProperty([a.activity_type === 'devnet_tap' ? 'tap' : a.activity_type]);
       }
+      expect(typeof all.find((a) => a.activity_type === 'mint').mint.amulet_owner).toBe('string');
       const ti = all.find((a) => a.transfer?.transfer_kind === 'create_transfer_instruction');
       expect(typeof ti.transfer.transferInstructionCid).toBe('string');
       expect(all.find((a) => a.activity_type === 'abort_transfer_instruction').abort_transfer_instruction.abort_kind).toBe('withdraw');
