@@ -429,6 +429,12 @@ function endpointChoices(v: Variant, dso: string, req: FastifyRequest, path: str
       }
     }
   }
+  // the validator's own listing has no order SPEC.md names
+  if (v.listOrder === 'reversed' && path === '/api/validator/v0/entry/all' && Array.isArray(body.entries)) body.entries.reverse();
+  // ContractWithState.domain_id is optional: a scan proxy may leave it out
+  if (v.unsetOptional === 'absent' && path === '/api/validator/v0/scan-proxy/open-and-issuing-mining-rounds') {
+    for (const list of [body.open_mining_rounds, body.issuing_mining_rounds]) for (const c of Array.isArray(list) ? list : []) if (isRecord(c)) delete c.domain_id;
+  }
   if (v.dsoEntries && ANS_LISTINGS.has(path) && Array.isArray(body.entries)) {
     const q = (req.query ?? {}) as Record<string, unknown>;
     const prefix = typeof q.name_prefix === 'string' ? q.name_prefix : '';
@@ -452,6 +458,8 @@ function rewrite(v: Variant, dso: string, req: FastifyRequest, reply: FastifyRep
   const api = path.startsWith('/api/');
   const ct = String(reply.getHeader('content-type') ?? '');
   const status = reply.statusCode;
+  // the challenge's parameters are the server's (a realm, an error code)
+  if (v.messages === 'reworded' && status === 401 && reply.hasHeader('www-authenticate')) void reply.header('www-authenticate', `Bearer realm="reference-variant-${v.seed}", error="invalid_token"`);
   if (/^text\/plain/i.test(ct)) {
     if (api && v.frameworkErrors === 'json' && (status === 400 || status === 401)) {
       void reply.header('content-type', 'application/json; charset=utf-8');
