@@ -44,17 +44,32 @@ export function expectStatus(t: CheckContext, x: Exchange, status: number | numb
  * A rejection where SPEC.md says "rejected" (MUST: a 4xx, not a busy 429), and separately the SHOULD that it is 400
  * (FACTS.md: Splice's servers answer 400 to what they cannot decode or accept). Each is judged on its own.
  */
-export async function judgeRejection(t: CheckContext, x: Exchange, o: { requirement: string; badRequest: string; what?: string }): Promise<void> {
+export async function judgeRejection(
+  t: CheckContext,
+  x: Exchange,
+  o: { requirement: string; badRequest: string; what?: string; deferBadRequest?: Array<{ x: Exchange; what: string }> },
+): Promise<void> {
   notBusy(t, x);
   const label = o.what ?? what(x);
   await t.judge(o.requirement, () => {
     t.expect(x.status >= 400 && x.status < 500, `${label}: expected a 4xx rejection, got ${x.status}${excerpt(x) ? `: ${excerpt(x)}` : ''}`, { requirement: o.requirement, exchange: x });
   });
-  if (x.status >= 400 && x.status < 500) {
-    await t.judge(o.badRequest, () => {
-      t.expect(x.status === 400, `${label}: rejected with ${x.status}, not 400${excerpt(x) ? `: ${excerpt(x)}` : ''}`, { requirement: o.badRequest, exchange: x });
-    });
+  if (x.status < 400 || x.status >= 500) return;
+  // inside a property the SHOULD is noted and judged after it (judgeBadRequests): its failure would end the property
+  if (o.deferBadRequest !== undefined) {
+    o.deferBadRequest.push({ x, what: label });
+    return;
   }
+  await judgeBadRequests(t, o.badRequest, [{ x, what: label }]);
+}
+
+/** The SHOULD that rejections are 400, over rejections a property noted (judgeRejection's deferBadRequest). */
+export async function judgeBadRequests(t: CheckContext, badRequest: string, seen: Array<{ x: Exchange; what: string }>): Promise<void> {
+  if (seen.length === 0) return;
+  const other = seen.find((s) => s.x.status !== 400);
+  await t.judge(badRequest, () => {
+    if (other !== undefined) t.fail(`${other.what}: rejected with ${other.x.status}, not 400${excerpt(other.x) ? `: ${excerpt(other.x)}` : ''}`, { requirement: badRequest, exchange: other.x });
+  });
 }
 
 

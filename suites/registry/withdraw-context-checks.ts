@@ -20,7 +20,7 @@ import {
 } from '../../harness/fixtures/registry.js';
 import { choiceContextRequest, invalidChoiceContextRequest } from '../../generators/registry/GetChoiceContextRequest.js';
 import { contractIdLike } from '../../generators/registry/GetFactoryRequest.js';
-import { expectStatus, judgeRejection } from '../v0-http-checks.js';
+import { expectStatus, judgeBadRequests, judgeRejection } from '../v0-http-checks.js';
 
 export interface WithdrawCheckIds {
   context: string;
@@ -147,10 +147,12 @@ export function withdrawContextChecks(kind: InstructionKind, ids: WithdrawCheckI
     async (t) => {
       const [id] = stableInstructionIds(t, kind, 1) as [string];
       await setupWithdraw(t, kind, id);
+      const rejected: Parameters<typeof judgeBadRequests>[2] = [];
       await t.property(invalidChoiceContextRequest(), async (m) => {
         const x = await t.call(operation, { params: { [param]: id }, body: m.text, headers: { 'content-type': 'application/json' } });
-        await judgeRejection(t, x, { requirement: REQ[kind].malformed, badRequest: 'registry.errors.bad-request-400', what: `${operation} with a malformed body (${m.what}: ${m.text.slice(0, 80)})` });
+        await judgeRejection(t, x, { requirement: REQ[kind].malformed, badRequest: 'registry.errors.bad-request-400', what: `${operation} with a malformed body (${m.what}: ${m.text.slice(0, 80)})`, deferBadRequest: rejected });
       });
+      await judgeBadRequests(t, 'registry.errors.bad-request-400', rejected);
     },
   );
 }

@@ -3,7 +3,7 @@ import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import { discoverScan, isObj, lookedUpEvents, sameJson, type DiscoveredEvent, type ScanDiscovery } from '../../../harness/fixtures/scan.js';
 import { invalidDamlValueEncoding } from '../../../generators/scan/DamlValueEncoding.js';
-import { expectStatus, judgeRejection } from '../../v0-http-checks.js';
+import { expectStatus, judgeBadRequests, judgeRejection } from '../../v0-http-checks.js';
 
 type Obj = Record<string, unknown>;
 type Looked = DiscoveredEvent & { body: Obj };
@@ -153,10 +153,12 @@ describe('GET /v0/events/{update_id}', () => {
       const id = resolvableIds(d).all[0];
       if (id === undefined) t.skip(noId(d));
       const updateId: string = id ?? '';
+      const rejected: Parameters<typeof judgeBadRequests>[2] = [];
       await t.property(invalidDamlValueEncoding(), async (enc) => {
         const x = await t.call('getEventById', { params: { update_id: updateId }, query: { daml_value_encoding: enc } });
-        await judgeRejection(t, x, { requirement: 'scan.get-event-by-id.invalid-encoding-rejected', badRequest: 'scan.errors.bad-request-400', what: `GET /v0/events/{update_id} with daml_value_encoding ${JSON.stringify(enc)}` });
+        await judgeRejection(t, x, { requirement: 'scan.get-event-by-id.invalid-encoding-rejected', badRequest: 'scan.errors.bad-request-400', what: `GET /v0/events/{update_id} with daml_value_encoding ${JSON.stringify(enc)}`, deferBadRequest: rejected });
       });
+      await judgeBadRequests(t, 'scan.errors.bad-request-400', rejected);
     },
   );
 
