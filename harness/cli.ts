@@ -48,6 +48,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--no-compare', 'do not diff against an earlier run')
     .option('--fault <name>', 'embedded reference only: switch on a planted fault (repeatable)', collect)
     .option('--reference-variant <seed>', 'embedded reference only: a variant that makes every choice the specification leaves open at random from this seed (an integer, or "random")')
+    .addOption(new Option('--ledger-version <v>', 'embedded reference only: the ledger API version it claims (3.6 no longer serves transaction-by-offset nor GET /v2/package-vetting)').choices([...LEDGER_VERSIONS]))
     .addHelpText('after', EXIT_HELP)
     .action(done(async (opts: ConfigFlags & { html: boolean; compare?: string | boolean }) => {
       // commander sets negatable flags to true when absent: only an explicit --no-x overrides the config file
@@ -58,6 +59,9 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       }
       if (!config.useReference && opts.referenceVariant !== undefined) {
         throw new UsageError('--reference-variant applies only to the embedded reference server, but a target URL is configured');
+      }
+      if (!config.useReference && opts.ledgerVersion !== undefined) {
+        throw new UsageError('--ledger-version applies only to the embedded reference server (a target names its version in targets.ledger.version), but a target URL is configured');
       }
       await validateSelection(config.run.requirements, config.reference.faults);
       await validateDisabled(config);

@@ -123,6 +123,8 @@ export interface ConfigFlags {
   html?: boolean;
   fault?: string[];
   referenceVariant?: string;
+  /** embedded reference only: the ledger release line it claims */
+  ledgerVersion?: string;
   baseline?: string;
   compare?: string | boolean;
 }
@@ -261,6 +263,11 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
   if (flags.referenceVariant !== undefined) {
     if (!isObject(raw.reference)) raw.reference = {};
     (raw.reference as Json).variant = parseVariantSeed(flags.referenceVariant, 'flag --reference-variant');
+  }
+  if (flags.ledgerVersion !== undefined) {
+    if (!isObject(raw.reference)) raw.reference = {};
+    // checked against the enum of the schema below, like reference.ledgerVersion in a file
+    (raw.reference as Json).ledgerVersion = flags.ledgerVersion;
   }
 }
 
