@@ -69,6 +69,15 @@ export async function doctor(config: Config): Promise<DoctorLine[]> {
         allOk &&= proxyOk;
         detail += `; GET /v0/scan-proxy/open-and-issuing-mining-rounds as user: ${proxy.status}${proxyOk ? '' : proxy.status === 401 || proxy.status === 403 ? ' (the token was refused on a scan-proxy route)' : ''}`;
       }
+      if (api === 'ledger' && ok) {
+        // what the set-up steps and the reassignment checks will find (FACTS.md): informative, never a failure
+        const syncs = await client.send({ method: 'GET', path: '/v2/state/connected-synchronizers', ...(token !== undefined ? { token } : {}) });
+        const list = (syncs.json as { connectedSynchronizers?: unknown } | undefined)?.connectedSynchronizers;
+        const n = Array.isArray(list) ? list.length : undefined;
+        detail += n === undefined
+          ? `; GET /v2/state/connected-synchronizers: ${syncs.status}`
+          : `; ${n} connected synchronizer(s)${n < 2 ? ' (the reassignment checks need two and will be skipped)' : ' (party allocation and vetting uploads will name one: fixture synchronizerId, else the first)'}`;
+      }
       lines.push({ api, url: target.url, ok: allOk, detail });
     } catch (e) {
       lines.push({ api, url: target.url, ok: false, detail: e instanceof TransportError ? e.message : (e as Error).message });
