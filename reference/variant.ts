@@ -53,6 +53,8 @@ export interface Variant {
   contentType: 'as-built' | 'charset' | 'bare';
   /** error messages (`cause`, `error`, text/plain bodies): as built, or worded otherwise (their wording is free) */
   messages: 'as-built' | 'reworded';
+  /** the removed /v0/activities: amulet_* names and devnet_tap as real scans send them, or SPEC.md's coin_* and tap */
+  activityNames: 'as-built' | 'spec';
   /** scan's int64 license page token: the sequence number (as built) or another int64 that orders the same way */
   scanTokens: 'as-built' | 'scaled';
   /** ledger timestamps: six fractional digits (as built) or trailing zeros trimmed, as Java's Instant prints them */
@@ -91,6 +93,7 @@ export const DEFAULT_VARIANT: Variant = Object.freeze({
   messages: 'as-built',
   ledgerTimes: 'as-built',
   scanTokens: 'as-built',
+  activityNames: 'as-built',
 }) as Variant;
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -129,6 +132,7 @@ export const CHOICES = {
   messages: ['as-built', 'reworded'],
   'ledger-times': ['as-built', 'trimmed'],
   'scan-tokens': ['as-built', 'scaled'],
+  'activity-names': ['as-built', 'spec'],
 } as const;
 type Choice = keyof typeof CHOICES;
 
@@ -169,6 +173,7 @@ export function chooseVariant(seed: number): Variant {
     messages: pick('messages'),
     ledgerTimes: pick('ledger-times'),
     scanTokens: pick('scan-tokens'),
+    activityNames: pick('activity-names'),
   };
 }
 
@@ -208,6 +213,7 @@ export function describeVariant(v: Variant): Record<string, string> {
   if (v.messages !== d.messages) out.messages = v.messages;
   if (v.ledgerTimes !== d.ledgerTimes) out.ledgerTimes = v.ledgerTimes;
   if (v.scanTokens !== d.scanTokens) out.scanTokens = v.scanTokens;
+  if (v.activityNames !== d.activityNames) out.activityNames = v.activityNames;
   return out;
 }
 
@@ -428,6 +434,18 @@ function endpointChoices(v: Variant, dso: string, req: FastifyRequest, path: str
         if (isRecord(d)) for (const k of DEBUG_FIELDS) if (!(k in d)) d[k] = null;
       }
     }
+  }
+  if (v.activityNames === 'spec' && path === '/api/scan/v0/activities' && Array.isArray(body.activities)) {
+    const rename = (x: Json): Json => {
+      if (Array.isArray(x)) return x.map(rename);
+      if (!isRecord(x)) return x;
+      return Object.fromEntries(Object.entries(x).map(([k, e]) => [k.replace(/(^|_)amulet(_|$)/, '$1coin$2'), rename(e)]));
+    };
+    body.activities = body.activities.map((a) => {
+      const r = rename(a);
+      if (isRecord(r) && r.activity_type === 'devnet_tap') r.activity_type = 'tap';
+      return r;
+    });
   }
   // the validator's own listing has no order SPEC.md names
   if (v.listOrder === 'reversed' && path === '/api/validator/v0/entry/all' && Array.isArray(body.entries)) body.entries.reverse();
