@@ -54,3 +54,40 @@ describe('the registry suite against a registry without allocation instructions'
     expect(result.report.exitCode).toBe(0);
   });
 });
+
+/**
+ * A 400 counts as "unsupported" only with evidence that the request was acceptable (the other instruction kind accepts
+ * the same valid body): a registry that refuses every withdraw request without meta (planted meta-required) refuses
+ * {} for both kinds, so nothing tells an unsupported kind from a refused request. Its checks are skipped with that
+ * reason, none reported unsupported, and the rule it breaks fails.
+ */
+describe('the registry suite against a registry that refuses a valid body for every kind', () => {
+  let result: RunResult;
+  let reports: string;
+
+  beforeAll(async () => {
+    const { CC_META_REQUIRED } = await import('../reference/registry/faults-choice-context.js');
+    reports = mkdtempSync(join(tmpdir(), 'cc-registry-meta-required-'));
+    const config: Config = {
+      run: { ...DEFAULT_RUN, only: ['registry'], reportsDir: reports, html: false, runs: 5 },
+      targets: {},
+      reference: { faults: [CC_META_REQUIRED] },
+      useReference: true,
+      sources: ['test'],
+    };
+    result = await runConformance(config, { write: () => undefined });
+  }, 120_000);
+
+  afterAll(() => rmSync(reports, { recursive: true, force: true }));
+
+  it('reports no check unsupported: without evidence a 400 is not an unsupported kind', () => {
+    expect(result.report.checks.filter((c) => c.verdict === 'unsupported').map((c) => c.id)).toEqual([]);
+    const undecided = result.report.checks.filter((c) => c.verdict === 'skipped' && /cannot tell an unsupported kind from a refused request/.test(c.reason ?? ''));
+    expect(undecided.length).toBeGreaterThan(0);
+  });
+
+  it('fails the rule the registry breaks', () => {
+    const byId = new Map(result.report.requirements.map((r) => [r.id, r.verdict]));
+    expect(byId.get('registry.choice-context.meta-optional')).toBe('fail');
+  });
+});
