@@ -58,6 +58,35 @@ describe('a served variant', () => {
     expect(guessed.status).toBe(400);
   });
 
+  it('adds extra fields to records only: never to a union wrapper, a Right\'s kind or a Daml payload', async () => {
+    const alice = server.targetConfig().registry.fixtures?.reassignmentSubmitter as string;
+    const token = await new SignJWT({ sub: 'alice_user' }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(server.auth.hs256Secret));
+    const rights = await get('/v2/users/alice_user/rights');
+    for (const r of (JSON.parse(rights.text) as { rights: Array<{ kind: Record<string, unknown> }> }).rights) expect(Object.keys(r.kind)).toHaveLength(1);
+    // the seeded transactions alice sees: each event one kind key, the created event's argument as the ledger holds it
+    const end = (JSON.parse((await get('/v2/state/ledger-end')).text) as { offset: number }).offset;
+    let seen = 0;
+    for (let k = 0, offset = end; k < 30 && offset > 0 && seen < 3; k++, offset -= v.offsets.step) {
+      const r = await fetch(`${server.urls.ledger}/v2/updates/transaction-by-offset`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ offset, transactionFormat: { eventFormat: { filtersByParty: { [alice]: {} }, verbose: true }, transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' } }),
+      });
+      if (r.status !== 200) continue;
+      const events = (JSON.parse(await r.text()) as { transaction: { events: Array<Record<string, Record<string, unknown>>> } }).transaction.events;
+      for (const e of events) {
+        expect(Object.keys(e)).toHaveLength(1);
+        const inner = Object.values(e)[0]!;
+        const arg = (inner.createArgument ?? (inner.value as Record<string, unknown> | undefined)?.createArgument) as Record<string, unknown> | undefined;
+        if (arg !== undefined) {
+          expect(JSON.stringify(arg)).not.toContain('variantExtra');
+          seen++;
+        }
+      }
+    }
+    expect(seen).toBeGreaterThan(0);
+  });
+
   it('gives the suite a target configuration with its own ids', () => {
     const t = server.targetConfig();
     expect(t.ledger.url).toBe(server.urls.ledger);
