@@ -91,8 +91,9 @@ const unwrapAll = (list: unknown[]): Ev[] => list.map(unwrapEvent).filter((e): e
 
 /** The events of a transaction (lookup) or reassignment (submission) response, unwrapped; [] when there are none. */
 export function eventsOf(x: Exchange): Ev[] {
-  const j = x.json as { transaction?: { events?: unknown }; reassignment?: { events?: unknown } } | undefined;
-  const e = (j?.transaction ?? j?.reassignment)?.events;
+  const j = x.json as { transaction?: { events?: unknown }; reassignment?: { events?: unknown }; update?: { Transaction?: { value?: { events?: unknown } } } } | undefined;
+  // a transaction answer, a reassignment answer, or update-by-offset's {update: {Transaction: {value}}}
+  const e = (j?.transaction ?? j?.reassignment ?? j?.update?.Transaction?.value)?.events;
   return Array.isArray(e) ? unwrapAll(e) : [];
 }
 

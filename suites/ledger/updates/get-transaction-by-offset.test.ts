@@ -4,7 +4,7 @@ import { conformance, type CheckContext } from '../../../harness/conformance.js'
 import type { Exchange } from '../../../harness/http.js';
 import { FixtureError, createSubmitter, createUser, routeNotServed, submitCommands, templateFixture, type Submitted, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
 import { errorCode, needUserTokens, right, type JsonRight } from '../../../harness/fixtures/ledger-users.js';
-import { compareVersions } from '../../../harness/versions.js';
+import { compareVersions, ledgerOperationGone } from '../../../harness/versions.js';
 import { WILDCARD, byOffsetServed, eventOf, eventsOf, judgeThat, present, wrapperProblems } from '../shared.js';
 
 const O = 'ledger.get-transaction-by-offset';
@@ -334,6 +334,12 @@ async function readAsUserWith(t: CheckContext, rights: (party: string) => JsonRi
   const { s, created } = setup0;
   const reader = await createUser(t, { rights: rights(s.party) });
   const auth = { user: reader.id };
+  // the read is a probe of the rights, not of the endpoint: where transaction-by-offset is gone (3.6, FACTS.md) it
+  // goes to its replacement
+  if (ledgerOperationGone(t.target.version, 'getTransactionByOffset') !== undefined) {
+    const json = { offset: created, updateFormat: { includeTransactions: format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', WILDCARD) } };
+    return { setup: setup0, reads: [['update-by-offset', await t.call('getUpdateByOffset', { json, auth })]] };
+  }
   return {
     setup: setup0,
     reads: [
@@ -349,7 +355,7 @@ describe('POST /v2/updates/transaction-by-offset: read rights', () => {
     ['ledger.get-transaction-by-offset.can-read-as-any-party', "lets a user holding only CanReadAsAnyParty read another party's transaction", 'ledger.rights.can-read-as-any-party', () => [right.readAsAnyParty()]],
   ];
   for (const [id, title, requirement, rights] of reads) {
-    conformance({ id, title, api: 'ledger', operations: ['getTransactionByOffset', 'submitAndWaitForTransactionTree'], requirements: [requirement] }, async (t) => {
+    conformance({ id, title, api: 'ledger', operations: ['getTransactionByOffset', 'getUpdateByOffset', 'submitAndWaitForTransaction'], requirements: [requirement] }, async (t) => {
       const { setup: { cid }, reads: xs } = await readAsUserWith(t, rights);
       for (const [how, x] of xs) {
         t.expectStatus(x, 200, { what: `reading as the party with ${how}` });
@@ -363,7 +369,7 @@ describe('POST /v2/updates/transaction-by-offset: read rights', () => {
       id: 'ledger.get-transaction-by-offset.can-execute-as',
       title: 'refuses a user holding only CanExecuteAs for a party to read as that party',
       api: 'ledger',
-      operations: ['getTransactionByOffset', 'submitAndWaitForTransactionTree'],
+      operations: ['getTransactionByOffset', 'getUpdateByOffset', 'submitAndWaitForTransaction'],
       requirements: ['ledger.rights.can-execute-as-grants-no-reads'],
     },
     async (t) => {
