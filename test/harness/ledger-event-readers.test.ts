@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../harness/http.js';
@@ -10,7 +10,8 @@ const SAMPLES = resolve(import.meta.dirname, '../../../shared/wire-samples');
 const exchange = (json: unknown) => ({ status: 200, json }) as unknown as Exchange;
 
 describe('ledger event readers', () => {
-  it('read every event of the recorded transactions directly under its kind key, with no wrapper problem', () => {
+  // the samples sit beside the project (shared/wire-samples), as on CI; a clone elsewhere skips this one test
+  it.skipIf(!existsSync(SAMPLES))('read every event of the recorded transactions directly under its kind key, with no wrapper problem', () => {
     const bodies = JSON.parse(readFileSync(resolve(SAMPLES, 'ledger.get-update.transactions.json'), 'utf8')) as { update: { Transaction: { value: { events: unknown[] } } } }[];
     let n = 0;
     for (const b of bodies) {
