@@ -148,6 +148,11 @@ export interface CheckContext {
    * requirement held. Use it wherever the next step does not depend on this one's outcome.
    */
   judge(requirement: string, body: () => Promise<void> | void): Promise<boolean>;
+  /**
+   * Records which of the forms SPEC.md and FACTS.md allow the target chose (e.g. "excluded debug fields sent as null"),
+   * for the report; changes no verdict. Repeated notes are kept once, at most 20 per check.
+   */
+  note(text: string): void;
   /** a value from the target's fixtures section, or undefined */
   fixture<T>(name: string): T | undefined;
   /** registers clean-up (e.g. delete a created user) that runs after the check, whatever its verdict */
@@ -343,6 +348,12 @@ class Check implements CheckContext {
   notObserved(requirement: string, reason: string): void {
     if (!this.decl.requirements.includes(requirement)) throw new Error(`check ${this.decl.id} does not declare ${requirement}`);
     this.unobserved.push({ requirement, reason });
+  }
+
+  readonly notes: string[] = [];
+  note(text: string): void {
+    const n = redactText(text);
+    if (this.notes.length < 20 && !this.notes.includes(n)) this.notes.push(n);
   }
 
   /** requirements a judge() block judged without failure */
@@ -542,6 +553,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       ...(check.failures.length > 0 ? { failures: check.failures } : {}),
       ...(outcome.verdict === 'fail' ? { blocked: decl.requirements.filter((r) => !failed.has(r) && !check.judged.has(r) && !notJudged.has(r)) } : {}),
       ...(check.properties.length > 0 ? { properties: check.properties } : {}),
+      ...(check.notes.length > 0 ? { notes: check.notes } : {}),
       ...(check.judged.size > 0 ? { judged: [...check.judged] } : {}),
       ...(outcome.verdict === 'fail' || outcome.verdict === 'error' ? { exchanges: check.exchanges } : {}),
       ...(cleanupProblems.length > 0 ? { reason: [outcome.reason, `clean-up failed: ${cleanupProblems.join('; ')}`].filter(Boolean).join('; ') } : {}),

@@ -92,6 +92,11 @@ export interface CheckResultMeta extends CheckDeclaration {
   /** declared requirements that do not apply to this target (version range, switched off): not judged by this check */
   inapplicable?: Array<{ requirement: string; reason: string }>;
   properties?: PropertyRecord[];
+  /**
+   * what the check saw where SPEC.md and FACTS.md allow several forms (which wrapper, null or absent, text/plain or
+   * JSON, 401 or 403): information for the vendor, never a verdict
+   */
+  notes?: string[];
   /** the last exchanges of the check, for context on a failure or error */
   exchanges?: ExchangeRecord[];
   requests?: number;

@@ -55,6 +55,7 @@ export async function judgeRejection(
     t.expect(x.status >= 400 && x.status < 500, `${label}: expected a 4xx rejection, got ${x.status}${excerpt(x) ? `: ${excerpt(x)}` : ''}`, { requirement: o.requirement, exchange: x });
   });
   if (x.status < 400 || x.status >= 500) return;
+  t.note(`rejections answered ${x.status} with a ${x.mediaType === 'application/json' ? '{error} JSON' : String(x.mediaType ?? 'no content-type')} body`);
   // inside a property the SHOULD is noted and judged after it (judgeBadRequests): its failure would end the property
   if (o.deferBadRequest !== undefined) {
     o.deferBadRequest.push({ x, what: label });

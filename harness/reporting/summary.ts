@@ -133,5 +133,11 @@ export function renderSummary(r: RunReport): string {
     for (const q of untested) out.push(`- \`${q.id}\` (${q.level}): ${q.statement}${q.reason && q.reason !== 'no check covers this requirement yet' ? ` (${q.reason})` : ''}`);
   }
   if (r.notes.length > 0) out.push('', '## Notes', '', ...r.notes.map((n) => `- ${n}`));
+  const noted = r.checks.filter((c) => (c.notes ?? []).length > 0);
+  if (noted.length > 0) {
+    out.push('', `## Forms the target chose (${noted.length} checks)`, '');
+    out.push('Where SPEC.md and FACTS.md allow more than one form, the checks accept each and note which one they saw. Information only: no verdict depends on it.', '');
+    for (const c of noted) out.push(`- \`${c.id}\`: ${(c.notes ?? []).join('; ')}`);
+  }
   return `${out.join('\n')}\n`;
 }

@@ -115,6 +115,11 @@ export const WRAPPERS = {
 
 const formText = (kind: string, form: Ev['form']) => (form === 'value' ? `{"${kind}": {"value": {...}}}` : `{"${kind}": {...}}`);
 
+/** Which wrapper forms the events came in, for the report (the readers take either; the event-wrappers rules judge). */
+export function noteWrappers(t: CheckContext, evs: Ev[], where: keyof typeof WRAPPERS): void {
+  for (const e of evs) t.note(`${where} events come as ${formText(e.kind, e.form)}`);
+}
+
 /**
  * What is wrong with the wrappers of `evs` against FACTS.md's forms for `where` (one message per offending kind and
  * form), or [] when each event of a known kind comes as FACTS.md says. A kind FACTS.md does not name is left alone for

@@ -49,6 +49,13 @@ describe('a run over one check of each verdict kind', () => {
     expect(verdictOf('v.version')?.reason).toContain('applies from version 2.0');
   });
 
+  it('reports the forms a check noted, once each, in conformance.json and summary.md', () => {
+    expect(verdictOf('v.pass')?.notes).toEqual(['expires_at is sent as null']);
+    const summary = readFileSync(join(result.dir, 'summary.md'), 'utf8');
+    expect(summary).toContain('## Forms the target chose (1 checks)');
+    expect(summary).toContain('- `v.pass`: expires_at is sent as null');
+  });
+
   it('takes a 503 where another status was expected for an error (overload), not a failure', () => {
     expect(verdictOf('v.overloaded')).toMatchObject({ verdict: 'error' });
     expect(verdictOf('v.overloaded')?.error).toContain('TargetOverloaded');

@@ -108,6 +108,7 @@ describe('ledger authentication: users', () => {
         if (notServed(t, op, x) || overloaded(x)) continue;
         judged++;
         t.expect(refused(x.status), `${op} as a deactivated user answered ${x.status}`, { exchange: x });
+        if (refused(x.status)) t.note(`a deactivated user is refused with ${x.status}`);
       }
       if (judged === 0) t.skip('every request was answered as not served or with an overload status (429, 499, 503)');
     },

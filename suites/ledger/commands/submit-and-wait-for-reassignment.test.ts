@@ -5,7 +5,7 @@ import { LEDGER_GRPC_STATUS } from '../../../harness/checks.js';
 import { FixtureError, connectedSynchronizers, createSubmitter, createUser, createdContractId, submitCreate, templateFixture, type Submitter } from '../../../harness/fixtures/ledger.js';
 import { allocateParty, grantRights, needUserTokens, right } from '../../../harness/fixtures/ledger-users.js';
 import { moves, reassignmentRequest, type Move } from '../../../generators/ledger/reassignment.js';
-import { WILDCARD, eventOf, eventsOf, judgeThat, present, wrapperProblems, type Ev } from '../shared.js';
+import { WILDCARD, eventOf, eventsOf, judgeThat, present, noteWrappers, wrapperProblems, type Ev } from '../shared.js';
 
 const S = 'ledger.submit-and-wait-for-reassignment';
 const MULTI = { features: ['multiSynchronizer'] };
@@ -97,6 +97,7 @@ async function judgeReassignment(t: CheckContext, x: Exchange, what: string, wra
   // an answer without events (none asked for) shows no wrapper
   if (eventsOf(x).length === 0) return;
   wrappers.answers += 1;
+  noteWrappers(t, eventsOf(x), 'reassignment');
   const problems = wrapperProblems(eventsOf(x), 'reassignment');
   if (problems.length > 0) wrappers.problem ??= { message: `${what}: ${problems.join('; ')}`, x };
 }

@@ -3,7 +3,7 @@ import { conformance, type CheckContext } from '../../../harness/conformance.js'
 import type { Exchange } from '../../../harness/http.js';
 import { createSubmitter, createUser, templateFixture, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
 import { allocateParty, needUserTokens, right } from '../../../harness/fixtures/ledger-users.js';
-import { createCommand as create, judgeThat, submitTree, treeEventsOf, treeServed, wrapperProblems } from '../shared.js';
+import { createCommand as create, judgeThat, submitTree, treeEventsOf, treeServed, noteWrappers, wrapperProblems } from '../shared.js';
 
 const T = 'ledger.submit-and-wait-for-transaction-tree';
 
@@ -38,6 +38,7 @@ async function expectTree(t: CheckContext, x: Exchange, what: string): Promise<v
     t.notObserved(`${T}.event-wrappers`, `${what}: the tree has no events to look at`);
     return;
   }
+  noteWrappers(t, evs, 'tree');
   const problems = wrapperProblems(evs, 'tree');
   const forms = [...new Set(evs.map((e) => `${e.kind}/${e.form}`))].join(', ');
   await judgeThat(t, `${T}.event-wrappers`, problems.length === 0, `${what}: ${problems.join('; ')} (seen: ${forms})`, x);

@@ -99,6 +99,7 @@ describe('ledger errors', () => {
         const x = await t.call(op, { json });
         if (op === 'getTransactionByOffset' && (routeNotServed(x) || !byOffsetServed(t, x))) continue; // not served: nothing to judge
         const canton = x.mediaType === 'application/json' && errorCode(x) !== undefined;
+        if (x.status === 400) t.note(`a missing required field is rejected with a 400 ${canton ? 'JsCantonError' : String(x.mediaType)} body`);
         t.expect(x.status === 400 && (x.mediaType === 'text/plain' || canton), `${op} without ${field}: ${x.status} ${String(x.mediaType)}, not a 400 with text/plain or a JsCantonError: ${x.text.slice(0, 200)}`, { exchange: x });
       }
     },

@@ -5,7 +5,7 @@ import type { Exchange } from '../../../harness/http.js';
 import { FixtureError, createSubmitter, createUser, routeNotServed, submitCommands, templateFixture, type Submitted, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
 import { errorCode, needUserTokens, right, type JsonRight } from '../../../harness/fixtures/ledger-users.js';
 import { compareVersions, ledgerOperationGone } from '../../../harness/versions.js';
-import { WILDCARD, byOffsetServed, eventOf, eventsOf, judgeThat, present, wrapperProblems } from '../shared.js';
+import { WILDCARD, byOffsetServed, eventOf, eventsOf, judgeThat, present, noteWrappers, wrapperProblems } from '../shared.js';
 
 const O = 'ledger.get-transaction-by-offset';
 
@@ -62,6 +62,7 @@ async function expectEvents(t: CheckContext, x: Exchange, offset: number, what: 
   const evs = eventsOf(x);
   const keyed = evs.filter((e) => e.keys.length !== 1);
   await judgeThat(t, `${O}.event-single-key`, keyed.length === 0, `${what}: an event has the keys ${keyed[0]?.keys.join(', ')}`, x);
+  noteWrappers(t, evs, 'transaction');
   const problems = wrapperProblems(evs, 'transaction');
   if (evs.length > 0) await judgeThat(t, `${O}.event-wrappers`, problems.length === 0, `${what}: ${problems.join('; ')}`, x);
   const offsets = evs.filter((e) => e.event.offset !== offset);
