@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { relative } from 'node:path';
-import { ConfigError, loadConfig, parseVariantSeed, type Config, type ConfigFlags } from './config.js';
+import { ConfigError, checkRunFiles, loadConfig, parseVariantSeed, type Config, type ConfigFlags } from './config.js';
 import { APIS, type Api } from './types.js';
 import { LEDGER_VERSIONS, type LedgerVersion } from './versions.js';
 
@@ -54,6 +54,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       // commander sets negatable flags to true when absent: only an explicit --no-x overrides the config file
       const flags = { ...opts, html: opts.html === false ? false : undefined, compare: opts.compare === true ? undefined : opts.compare } as ConfigFlags;
       const config = loadConfig({ flags });
+      checkRunFiles(config, flags);
       if (!config.useReference && config.reference.faults.length > 0) {
         throw new UsageError('--fault applies only to the embedded reference server, but a target URL is configured');
       }

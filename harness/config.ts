@@ -3,7 +3,7 @@
  * precedence), validated against config.schema.json. Suites receive it through vitest's provide/inject and never read
  * process.env themselves.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
 import { APIS, type Api } from './types.js';
@@ -319,6 +319,23 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const targets = normalizeTargets(raw.targets);
   const reference = { faults: [], ...(raw.reference as Partial<ReferenceSettings> | undefined) };
   return { run, targets, reference, useReference: Object.keys(targets).length === 0, sources };
+}
+
+/**
+ * The files a run reads (the baseline, an explicit --compare report) must exist: a setting naming a missing file is a
+ * configuration error (exit 2), found before anything runs. The default comparison against reports/latest is not
+ * checked: the first run has no earlier one.
+ */
+export function checkRunFiles(config: Config, flags: ConfigFlags = {}): void {
+  const need = (file: string | undefined, setting: string, what: string) => {
+    if (file === undefined) return;
+    if (!existsSync(file)) throw new ConfigError(`${setting}: file ${file} does not exist (${what})`);
+    if (!statSync(file).isFile()) throw new ConfigError(`${setting}: ${file} is not a file (${what})`);
+  };
+  need(config.run.baseline, flags.baseline !== undefined ? '--baseline' : 'run.baseline', 'a YAML "expectations:" list of known failures');
+  if (typeof config.run.compare === 'string') {
+    need(config.run.compare, typeof flags.compare === 'string' ? '--compare' : 'run.compare', 'an earlier conformance.json to diff against; --no-compare runs without one');
+  }
 }
 
 /** The `targets` block of a validated configuration, with every default filled in. */

@@ -98,7 +98,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   // read before the run: a bad baseline is a configuration error, and reports/latest still names the earlier run
   const expectations = config.run.baseline !== undefined ? loadBaseline(config.run.baseline, catalogue) : [];
   const compareFile = config.run.compare === false ? undefined : config.run.compare === true ? join(config.run.reportsDir, 'latest', 'conformance.json') : config.run.compare;
-  const earlier = compareFile !== undefined ? readEarlierReport(compareFile) : undefined;
+  const earlier = compareFile !== undefined ? readEarlierReport(compareFile, typeof config.run.compare === 'string') : undefined;
   const runId = newRunId(started);
   const dir = createRunDir(config.run.reportsDir, runId);
   void loadVitest().catch(() => undefined);

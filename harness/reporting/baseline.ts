@@ -19,7 +19,7 @@ export function loadBaseline(file: string, catalogue: Catalogue): Expectation[] 
   try {
     data = parseYaml(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new ConfigError(`baseline ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (e as Error).message.split('\n')[0]}`);
+    throw new ConfigError(`baseline ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'file does not exist' : (e as Error).message.split('\n')[0]}`);
   }
   const list = (data as { expectations?: unknown } | null)?.expectations;
   if (!Array.isArray(list)) throw new ConfigError(`baseline ${file}: expected a top-level "expectations:" list`);

@@ -1,5 +1,6 @@
 /** What changed since an earlier run: requirement verdicts compared one by one. */
 import { existsSync, readFileSync } from 'node:fs';
+import { ConfigError } from '../config.js';
 import type { RequirementVerdict } from '../types.js';
 
 export interface VerdictChange {
@@ -27,16 +28,26 @@ interface EarlierReport {
   requirements: Array<{ id: string; level: string; verdict: RequirementVerdict }>;
 }
 
-/** Reads an earlier conformance.json; undefined when there is none or it is not one (never fatal). */
-export function readEarlierReport(file: string): EarlierReport | undefined {
-  if (!existsSync(file)) return undefined;
-  try {
-    const r = JSON.parse(readFileSync(file, 'utf8')) as Partial<EarlierReport>;
-    if (typeof r.runId !== 'string' || !Array.isArray(r.requirements)) return undefined;
-    return r as EarlierReport;
-  } catch {
+/**
+ * Reads an earlier conformance.json. The default one (reports/latest) may be missing or not a report: undefined, never
+ * fatal. A file the user named (`required`) that is missing or is not a conformance.json is a configuration error.
+ */
+export function readEarlierReport(file: string, required = false): EarlierReport | undefined {
+  const fail = (why: string) => {
+    if (required) throw new ConfigError(`--compare / run.compare: ${file} ${why}`);
     return undefined;
+  };
+  if (!existsSync(file)) return fail('does not exist (an earlier conformance.json to diff against; --no-compare runs without one)');
+  let r: Partial<EarlierReport>;
+  try {
+    r = JSON.parse(readFileSync(file, 'utf8')) as Partial<EarlierReport>;
+  } catch (e) {
+    return fail(`is not a conformance.json: ${(e as Error).message.split('\n')[0]}`);
   }
+  if (typeof r !== 'object' || r === null || typeof r.runId !== 'string' || !Array.isArray(r.requirements)) {
+    return fail('is not a conformance.json (no runId and requirements)');
+  }
+  return r as EarlierReport;
 }
 
 const bad = (v: RequirementVerdict) => v === 'fail' || v === 'error';
