@@ -6,7 +6,7 @@
 import { SignJWT } from 'jose';
 import { request } from 'undici';
 import type { AuthConfig } from './config.js';
-import { registerSecret } from './redact.js';
+import { redactText, registerSecret, registerUrlCredentials } from './redact.js';
 
 /** The target's auth cannot provide what a check needs: the check is skipped with this reason. */
 export class AuthUnavailable extends Error {
@@ -31,7 +31,10 @@ export class TokenProvider {
       registerSecret(auth.secret);
       this.key = new TextEncoder().encode(auth.secret);
     }
-    if (auth.kind === 'oauth2') Object.values(auth.clients).forEach((c) => registerSecret(c.clientSecret));
+    if (auth.kind === 'oauth2') {
+      Object.values(auth.clients).forEach((c) => registerSecret(c.clientSecret));
+      registerUrlCredentials(auth.tokenUrl);
+    }
   }
 
   get kind(): AuthConfig['kind'] {
@@ -126,7 +129,7 @@ export class TokenProvider {
       status = res.statusCode;
       text = await res.body.text();
     } catch (e) {
-      throw new Error(`OAuth2 token request to ${this.auth.tokenUrl} failed: ${(e as Error).message}`);
+      throw new Error(`OAuth2 token request to ${redactText(this.auth.tokenUrl)} failed: ${(e as Error).message}`);
     }
     let body: { access_token?: unknown; expires_in?: unknown } = {};
     try {
@@ -135,7 +138,7 @@ export class TokenProvider {
       // reported below without echoing the body, which may hold secrets
     }
     if (status !== 200 || typeof body.access_token !== 'string') {
-      throw new Error(`OAuth2 token request to ${this.auth.tokenUrl} for role "${role}" answered ${status} without an access_token`);
+      throw new Error(`OAuth2 token request to ${redactText(this.auth.tokenUrl)} for role "${role}" answered ${status} without an access_token`);
     }
     registerSecret(body.access_token);
     const ttl = typeof body.expires_in === 'number' ? body.expires_in : 300;

@@ -7,6 +7,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { relative } from 'node:path';
 import { ConfigError, checkRunFiles, loadConfig, parseVariantSeed, type Config, type ConfigFlags } from './config.js';
+import { redactText } from './redact.js';
 import { APIS, type Api } from './types.js';
 import { LEDGER_VERSIONS, type LedgerVersion } from './versions.js';
 
@@ -68,7 +69,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       await validateDisabled(config);
       const { runConformance } = await import('./runner.js');
       const interactive = process.stderr.isTTY === true;
-      const where = config.useReference ? `the embedded reference server${config.reference.variant !== undefined ? ` (variant ${config.reference.variant})` : ''}` : Object.entries(config.targets).map(([a, t]) => `${a} ${t.url}`).join(', ');
+      const where = config.useReference ? `the embedded reference server${config.reference.variant !== undefined ? ` (variant ${config.reference.variant})` : ''}` : Object.entries(config.targets).map(([a, t]) => `${a} ${redactText(t.url)}`).join(', ');
       err(`canton-conformance: running ${config.run.only.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)\n`);
       const interrupt = new AbortController();
       const onSigint = () => {
@@ -154,7 +155,7 @@ function doctorCommand(program: Command, done: Done, out: (s: string) => void): 
       }
       const { doctor } = await import('./doctor.js');
       const lines = await doctor(config);
-      for (const l of lines) out(`${l.ok ? 'ok  ' : 'FAIL'} ${l.api.padEnd(9)} ${l.url}: ${l.detail}\n`);
+      for (const l of lines) out(`${l.ok ? 'ok  ' : 'FAIL'} ${l.api.padEnd(9)} ${redactText(`${l.url}: ${l.detail}`)}\n`);
       return lines.every((l) => l.ok) ? EXIT.ok : EXIT.incomplete;
     }));
 }

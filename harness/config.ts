@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
 import { APIS, type Api } from './types.js';
-import { REDACTED, redactValue, registerSecret } from './redact.js';
+import { REDACTED, redactText, redactValue, registerSecret, registerUrlCredentials } from './redact.js';
 import type { LedgerVersion } from './versions.js';
 
 const schema = JSON.parse(readFileSync(new URL('./config.schema.json', import.meta.url), 'utf8')) as object;
@@ -282,7 +282,7 @@ function describeError(e: ErrorObject): string {
     case 'required':
       return `${at}: missing required setting "${(e.params as { missingProperty: string }).missingProperty}"`;
     case 'pattern':
-      return `${at}: ${JSON.stringify(e.data)} is not valid here (${at.endsWith('url') || at.endsWith('Url') ? 'expected an http:// or https:// URL' : `expected to match ${(e.params as { pattern: string }).pattern}`})`;
+      return `${at}: ${redactText(JSON.stringify(e.data))} is not valid here (${at.endsWith('url') || at.endsWith('Url') ? 'expected an http:// or https:// URL' : `expected to match ${(e.params as { pattern: string }).pattern}`})`;
     case 'enum':
       return `${at}: ${JSON.stringify(e.data)} is not one of ${((e.params as { allowedValues: unknown[] }).allowedValues).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'discriminator':
@@ -356,6 +356,9 @@ function normalizeTargets(raw: unknown): Partial<Record<Api, TargetConfig>> {
     };
     // extra headers often carry credentials (an API key, a proxy token): their values are never printed
     for (const v of Object.values(t.headers ?? {})) registerSecret(v);
+    // credentials in a URL (http://user:password@host) are redacted by shape, and their values wherever else they show
+    registerUrlCredentials(t.url);
+    if (t.auth?.kind === 'oauth2') registerUrlCredentials(t.auth.tokenUrl);
   }
   return targets;
 }

@@ -452,8 +452,9 @@ export function gate(decl: CheckDeclaration, config: Config, requirements: Requi
 }
 
 function verdictOf(check: Check, thrown: unknown): { verdict: Verdict; reason?: string; error?: string } {
-  if (thrown instanceof NotRun) return check.failures.length > 0 ? { verdict: 'fail' } : { verdict: thrown.verdict, reason: thrown.reason };
-  if (thrown instanceof AuthUnavailable) return check.failures.length > 0 ? { verdict: 'fail' } : { verdict: 'skipped', reason: thrown.message };
+  // a reason may quote what the target sent (which may echo a configured secret): redacted like every message
+  if (thrown instanceof NotRun) return check.failures.length > 0 ? { verdict: 'fail' } : { verdict: thrown.verdict, reason: redactText(thrown.reason) };
+  if (thrown instanceof AuthUnavailable) return check.failures.length > 0 ? { verdict: 'fail' } : { verdict: 'skipped', reason: redactText(thrown.message) };
   if (thrown instanceof ConformanceFailure) {
     check.failures.push(...thrown.failures);
     return { verdict: 'fail' };

@@ -4,7 +4,7 @@
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Api, ExchangeRecord } from './types.js';
-import { redactHeaders, redactText } from './redact.js';
+import { REDACTED, redactHeaders, redactText, registerSecret, registerUrlCredentials } from './redact.js';
 
 /** The harness or the network broke (refused, timed out, too large): the check's verdict is error, not fail. */
 export class TransportError extends Error {
@@ -104,7 +104,17 @@ const PROBE_AFTER_MS = 10_000;
 const timeoutsInARow = new Map<string, { count: number; lastAt: number }>();
 
 export class HttpClient {
-  constructor(readonly options: ClientOptions) {}
+  /** lower-case names of the configured extra headers: their values are never recorded, whatever their length */
+  private readonly configuredHeaders: Set<string>;
+
+  constructor(readonly options: ClientOptions) {
+    // registered here, where exchanges are recorded, and not only where the configuration was loaded: the checks run
+    // in worker threads, whose redaction set starts empty. Header values (an API-gateway key) and URL credentials are
+    // then redacted in every recorded request and response, also when the target echoes them in a body.
+    for (const v of Object.values(options.headers ?? {})) registerSecret(v);
+    registerUrlCredentials(options.baseUrl);
+    this.configuredHeaders = new Set(Object.keys(options.headers ?? {}).map((h) => h.toLowerCase()));
+  }
 
   get baseUrl(): string {
     return this.options.baseUrl;
@@ -124,7 +134,7 @@ export class HttpClient {
     const record: ExchangeRecord = {
       api: this.options.api,
       ...(req.operationId !== undefined ? { operationId: req.operationId } : {}),
-      request: { method: req.method, url: redactText(url), headers: redactHeaders(headers), ...(body !== undefined ? { body: describeBody(body) } : {}) },
+      request: { method: req.method, url: redactText(url), headers: this.recordedHeaders(headers), ...(body !== undefined ? { body: describeBody(body) } : {}) },
       startedAt: startedAt.toISOString(),
       durationMs: 0,
     };
@@ -158,6 +168,12 @@ export class HttpClient {
       this.options.onExchange?.(record);
       throw err;
     }
+  }
+
+  private recordedHeaders(headers: Record<string, string>): Record<string, string> {
+    const out = redactHeaders(headers);
+    for (const name of Object.keys(out)) if (this.configuredHeaders.has(name)) out[name] = REDACTED;
+    return out;
   }
 
   private async transmit(

@@ -19,8 +19,34 @@ export function registerSecret(value: string | undefined): void {
 const JWT = /eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g;
 const WHOLE_JWT = /^eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*$/;
 
+/**
+ * Credentials inside a URL (`scheme://user:password@host`, in a target URL or an OAuth2 tokenUrl) are redacted by
+ * shape wherever a URL is printed: the whole userinfo goes, the scheme and host stay.
+ */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@'"<>`]+@/gi;
+
+/**
+ * Registers the credentials of a URL's userinfo (the password, or a user name given alone, which is often a token), as
+ * written and percent-decoded, so that a target echoing them elsewhere than in a URL is redacted too.
+ */
+export function registerUrlCredentials(url: string | undefined): void {
+  const userinfo = url === undefined ? undefined : /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url)?.[1];
+  if (userinfo === undefined || userinfo === '') return;
+  const colon = userinfo.indexOf(':');
+  const parts = colon >= 0 ? [userinfo, userinfo.slice(colon + 1)] : [userinfo];
+  for (const p of parts) {
+    registerSecret(p);
+    try {
+      registerSecret(decodeURIComponent(p));
+    } catch {
+      // not percent-encoded validly: the form as written is registered
+    }
+  }
+}
+
 export function redactText(text: string): string {
   let out = text.replace(JWT, REDACTED);
+  if (out.includes('@')) out = out.replace(URL_USERINFO, `$1${REDACTED}@`);
   for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
   return out;
 }

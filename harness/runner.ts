@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import { printableConfig, targetsFromBlock } from './config.js';
 import { loadCatalogue } from './catalogue.js';
+import { redactText } from './redact.js';
 import { PACKAGE_ROOT } from './paths.js';
 import type { Api } from './types.js';
 import { ConformanceCollector, type CollectedRun } from './reporting/collector.js';
@@ -118,7 +119,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   const targets: RunReport['targets'] = {};
   for (const api of config.run.only) {
     const t = config.targets[api];
-    if (t !== undefined) targets[api] = { url: t.url, ...(t.version !== undefined ? { version: t.version } : {}), reference: config.useReference };
+    if (t !== undefined) targets[api] = { url: redactText(t.url), ...(t.version !== undefined ? { version: t.version } : {}), reference: config.useReference };
   }
   const report: RunReport = {
     schemaVersion: 1,

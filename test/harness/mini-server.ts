@@ -11,6 +11,16 @@ export async function startMiniServer(): Promise<{ url: string; close: () => Pro
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
+    if (url.pathname === '/token' && req.method === 'POST') {
+      // an OAuth2 token endpoint: client "broken" is refused, any other gets an opaque token
+      let form = '';
+      req.on('data', (d: Buffer) => (form += d.toString()));
+      req.on('end', () => {
+        if (new URLSearchParams(form).get('client_id') === 'broken') json(500, { error: 'token service down' });
+        else json(200, { access_token: 'opaque-oauth-access-token-1234', token_type: 'Bearer', expires_in: 300 });
+      });
+      return;
+    }
     if (url.pathname !== '/v0/items') return json(404, { error: 'not found' });
     switch (mode) {
       case 'ok':
@@ -23,6 +33,9 @@ export async function startMiniServer(): Promise<{ url: string; close: () => Pro
         return json(418, { error: 'teapot' });
       case 'big':
         return json(200, { items: Array.from({ length: 5000 }, (_, i) => ({ id: `item-${i}`, round: i })) });
+      case 'echo-headers':
+        // a target that echoes every request header (and the request line) into its response body
+        return json(200, { items: [], headers: req.headers, url: req.url, error: `request had ${JSON.stringify(req.headers)}` });
       case 'echo-auth':
         return json(200, { items: [], seen: req.headers.authorization ?? null });
       case 'hang':
