@@ -12,7 +12,7 @@ import { CantonError, err } from './errors.js';
 import { route, sendCanton } from './http.js';
 import { assignmentEvent, decodeEventFormat, stakeholders, unassignedEvent, validateEventFormat, visibility, wildcardFormat, type EventFormat } from './events.js';
 import type { LedgerState, ReassignmentUpdate, TransactionUpdate } from './state.js';
-import { commitTransaction, decodeSubmission, projectTransaction, updateNotFound, validateSubmission } from './transactions.js';
+import { commitTransaction, decodeSubmission, faultyEventFormat, projectTransaction, readProjection, updateNotFound, validateSubmission } from './transactions.js';
 import { CF, withStatus } from './faults-cross.js';
 import { SF } from './faults-setup.js';
 
@@ -94,6 +94,8 @@ export function replacementRoutes(app: FastifyInstance, ctx: ReferenceContext, s
     const uf = reqObject(body, 'updateFormat');
     const txFormat = optObject(uf, 'includeTransactions');
     const tx = txFormat === undefined ? undefined : decodeTransactionFormat(txFormat, 'updateFormat.includeTransactions');
+    // the event format is applied as transaction-by-offset applies it, planted faults included (transactions.ts)
+    if (txFormat !== undefined) faultyEventFormat(txFormat.eventFormat, tx?.ef, has);
     const rf = optObject(uf, 'includeReassignments');
     const reassignments = rf === undefined ? undefined : decodeEventFormat(rf, 'updateFormat.includeReassignments');
     const caller = await c.caller();
@@ -103,7 +105,7 @@ export function replacementRoutes(app: FastifyInstance, ctx: ReferenceContext, s
     if (tx === undefined && reassignments === undefined && !isObject(uf.includeTopologyEvents)) throw err.invalidArgument('update_format selects no updates');
     const u = state.update(offset);
     if (u?.kind === 'transaction' && tx !== undefined) {
-      const events = projectTransaction(u, tx.ef, tx.shape);
+      const events = readProjection(u, tx.ef, tx.shape, has);
       if (events.length > 0) {
         const seesCommand = u.submitters.some((p) => tx.ef.byParty.has(p)) || tx.ef.anyParty !== undefined;
         const transaction = encodeTransaction(u, events, seesCommand);

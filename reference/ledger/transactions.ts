@@ -50,7 +50,10 @@ function faultyCommands(body: Obj, has: Has): Obj {
   };
 }
 
-/** Planted faults on the encoded events of a transaction. */
+/**
+ * Planted faults on the encoded events of a transaction read by offset, about the events themselves (the ledger.events
+ * and event-format rules): applied by transaction-by-offset and update-by-offset alike (see readProjection).
+ */
 function faultyEvents(events: Obj[], has: Has): Obj[] {
   return events.map((e) => {
     const [kind, v] = Object.entries(e)[0] as [string, Obj];
@@ -67,8 +70,48 @@ function faultyEvents(events: Obj[], has: Has): Obj[] {
       if (has(QF.interfaceView)) ev.interfaceViews = [];
     }
     if (kind === 'ArchivedEvent' && has(QF.archivedFields)) delete ev.packageName;
+    return { [kind]: ev };
+  });
+}
+
+/** Planted faults on how transaction-by-offset wraps its events (its own event-wrappers and event-single-key rules). */
+function faultyWrappers(events: Obj[], has: Has): Obj[] {
+  if (!has(QF.txUnderValue) && !has(QF.singleKey)) return events;
+  return events.map((e) => {
+    const [kind, ev] = Object.entries(e)[0] as [string, Obj];
     return { [kind]: has(QF.txUnderValue) ? { value: ev } : ev, ...(has(QF.singleKey) ? { eventKind: kind } : {}) };
   });
+}
+
+/**
+ * Planted faults of event formats, applied to the decoded format `ef` of a transaction read by offset (`raw` is the
+ * request's eventFormat object): transaction-by-offset and update-by-offset apply an event format through the same code.
+ */
+export function faultyEventFormat(raw: unknown, ef: EventFormat | undefined, has: Has): void {
+  const rawFormat = raw as { filtersByParty?: Record<string, { cumulative?: unknown[] } | null> } | undefined;
+  if (has(QF.emptyByParty) && rawFormat?.filtersByParty !== undefined && Object.keys(rawFormat.filtersByParty ?? {}).length === 0) {
+    throw err.invalidArgument('filters_by_party must not be empty');
+  }
+  if (ef === undefined) return;
+  for (const [party, filters] of ef.byParty) {
+    const rawParty = rawFormat?.filtersByParty?.[party];
+    if (has(QF.noCumulative) && (rawParty?.cumulative === undefined || rawParty.cumulative.length === 0)) ef.byParty.set(party, []);
+    if (has(QF.packageName)) for (const f of filters) if (f.id?.startsWith('#')) f.id = `#cc-nothing${f.id.slice(f.id.indexOf(':'))}`;
+    if (has(QF.packageId)) for (const f of filters) if (f.id !== undefined && !f.id.startsWith('#')) f.id = `0000${f.id.slice(4)}`;
+    if (has(QF.accumulate)) filters.forEach((f, i) => i > 0 && (f.includeCreatedEventBlob = false));
+    if (has(QF.widen) && filters.length > 1 && filters.some((f) => f.kind === 'template')) ef.byParty.set(party, filters.filter((f) => f.kind === 'template').map((f) => ({ ...f, id: `#cc-nothing${(f.id ?? ':x:y').slice((f.id ?? ':x:y').indexOf(':'))}` })));
+  }
+}
+
+/**
+ * The events of a transaction read by offset under an event format and shape, with the planted faults of shapes and
+ * events: transaction-by-offset and update-by-offset read a transaction through the same code.
+ */
+export function readProjection(u: TransactionUpdate, ef: EventFormat, shape: Shape, has: Has): Obj[] {
+  let projected = projectTransaction(u, ef, shape);
+  if (shape === 'TRANSACTION_SHAPE_ACS_DELTA' && has(QF.acsExercise)) projected = [...projected, ...projectTransaction(u, ef, 'TRANSACTION_SHAPE_LEDGER_EFFECTS').filter((e) => e.ExercisedEvent !== undefined)];
+  if (shape === 'TRANSACTION_SHAPE_LEDGER_EFFECTS' && has(QF.effectsNoExercise)) projected = projected.filter((e) => e.ExercisedEvent === undefined);
+  return faultyEvents(projected, has);
 }
 
 type Command =
@@ -427,30 +470,14 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
     const r = decodeByOffset(body);
     const caller = await c.caller();
     if (r.offset === 0 && has(QF.nonPositive)) throw updateNotFound(r.offset);
-    const rawFormat = (body.transactionFormat as { eventFormat?: { filtersByParty?: Record<string, { cumulative?: unknown[] } | null> } } | undefined)?.eventFormat;
-    if (has(QF.emptyByParty) && rawFormat?.filtersByParty !== undefined && Object.keys(rawFormat.filtersByParty ?? {}).length === 0) {
-      throw err.invalidArgument('filters_by_party must not be empty');
-    }
-    if (r.eventFormat !== undefined) {
-      for (const [party, filters] of r.eventFormat.byParty) {
-        const raw = rawFormat?.filtersByParty?.[party];
-        if (has(QF.noCumulative) && (raw?.cumulative === undefined || raw.cumulative.length === 0)) r.eventFormat.byParty.set(party, []);
-        if (has(QF.packageName)) for (const f of filters) if (f.id?.startsWith('#')) f.id = `#cc-nothing${f.id.slice(f.id.indexOf(':'))}`;
-        if (has(QF.packageId)) for (const f of filters) if (f.id !== undefined && !f.id.startsWith('#')) f.id = `0000${f.id.slice(4)}`;
-        if (has(QF.accumulate)) filters.forEach((f, i) => i > 0 && (f.includeCreatedEventBlob = false));
-        if (has(QF.widen) && filters.length > 1 && filters.some((f) => f.kind === 'template')) r.eventFormat.byParty.set(party, filters.filter((f) => f.kind === 'template').map((f) => ({ ...f, id: `#cc-nothing${(f.id ?? ':x:y').slice((f.id ?? ':x:y').indexOf(':'))}` })));
-      }
-    }
+    faultyEventFormat((body.transactionFormat as { eventFormat?: unknown } | undefined)?.eventFormat, r.eventFormat, has);
     if (r.offset <= 0) throw new CantonError('NON_POSITIVE_OFFSET', 'INVALID_ARGUMENT', `Offset ${r.offset} in offset is not a positive integer`);
     const { ef, shape } = formatOf(r, has);
     validateEventFormat(ef, caller);
     const u = state.update(r.offset);
     if (u === undefined && has(QF.unknown)) throw err.invalidArgument(`Offset ${r.offset} is beyond the ledger end`);
     if (u === undefined || u.kind !== 'transaction') throw updateNotFound(r.offset);
-    let projected = projectTransaction(u, ef, shape);
-    if (shape === 'TRANSACTION_SHAPE_ACS_DELTA' && has(QF.acsExercise)) projected = [...projected, ...projectTransaction(u, ef, 'TRANSACTION_SHAPE_LEDGER_EFFECTS').filter((e) => e.ExercisedEvent !== undefined)];
-    if (shape === 'TRANSACTION_SHAPE_LEDGER_EFFECTS' && has(QF.effectsNoExercise)) projected = projected.filter((e) => e.ExercisedEvent === undefined);
-    const events = faultyEvents(projected, has);
+    const events = faultyWrappers(readProjection(u, ef, shape, has), has);
     if (events.length === 0 && !has(QF.invisible)) throw updateNotFound(r.offset);
     // The command id is shown only to readers of a submitting party.
     const seesCommand = u.submitters.some((p) => ef.byParty.has(p)) || ef.anyParty !== undefined;

@@ -4,9 +4,9 @@
  */
 import type { CheckContext } from '../../harness/conformance.js';
 import type { Exchange } from '../../harness/http.js';
-import type { Submitter, TemplateFixture } from '../../harness/fixtures/ledger.js';
+import { routeNotServed, type Submitter, type TemplateFixture } from '../../harness/fixtures/ledger.js';
 import { errorCode } from '../../harness/fixtures/ledger-users.js';
-import { outOfRange } from '../../harness/versions.js';
+import { ledgerOperationGone, outOfRange } from '../../harness/versions.js';
 
 /** SPEC.md Versioning: transaction-by-offset and submit-and-wait-for-transaction-tree have their removal scheduled for 3.5.0. */
 const REMOVAL = '3.5';
@@ -24,6 +24,45 @@ export function byOffsetServed(t: CheckContext, x: Exchange): boolean {
   if (x.status !== 404 || errorCode(x) === 'UPDATE_NOT_FOUND') return true;
   if (pastRemoval(t)) return false;
   t.fail(`POST /v2/updates/transaction-by-offset is not served before ${REMOVAL} (404 without UPDATE_NOT_FOUND)`, { requirement: 'ledger.versioning.transaction-by-offset-served', exchange: x });
+}
+
+/** The endpoint a transaction was read through (see readTransaction). */
+export type TransactionReadVia = 'transaction-by-offset' | 'update-by-offset';
+
+/** Checks that found transaction-by-offset not served (a 404 without UPDATE_NOT_FOUND from 3.5 on): not asked again. */
+const byOffsetNotServed = new WeakSet<CheckContext>();
+
+/**
+ * Reads the transaction at `offset` under a TransactionFormat (`{eventFormat, transactionShape}`), for rules about
+ * events and event formats rather than about the endpoint: through POST /v2/updates/transaction-by-offset where it is
+ * served, else through its replacement POST /v2/updates/update-by-offset with the same event format and shape
+ * (`{offset, updateFormat: {includeTransactions: format}}`, answered `{update: {Transaction: {value}}}`). Not served:
+ * gone at the target's version (3.6, FACTS.md), or a 404 without UPDATE_NOT_FOUND from 3.5 on (byOffsetServed; before
+ * 3.5 that fails ledger.versioning.transaction-by-offset-served). Both answers are read by eventsOf and transactionOf;
+ * a 404 UPDATE_NOT_FOUND means the same on both. Stops the check as unsupported when neither endpoint is served.
+ */
+export async function readTransaction(
+  t: CheckContext,
+  offset: number,
+  transactionFormat: Record<string, unknown>,
+  auth?: { user: string },
+): Promise<{ x: Exchange; via: TransactionReadVia }> {
+  const a = auth !== undefined ? { auth } : {};
+  if (ledgerOperationGone(t.target.version, 'getTransactionByOffset') === undefined && !byOffsetNotServed.has(t)) {
+    const x = await t.call('getTransactionByOffset', { json: { offset, transactionFormat }, ...a });
+    if (byOffsetServed(t, x)) return { x, via: 'transaction-by-offset' };
+    byOffsetNotServed.add(t);
+  }
+  const x = await t.call('getUpdateByOffset', { json: { offset, updateFormat: { includeTransactions: transactionFormat } }, ...a });
+  if (routeNotServed(x)) t.unsupported(`neither transaction-by-offset nor its replacement update-by-offset is served (update-by-offset answered ${x.status} without a JsCantonError)`);
+  return { x, via: 'update-by-offset' };
+}
+
+/** The transaction of a transaction-by-offset answer ({transaction}) or of update-by-offset's {update: {Transaction: {value}}}. */
+export function transactionOf(x: Exchange): Record<string, unknown> | undefined {
+  const j = x.json as { transaction?: unknown; update?: { Transaction?: { value?: unknown } } } | undefined;
+  const tx = j?.transaction ?? j?.update?.Transaction?.value;
+  return isObj(tx) ? tx : undefined;
 }
 
 /**

@@ -4,8 +4,8 @@ import { conformance, type CheckContext } from '../../../harness/conformance.js'
 import type { Exchange } from '../../../harness/http.js';
 import { FixtureError, createSubmitter, createUser, routeNotServed, submitCommands, templateFixture, type Submitted, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
 import { errorCode, needUserTokens, right, type JsonRight } from '../../../harness/fixtures/ledger-users.js';
-import { compareVersions, ledgerOperationGone } from '../../../harness/versions.js';
-import { WILDCARD, byOffsetServed, eventOf, eventsOf, judgeThat, present, noteWrappers, wrapperProblems } from '../shared.js';
+import { compareVersions } from '../../../harness/versions.js';
+import { WILDCARD, byOffsetServed, eventOf, eventsOf, judgeThat, noteWrappers, present, readTransaction, transactionOf, wrapperProblems } from '../shared.js';
 
 const O = 'ledger.get-transaction-by-offset';
 
@@ -54,17 +54,25 @@ const CREATED_REQUIRED = ['offset', 'nodeId', 'contractId', 'templateId', 'creat
 const ARCHIVED_REQUIRED = ['offset', 'nodeId', 'contractId', 'templateId', 'packageName', 'witnessParties'];
 
 /**
- * Judges the events of a lookup answer, each rule on its own requirement: one key per element (SPEC.md), the event
- * directly under its kind key (FACTS.md; read in either form for the other rules), the offset of the update, and the
- * fields FACTS.md says real created and archived events always carry (present and not null).
+ * Judges how a transaction-by-offset answer wraps its events, each rule on its own requirement: one key per element
+ * (SPEC.md), the event directly under its kind key (FACTS.md).
  */
-async function expectEvents(t: CheckContext, x: Exchange, offset: number, what: string): Promise<{ archived: boolean }> {
+async function expectWrappers(t: CheckContext, x: Exchange, what: string): Promise<void> {
   const evs = eventsOf(x);
   const keyed = evs.filter((e) => e.keys.length !== 1);
   await judgeThat(t, `${O}.event-single-key`, keyed.length === 0, `${what}: an event has the keys ${keyed[0]?.keys.join(', ')}`, x);
   noteWrappers(t, evs, 'transaction');
   const problems = wrapperProblems(evs, 'transaction');
   if (evs.length > 0) await judgeThat(t, `${O}.event-wrappers`, problems.length === 0, `${what}: ${problems.join('; ')}`, x);
+}
+
+/**
+ * Judges the events of a transaction read by offset (either endpoint, see readTransaction; events read in either
+ * wrapper form), each rule on its own requirement: the offset of the update, and the fields FACTS.md says real created
+ * and archived events always carry (present and not null).
+ */
+async function expectEvents(t: CheckContext, x: Exchange, offset: number, what: string): Promise<{ archived: boolean }> {
+  const evs = eventsOf(x);
   const offsets = evs.filter((e) => e.event.offset !== offset);
   await judgeThat(t, 'ledger.events.offset-of-update', offsets.length === 0, `${what}: a ${offsets[0]?.kind} carries offset ${String(offsets[0]?.event.offset)}, the transaction ${offset}`, x);
   for (const v of evs.filter((e) => e.kind === 'CreatedEvent').map((e) => e.event)) {
@@ -96,12 +104,6 @@ describe('POST /v2/updates/transaction-by-offset', () => {
         `${O}.event-single-key`,
         `${O}.requesting-parties-accepted`,
         `${O}.shapes-accepted`,
-        'ledger.events.created-required-fields',
-        'ledger.events.created-witnesses-non-empty',
-        'ledger.events.created-signatories-non-empty',
-        'ledger.events.archived-required-fields',
-        'ledger.events.acs-delta-boolean',
-        'ledger.events.offset-of-update',
         `${O}.event-wrappers`,
         'ledger.versioning.transaction-by-offset-served',
       ],
@@ -114,7 +116,6 @@ describe('POST /v2/updates/transaction-by-offset', () => {
         ['ledger effects', { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_LEDGER_EFFECTS') }, created, `${O}.shapes-accepted`],
         ['archive, ACS delta', { offset: archived, transactionFormat: format([s.party]) }, archived, `${O}.response-schema`],
       ];
-      let sawArchive = false;
       // each lookup is judged on its own: a refused one leaves the others to judge the rules of an answer
       for (const [what, json, offset, rule] of requests) {
         const x = await byOffset(t, json, { user: s.userId });
@@ -125,11 +126,47 @@ describe('POST /v2/updates/transaction-by-offset', () => {
         const missing = ['updateId', 'effectiveAt', 'offset', 'synchronizerId', 'recordTime', 'events'].filter((f) => !present(tx![f]));
         await judgeThat(t, `${O}.transaction-required-fields`, missing.length === 0, `${what}: the transaction lacks ${missing.join(', ')} (absent or null)`, x);
         await judgeThat(t, `${O}.offset-matches`, tx!.offset === offset, `${what}: asked for offset ${offset}, got ${String(tx!.offset)}`, x);
-        sawArchive = (await expectEvents(t, x, offset, what)).archived || sawArchive;
+        await expectWrappers(t, x, what);
       }
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.events.transaction-by-offset',
+      title: 'shows the created and the archiving transaction read by offset with events carrying their required fields and the offset of the update',
+      api: 'ledger',
+      operations: ['getTransactionByOffset', 'getUpdateByOffset', 'submitAndWaitForTransaction'],
+      requirements: [
+        'ledger.events.created-required-fields',
+        'ledger.events.created-witnesses-non-empty',
+        'ledger.events.created-signatories-non-empty',
+        'ledger.events.archived-required-fields',
+        'ledger.events.acs-delta-boolean',
+        'ledger.events.offset-of-update',
+      ],
+    },
+    async (t) => {
+      const { s, created, archived } = await setup(t);
+      // rules about the events, not the endpoint: read through update-by-offset where transaction-by-offset is gone
+      const reads: [string, number, Record<string, unknown>][] = [
+        ['ACS delta', created, format([s.party])],
+        ['ledger effects', created, format([s.party], 'TRANSACTION_SHAPE_LEDGER_EFFECTS')],
+        ['archive, ACS delta', archived, format([s.party])],
+      ];
+      let sawArchive = false;
+      let judged = 0;
+      for (const [what, offset, tf] of reads) {
+        const { x, via } = await readTransaction(t, offset, tf, { user: s.userId });
+        // the answer's own rules are those of the endpoint's checks: a read that did not show a transaction judges nothing here
+        if (x.status !== 200 || !Array.isArray(transactionOf(x)?.events)) continue;
+        judged++;
+        sawArchive = (await expectEvents(t, x, offset, `${what} (${via})`)).archived || sawArchive;
+      }
+      if (judged === 0) t.skip('no read by offset of the created or the archiving transaction answered 200 with a transaction: no events to judge');
       // the archive shown to a stakeholder under the ACS delta shape is the rule of acs-delta-stakeholders (judged by
       // the shapes check); without one, archived-required-fields saw nothing here
-      if (!sawArchive) t.notObserved('ledger.events.archived-required-fields', 'no lookup of the archiving transaction showed an ArchivedEvent');
+      if (!sawArchive) t.notObserved('ledger.events.archived-required-fields', 'no read of the archiving transaction showed an ArchivedEvent');
     },
   );
 
@@ -199,7 +236,7 @@ describe('POST /v2/updates/transaction-by-offset', () => {
       id: 'ledger.get-transaction-by-offset.shapes',
       title: 'returns the archive under the ACS delta shape and the exercise under the ledger-effects shape, to a stakeholder',
       api: 'ledger',
-      operations: ['getTransactionByOffset'],
+      operations: ['getTransactionByOffset', 'getUpdateByOffset'],
       requirements: ['ledger.event-format.acs-delta-stakeholders', 'ledger.event-format.ledger-effects-witnesses'],
     },
     async (t) => {
@@ -207,7 +244,8 @@ describe('POST /v2/updates/transaction-by-offset', () => {
       const kinds = (x: Exchange) => eventsOf(x).map((e) => `${e.kind}:${String(e.event.contractId)}`);
       // SPEC.md names CreatedEvent and ArchivedEvent; the kind name of an exercise event is not shown (events are read
       // under their kind key in either form, see eventsOf)
-      const acs = await byOffset(t, { offset: archived, transactionFormat: format([s.party]) }, { user: s.userId });
+      // rules about the event format, not the endpoint: read through update-by-offset where transaction-by-offset is gone
+      const { x: acs } = await readTransaction(t, archived, format([s.party]), { user: s.userId });
       await t.judge('ledger.event-format.acs-delta-stakeholders', () => {
         t.expectStatus(acs, 200, { requirement: 'ledger.event-format.acs-delta-stakeholders' });
         // the archive of the contract, and only creates and archives: the fixture's consuming choice may create other
@@ -216,7 +254,7 @@ describe('POST /v2/updates/transaction-by-offset', () => {
         const other = eventsOf(acs).filter((e) => e.kind !== 'CreatedEvent' && e.kind !== 'ArchivedEvent');
         t.expect(other.length === 0, `the ACS delta of the archiving transaction is ${kinds(acs).join(', ')}: ${other[0]?.kind} is neither a create nor an archive`, { requirement: 'ledger.event-format.acs-delta-stakeholders', exchange: acs });
       });
-      const le = await byOffset(t, { offset: archived, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_LEDGER_EFFECTS') }, { user: s.userId });
+      const { x: le } = await readTransaction(t, archived, format([s.party], 'TRANSACTION_SHAPE_LEDGER_EFFECTS'), { user: s.userId });
       await t.judge('ledger.event-format.ledger-effects-witnesses', () => {
         t.expectStatus(le, 200, { requirement: 'ledger.event-format.ledger-effects-witnesses' });
         const exercise = eventsOf(le).some((e) => e.kind !== 'CreatedEvent' && e.kind !== 'ArchivedEvent' && e.event.contractId === cid);
@@ -231,7 +269,7 @@ describe('POST /v2/updates/transaction-by-offset', () => {
       id: 'ledger.get-transaction-by-offset.event-format',
       title: 'applies event formats: package-name template filters, blob inclusion accumulated over filters, empty cumulative as wildcard, any-party filters',
       api: 'ledger',
-      operations: ['getTransactionByOffset'],
+      operations: ['getTransactionByOffset', 'getUpdateByOffset'],
       requirements: [
         'ledger.event-format.package-name-reference-accepted',
         'ledger.event-format.created-event-blob-included',
@@ -244,7 +282,8 @@ describe('POST /v2/updates/transaction-by-offset', () => {
     async (t) => {
       const { s, tmpl, created } = await setup(t);
       const auth = { user: s.userId };
-      const lookup = (filters: unknown) => byOffset(t, { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', filters) }, auth);
+      // rules about the event format, not the endpoint: read through update-by-offset where transaction-by-offset is gone
+      const lookup = async (filters: unknown) => (await readTransaction(t, created, format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', filters), auth)).x;
       const createdIn = (x: Exchange) => (x.status === 200 ? eventOf(eventsOf(x), 'CreatedEvent') : undefined);
       const NO_CUMULATIVE = 'ledger.event-format.no-cumulative-is-wildcard';
       const w = await lookup(WILDCARD);
@@ -287,7 +326,7 @@ describe('POST /v2/updates/transaction-by-offset', () => {
         });
       }
       // filtersForAnyParty needs a reader of any party: the admin role
-      const any = await byOffset(t, { offset: created, transactionFormat: { eventFormat: { filtersByParty: {}, filtersForAnyParty: WILDCARD, verbose: true }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } });
+      const { x: any } = await readTransaction(t, created, { eventFormat: { filtersByParty: {}, filtersForAnyParty: WILDCARD, verbose: true }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' });
       if (any.status === 403) t.notObserved('ledger.event-format.empty-filters-by-party-accepted', 'the admin role may not read as any party on this target (403), so filtersForAnyParty could not be tried');
       else await t.judge('ledger.event-format.empty-filters-by-party-accepted', () => t.expectStatus(any, 200, { requirement: 'ledger.event-format.empty-filters-by-party-accepted' }));
     },
@@ -300,13 +339,14 @@ describe('POST /v2/updates/transaction-by-offset: package-id references', () => 
       id: 'ledger.get-transaction-by-offset.package-id-reference',
       title: 'takes a template filter given as a package-id reference as naming that template, or (from 3.4 on) rejects it with a 4xx',
       api: 'ledger',
-      operations: ['getTransactionByOffset'],
+      operations: ['getTransactionByOffset', 'getUpdateByOffset'],
       requirements: ['ledger.versioning.package-id-reference-deprecated'],
     },
     async (t) => {
       const { s, created, cid } = await setup(t);
       const auth = { user: s.userId };
-      const all = await byOffset(t, { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', WILDCARD) }, auth);
+      // a rule about template filters, not the endpoint: read through update-by-offset where transaction-by-offset is gone
+      const { x: all } = await readTransaction(t, created, format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', WILDCARD), auth);
       t.expectStatus(all, 200);
       const ev = eventsOf(all).find((e) => e.kind === 'CreatedEvent' && e.event.contractId === cid)?.event;
       if (ev === undefined) throw new FixtureError(`the creating transaction at offset ${created} shows no created event for ${cid}`);
@@ -315,7 +355,7 @@ describe('POST /v2/updates/transaction-by-offset: package-id references', () => 
       const qualified = tid.startsWith('#') ? (typeof ev.representativePackageId === 'string' ? `${ev.representativePackageId}${tid.slice(tid.indexOf(':'))}` : undefined) : tid;
       if (qualified === undefined) t.skip(`the created event names its template ${tid} by package name and reports no package id`);
       const filter = { cumulative: [{ identifierFilter: { TemplateFilter: { value: { templateId: qualified, includeCreatedEventBlob: false } } } }] };
-      const x = await byOffset(t, { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', filter) }, auth);
+      const { x } = await readTransaction(t, created, format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', filter), auth);
       const ended = t.target.version === undefined || compareVersions(t.target.version, '3.4') >= 0;
       // UPDATE_NOT_FOUND means the filter was taken and selected nothing; any other client error rejects the reference
       const selectedNothing = x.status === 404 && errorCode(x) === 'UPDATE_NOT_FOUND';
@@ -335,17 +375,15 @@ async function readAsUserWith(t: CheckContext, rights: (party: string) => JsonRi
   const { s, created } = setup0;
   const reader = await createUser(t, { rights: rights(s.party) });
   const auth = { user: reader.id };
-  // the read is a probe of the rights, not of the endpoint: where transaction-by-offset is gone (3.6, FACTS.md) it
-  // goes to its replacement
-  if (ledgerOperationGone(t.target.version, 'getTransactionByOffset') !== undefined) {
-    const json = { offset: created, updateFormat: { includeTransactions: format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', WILDCARD) } };
-    return { setup: setup0, reads: [['update-by-offset', await t.call('getUpdateByOffset', { json, auth })]] };
-  }
+  // the read is a probe of the rights, not of the endpoint: where transaction-by-offset is not served (gone in 3.6,
+  // FACTS.md; a 404 without UPDATE_NOT_FOUND from 3.5 on) it goes to its replacement (readTransaction)
+  const filtered = await readTransaction(t, created, format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', WILDCARD), auth);
+  if (filtered.via === 'update-by-offset') return { setup: setup0, reads: [['update-by-offset', filtered.x]] };
   return {
     setup: setup0,
     reads: [
       ['requestingParties', await byOffset(t, { offset: created, requestingParties: [s.party] }, auth)],
-      ['filtersByParty', await byOffset(t, { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', WILDCARD) }, auth)],
+      ['filtersByParty', filtered.x],
     ],
   };
 }
@@ -390,7 +428,7 @@ describe('POST /v2/updates/transaction-by-offset: interface filters', () => {
       id: 'ledger.get-transaction-by-offset.interface-view',
       title: 'includes the interface view in a created event matched by an InterfaceFilter with includeInterfaceView',
       api: 'ledger',
-      operations: ['getTransactionByOffset', 'submitAndWaitForTransactionTree'],
+      operations: ['getTransactionByOffset', 'getUpdateByOffset', 'submitAndWaitForTransaction'],
       requirements: ['ledger.event-format.interface-view-included'],
     },
     async (t) => {
@@ -398,7 +436,8 @@ describe('POST /v2/updates/transaction-by-offset: interface filters', () => {
       if (interfaceId === undefined) return t.skip('no interfaceId fixture configured for the ledger target (an interface the templateId fixture implements)');
       const { s, created, cid } = await setup(t);
       const filter = { cumulative: [{ identifierFilter: { InterfaceFilter: { value: { interfaceId, includeInterfaceView: true, includeCreatedEventBlob: false } } } }] };
-      const x = await byOffset(t, { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', filter) }, { user: s.userId });
+      // a rule about interface filters, not the endpoint: read through update-by-offset where transaction-by-offset is gone
+      const { x } = await readTransaction(t, created, format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', filter), { user: s.userId });
       t.expectStatus(x, 200);
       const ev = eventsOf(x).find((e) => e.kind === 'CreatedEvent' && e.event.contractId === cid)?.event;
       t.expect(ev !== undefined, `an InterfaceFilter on ${interfaceId} selected no created event of the template implementing it`, { exchange: x });
