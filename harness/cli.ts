@@ -24,7 +24,9 @@ Exit codes:
   0  no MUST requirement failed
   1  a MUST requirement failed
   2  bad usage or configuration
-  3  no MUST requirement failed, but errors (harness or network) left some undecided`;
+  3  no MUST requirement failed, but errors (harness or network) left some undecided,
+     or the run was stopped early (SIGINT, SIGTERM) and the reports cover what ran
+130/143  a further SIGINT/SIGTERM after a stop: exited at once, without reports`;
 
 type Done = <A extends unknown[]>(action: (...args: A) => Promise<number>) => (...args: A) => Promise<void>;
 
@@ -71,14 +73,31 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       const interactive = process.stderr.isTTY === true;
       const where = config.useReference ? `the embedded reference server${config.reference.variant !== undefined ? ` (variant ${config.reference.variant})` : ''}` : Object.entries(config.targets).map(([a, t]) => `${a} ${redactText(t.url)}`).join(', ');
       err(`canton-conformance: running ${config.run.only.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)\n`);
+      // a first SIGINT lets the running checks finish (and clean up); SIGTERM (CI runners, docker stop) and a second
+      // SIGINT stop them at once; a further signal exits at once without reports (130 or 143, the shell's convention). Every stop but the last writes the reports of
+      // what ran, marked INTERRUPTED, and exits 3 (1 when a MUST requirement failed among the checks that ran).
       const interrupt = new AbortController();
-      const onSigint = () => {
-        err('\ninterrupted: finishing the reports of what ran so far\n');
-        interrupt.abort();
+      const stopNow = new AbortController();
+      let finished: number | undefined;
+      const onSignal = (name: NodeJS.Signals) => {
+        // the reports are written: a late signal ends the process with the run's exit code
+        if (finished !== undefined) process.exit(finished);
+        if (stopNow.signal.aborted) {
+          err(`\n${name} again: exiting at once, without reports\n`);
+          process.exit(name === 'SIGTERM' ? 143 : 130);
+        }
+        if (name === 'SIGINT' && !interrupt.signal.aborted) {
+          err('\ninterrupted (SIGINT): no further check starts; the running ones finish, then the reports of what ran are written (SIGINT again stops at once)\n');
+          interrupt.abort(name);
+          return;
+        }
+        err(`\n${name === 'SIGINT' ? 'SIGINT again' : name}: stopping the running checks at once; writing the reports of what ran\n`);
+        stopNow.abort(name);
       };
-      process.once('SIGINT', onSigint);
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
       try {
-        const result = await runConformance(config, { write: err, interactive, signal: interrupt.signal });
+        const result = await runConformance(config, { write: err, interactive, signal: interrupt.signal, stopNow: stopNow.signal });
         const r = result.report;
         // the seeds first, the verdict last: the outcome is what a reader of a CI log looks for at its end
         const props = r.checks.flatMap((c) => (c.properties ?? []).map((p) => `${c.id} seed ${p.seed} (${p.numRuns} runs${p.path !== undefined ? `, failing path ${p.path}` : ''})`));
@@ -97,9 +116,14 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
         }
         for (const n of r.notes) out(`note: ${n}\n`);
         out(`reports: ${relative(process.cwd(), result.dir) || '.'}/ (${result.files.map((f) => relative(result.dir, f)).join(', ')})\n`);
+        // checks abandoned by a stop at once may still hold worker threads: the process ends soon after the reports
+        if (stopNow.signal.aborted) setTimeout(() => process.exit(r.exitCode), 1000).unref();
+        finished = r.exitCode;
         return r.exitCode;
-      } finally {
-        process.off('SIGINT', onSigint);
+      } catch (e) {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        throw e;
       }
     }));
 }

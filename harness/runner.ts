@@ -22,8 +22,30 @@ export interface RunOptions {
   /** where progress lines go (stderr by default) */
   write?: (s: string) => void;
   interactive?: boolean;
-  /** aborting it (Ctrl-C) stops the run; the reports of what ran are still written */
+  /**
+   * Aborting it (a first Ctrl-C) stops the run: no further check starts, the running ones finish (and clean up), and
+   * the reports of what ran are written. Its reason, when a string, names what stopped the run (e.g. SIGINT).
+   */
   signal?: AbortSignal;
+  /**
+   * Aborting it (SIGTERM, a second Ctrl-C) stops the run at once: the running checks are abandoned after a short grace
+   * (their clean-up may not run), and the reports of what ran are written. Its reason names what stopped the run.
+   */
+  stopNow?: AbortSignal;
+}
+
+/** After a stop at once, how long the running checks still get to finish, and how long closing the runner may take. */
+const STOP_NOW_GRACE_MS = 2000;
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/** A promise resolved when the signal aborts (at once if it already has); never when there is no signal. */
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal === undefined) return;
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }
 
 export interface RunResult {
@@ -81,15 +103,30 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
   });
   const cancel = () => void vitest.cancelCurrentRun('keyboard-input');
   options.signal?.addEventListener('abort', cancel, { once: true });
+  options.stopNow?.addEventListener('abort', cancel, { once: true });
+  let abandoned = false;
   try {
-    if (options.signal?.aborted === true) collector.run.interrupted = true;
-    else await vitest.start([]);
+    if (options.signal?.aborted === true || options.stopNow?.aborted === true) collector.run.interrupted = true;
+    else {
+      const started = vitest.start([]);
+      started.catch(() => undefined);
+      // a stop at once does not wait for the running checks beyond a short grace: what finished is reported
+      const stop = aborted(options.stopNow).then(() => delay(STOP_NOW_GRACE_MS)).then(() => 'stopped' as const);
+      if ((await Promise.race([started.then(() => 'done' as const), stop])) === 'stopped') {
+        abandoned = true;
+        collector.run.interrupted = true;
+      }
+    }
   } catch (e) {
     if ((e as Error).name !== 'FilesNotFoundError') collector.run.runErrors.push(`the test runner failed: ${(e as Error).message}`);
   } finally {
     options.signal?.removeEventListener('abort', cancel);
-    await vitest.close();
+    options.stopNow?.removeEventListener('abort', cancel);
+    // closing waits for the running checks; after a stop at once it is not awaited beyond the grace
+    const closed = vitest.close().catch(() => undefined);
+    await (abandoned ? Promise.race([closed, delay(STOP_NOW_GRACE_MS)]) : closed);
   }
+  if (abandoned) collector.run.runErrors.push('checks still running when the run was stopped at once were abandoned: their results are missing and their clean-up may not have run');
   return collector.run;
 }
 
@@ -113,6 +150,8 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     await reference?.close();
   }
   const finished = new Date();
+  const reasonOf = (sig: AbortSignal | undefined) => (sig?.aborted === true && typeof sig.reason === 'string' ? sig.reason : undefined);
+  const stoppedBy = reasonOf(options.stopNow) ?? reasonOf(options.signal);
   const knownIds = new Set(expectations.map((e) => e.requirement));
   const agg = aggregate(catalogue, run.checks, config.run.only, config.run.requirements, run.runErrors, knownIds);
   const baseline = config.run.baseline !== undefined ? { file: config.run.baseline, ...applyBaseline(expectations, new Map(agg.requirements.map((r) => [r.id, r.verdict]))) } : undefined;
@@ -134,7 +173,8 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     config: printableConfig(config),
     ...(reference !== undefined ? { reference: reference.info } : {}),
     selection: { apis: config.run.only, requirements: config.run.requirements },
-    outcome: run.interrupted ? `INTERRUPTED: the run was stopped early; among the checks that ran, ${agg.outcome.replace(/^[A-Z]+: /, '')}` : agg.outcome,
+    outcome: run.interrupted ? `INTERRUPTED${stoppedBy !== undefined ? ` (${stoppedBy})` : ''}: the run was stopped early; among the checks that ran, ${agg.outcome.replace(/^[A-Z]+: /, '')}` : agg.outcome,
+    ...(run.interrupted ? { interrupted: { ...(stoppedBy !== undefined ? { by: stoppedBy } : {}), atOnce: options.stopNow?.aborted === true } } : {}),
     exitCode: run.interrupted && agg.exitCode === 0 ? 3 : agg.exitCode,
     counts: agg.counts,
     checkCounts: agg.checkCounts,

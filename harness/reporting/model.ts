@@ -20,6 +20,11 @@ export interface RunReport {
   selection: { apis: Api[]; requirements: string[] };
   outcome: string;
   exitCode: number;
+  /**
+   * Present when the run was stopped before every check ran (a signal): what stopped it, and whether the running checks
+   * were abandoned (SIGTERM, a second SIGINT) rather than let finish (a first SIGINT). The reports cover what ran.
+   */
+  interrupted?: { by?: string; atOnce: boolean };
   counts: Aggregate['counts'];
   checkCounts: Aggregate['checkCounts'];
   requirements: Aggregate['requirements'];

@@ -1,0 +1,111 @@
+/**
+ * A run stopped by SIGTERM (CI runners, docker stop) or by a second SIGINT (after the first one's graceful stop)
+ * still writes the reports of what ran, marked interrupted, and exits 3. The target holds every request unanswered,
+ * so only a stop at once ends the run in time: a graceful stop would wait out the 20 s request timeout.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../../harness/paths.js';
+
+const bin = join(PACKAGE_ROOT, 'bin', 'canton-conformance.mjs');
+const tmp = mkdtempSync(join(tmpdir(), 'cc-signals-'));
+
+/** A loopback target that accepts every request and never answers; it reports each request it receives. */
+const held = new Set<ServerResponse>();
+let onRequest: () => void = () => undefined;
+const server = createServer((_req, res) => {
+  held.add(res);
+  onRequest();
+});
+let url = '';
+
+beforeAll(async () => {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  for (const r of held) r.destroy();
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** Starts a run against the holding target, sends the signals once it has sent a request, and waits for its end. */
+async function stopRun(dir: string, signals: NodeJS.Signals[]): Promise<{ code: number | null; afterLastSignalMs: number; out: string; err: string }> {
+  const child = spawn(process.execPath, [bin, 'run', '--scan-url', url, '--only', 'scan', '--timeout-ms', '20000', '--no-html', '--no-compare', '--reports-dir', dir], {
+    cwd: tmp,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  let lastSignalAt = 0;
+  const sent = new Promise<void>((resolve) => {
+    onRequest = () => {
+      onRequest = () => undefined;
+      void (async () => {
+        for (const [i, s] of signals.entries()) {
+          // the second signal lands while the first one's stop is under way (two at once may merge into one)
+          if (i > 0) await new Promise((r) => setTimeout(r, 100));
+          child.kill(s);
+          lastSignalAt = Date.now();
+        }
+        resolve();
+      })();
+    };
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the run did not end in time\n${err}`));
+    }, 60_000);
+    child.on('close', (c) => {
+      clearTimeout(timer);
+      resolve(c);
+    });
+  });
+  await sent;
+  return { code, afterLastSignalMs: Date.now() - lastSignalAt, out, err };
+}
+
+function report(dir: string): { outcome: string; exitCode: number; interrupted?: { by?: string; atOnce: boolean } } {
+  const file = join(tmp, dir, 'latest', 'conformance.json');
+  expect(existsSync(file)).toBe(true);
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+describe('a run stopped by a signal', () => {
+  it('SIGTERM: stops the running checks at once, writes the reports of what ran, marked interrupted, and exits 3', async () => {
+    const r = await stopRun('term', ['SIGTERM']);
+    expect(r.code).toBe(3);
+    expect(r.afterLastSignalMs).toBeLessThan(15_000);
+    const rep = report('term');
+    expect(rep.outcome).toMatch(/^INTERRUPTED \(SIGTERM\)/);
+    expect(rep.interrupted).toEqual({ by: 'SIGTERM', atOnce: true });
+    expect(rep.exitCode).toBe(3);
+    expect(existsSync(join(tmp, 'term', 'latest', 'summary.md'))).toBe(true);
+    expect(existsSync(join(tmp, 'term', 'latest', 'junit.xml'))).toBe(true);
+    expect(r.out).toContain('INTERRUPTED');
+    expect(r.out + r.err).not.toMatch(/\n\s+at /);
+  }, 70_000);
+
+  it('a second SIGINT: stops at once what the first one let finish, with the same reports and exit code', async () => {
+    const r = await stopRun('int2', ['SIGINT', 'SIGINT']);
+    expect(r.code).toBe(3);
+    expect(r.afterLastSignalMs).toBeLessThan(15_000);
+    expect(r.err).toContain('SIGINT again');
+    const rep = report('int2');
+    expect(rep.outcome).toMatch(/^INTERRUPTED \(SIGINT\)/);
+    // atOnce depends on whether the first stop was still under way when the second signal came
+    expect(rep.interrupted?.by).toBe('SIGINT');
+    expect(rep.exitCode).toBe(3);
+  }, 70_000);
+});
