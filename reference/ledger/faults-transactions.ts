@@ -28,6 +28,7 @@ export const QF = {
   archivedFields: 'ledger-events-archived-package-name-missing',
   acsDelta: 'ledger-events-acs-delta-as-text',
   eventOffset: 'ledger-events-offset-zero',
+  updateCreatedFields: 'ledger-events-update-by-offset-created-at-missing',
   emptyByParty: 'ledger-event-format-empty-filters-by-party-rejected',
   blob: 'ledger-event-format-created-event-blob-empty',
   packageName: 'ledger-event-format-package-name-reference-matches-nothing',
@@ -72,6 +73,8 @@ registerFaults([
   r(QF.archivedFields, 'ledger.events.archived-required-fields', 'archived events lack packageName'),
   r(QF.acsDelta, 'ledger.events.acs-delta-boolean', 'acsDelta is the text "true" or "false"'),
   r(QF.eventOffset, 'ledger.events.offset-of-update', 'events carry offset 0'),
+  // on 3.6, where transaction-by-offset is gone, the events rules are judged on update-by-offset's answer
+  { ...r(QF.updateCreatedFields, 'ledger.events.created-required-fields', 'on 3.6, the created events of an update-by-offset answer lack createdAt'), reference: { ledgerVersion: '3.6' } },
   r(QF.emptyByParty, 'ledger.event-format.empty-filters-by-party-accepted', 'an empty filtersByParty is rejected even with filtersForAnyParty'),
   r(QF.blob, 'ledger.event-format.created-event-blob-included', 'includeCreatedEventBlob gives an empty createdEventBlob'),
   r(QF.packageName, 'ledger.event-format.package-name-reference-accepted', 'a template filter by package-name reference matches nothing'),

@@ -15,6 +15,7 @@ import type { LedgerState, ReassignmentUpdate, TransactionUpdate } from './state
 import { commitTransaction, decodeSubmission, faultyEventFormat, projectTransaction, readProjection, updateNotFound, validateSubmission } from './transactions.js';
 import { CF, withStatus } from './faults-cross.js';
 import { SF } from './faults-setup.js';
+import { QF } from './faults-transactions.js';
 
 type Has = (fault: string) => boolean;
 type Shape = 'TRANSACTION_SHAPE_ACS_DELTA' | 'TRANSACTION_SHAPE_LEDGER_EFFECTS';
@@ -64,6 +65,13 @@ function encodeReassignment(u: ReassignmentUpdate, ef: EventFormat): Obj | undef
   };
 }
 
+/** A planted fault of update-by-offset's created events: createdAt left out. */
+function withoutCreatedAt(e: Obj): Obj {
+  if (!isObject(e.CreatedEvent)) return e;
+  const { createdAt: _, ...rest } = e.CreatedEvent;
+  return { CreatedEvent: rest };
+}
+
 export function replacementRoutes(app: FastifyInstance, ctx: ReferenceContext, state: LedgerState): void {
   const has: Has = (f) => ctx.faults.has(f);
 
@@ -108,7 +116,7 @@ export function replacementRoutes(app: FastifyInstance, ctx: ReferenceContext, s
       const events = readProjection(u, tx.ef, tx.shape, has);
       if (events.length > 0) {
         const seesCommand = u.submitters.some((p) => tx.ef.byParty.has(p)) || tx.ef.anyParty !== undefined;
-        const transaction = encodeTransaction(u, events, seesCommand);
+        const transaction = encodeTransaction(u, has(QF.updateCreatedFields) ? events.map(withoutCreatedAt) : events, seesCommand);
         return has(SF.updateSchema) ? { update: transaction } : { update: { Transaction: { value: transaction } } };
       }
     }
