@@ -12,8 +12,7 @@ import { CantonError, err } from './errors.js';
 import { route, sendCanton } from './http.js';
 import { assignmentEvent, decodeEventFormat, stakeholders, unassignedEvent, validateEventFormat, visibility, wildcardFormat, type EventFormat } from './events.js';
 import type { LedgerState, ReassignmentUpdate, TransactionUpdate } from './state.js';
-import { commitTransaction, decodeSubmission, faultyEventFormat, projectTransaction, readProjection, updateNotFound, validateSubmission } from './transactions.js';
-import { CF, withStatus } from './faults-cross.js';
+import { commitOnce, decodeSubmission, faultyEventFormat, projectTransaction, readProjection, updateNotFound, validateSubmission } from './transactions.js';
 import { SF } from './faults-setup.js';
 import { QF } from './faults-transactions.js';
 
@@ -83,13 +82,7 @@ export function replacementRoutes(app: FastifyInstance, ctx: ReferenceContext, s
     const caller = await c.caller();
     validateSubmission(s, caller, state);
     if (format !== undefined) validateEventFormat(format.ef, caller);
-    const changeId = JSON.stringify([caller.id, [...s.actAs].sort(), s.commandId]);
-    if (state.changeIds.has(changeId)) {
-      const e = err.alreadyExists('DUPLICATE_COMMAND', 'A command with the given command id has already been successfully processed', [['COMMAND_ID', s.commandId]]);
-      throw has(CF.s409) ? withStatus(e, 400) : e;
-    }
-    const tx = commitTransaction(state, s);
-    state.changeIds.add(changeId);
+    const tx = commitOnce(state, caller, s, has);
     // without a transactionFormat: the ACS delta as the submitting parties see it
     const { ef, shape } = format ?? { ef: wildcardFormat(s.actAs), shape: 'TRANSACTION_SHAPE_ACS_DELTA' as const };
     const transaction = encodeTransaction(tx, projectTransaction(tx, ef, shape), true);

@@ -313,6 +313,21 @@ function plan(state: LedgerState, s: Submission, updateSeed: string, effectiveAt
 
 const traceparent = () => `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
 
+/**
+ * Commits a submission once per change id (user, submitters, command id): a repeated one is refused with
+ * DUPLICATE_COMMAND (ALREADY_EXISTS). Shared by the tree submission and its replacement.
+ */
+export function commitOnce(state: LedgerState, caller: Caller, s: Submission, has: Has): TransactionUpdate {
+  const changeId = JSON.stringify([caller.id, [...s.actAs].sort(), s.commandId]);
+  if (state.changeIds.has(changeId)) {
+    const e = err.alreadyExists('DUPLICATE_COMMAND', 'A command with the given command id has already been successfully processed', [['COMMAND_ID', s.commandId]]);
+    throw has(CF.s409) ? withStatus(e, 400) : e;
+  }
+  const tx = commitTransaction(state, s);
+  state.changeIds.add(changeId);
+  return tx;
+}
+
 /** Submits a transaction and appends it to the ledger (also used for seeding). */
 export function commitTransaction(state: LedgerState, s: Submission): TransactionUpdate {
   const effectiveAt = state.nextTime();
@@ -436,13 +451,7 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
     const s = decodeSubmission(faultyCommands(await c.json(), has));
     const caller = await c.caller();
     validateSubmission(s, caller, state, has);
-    const changeId = JSON.stringify([caller.id, [...s.actAs].sort(), s.commandId]);
-    if (state.changeIds.has(changeId)) {
-      const e = err.alreadyExists('DUPLICATE_COMMAND', 'A command with the given command id has already been successfully processed', [['COMMAND_ID', s.commandId]]);
-      throw has(CF.s409) ? withStatus(e, 400) : e;
-    }
-    const tx = commitTransaction(state, s);
-    state.changeIds.add(changeId);
+    const tx = commitOnce(state, caller, s, has);
     const tree = transactionTree(tx, [...s.actAs, ...s.readAs]);
     if (has(QF.treeSchema)) delete tree.eventsById;
     if (has(QF.treeNull)) tree.recordTime = null;
