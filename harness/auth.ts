@@ -6,6 +6,7 @@
 import { SignJWT } from 'jose';
 import { request } from 'undici';
 import type { AuthConfig } from './config.js';
+import { readBounded, TransportError } from './http.js';
 import { redactText, registerSecret, registerUrlCredentials } from './redact.js';
 
 /** The target's auth cannot provide what a check needs: the check is skipped with this reason. */
@@ -25,6 +26,8 @@ export class TokenProvider {
   constructor(
     private readonly auth: AuthConfig,
     private readonly timeoutMs = 5000,
+    /** the token response's bound, on the wire and decoded: the targets' run.maxResponseBytes */
+    private readonly maxResponseBytes = 16 * 1024 * 1024,
   ) {
     if (auth.kind === 'static') Object.values(auth.tokens).forEach(registerSecret);
     if (auth.kind === 'hs256') {
@@ -115,6 +118,7 @@ export class TokenProvider {
     const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret });
     if (client.scope !== undefined) form.set('scope', client.scope);
     if (client.audience !== undefined) form.set('audience', client.audience);
+    const endpoint = redactText(this.auth.tokenUrl);
     let status: number;
     let text: string;
     try {
@@ -127,9 +131,18 @@ export class TokenProvider {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       status = res.statusCode;
-      text = await res.body.text();
+      const encoding = res.headers['content-encoding'];
+      text = await readBounded(res, Array.isArray(encoding) ? encoding.join(', ') : encoding, this.maxResponseBytes, 'the answer');
+      const location = res.headers.location;
+      if (status >= 300 && status < 400 && location !== undefined) {
+        // never followed: the client secret would go wherever the redirect points
+        throw new Error(`answered ${status}, redirected to ${redactText(String(location))}; redirects are not followed`);
+      }
     } catch (e) {
-      throw new Error(`OAuth2 token request to ${redactText(this.auth.tokenUrl)} failed: ${(e as Error).message}`);
+      const err = e as Error & { code?: string };
+      const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT';
+      const why = timedOut ? `no answer within ${this.timeoutMs} ms (run.timeoutMs)` : redactText(err.message);
+      throw new TransportError(`OAuth2 token request to ${endpoint} for role "${role}" failed: ${why}`);
     }
     let body: { access_token?: unknown; expires_in?: unknown } = {};
     try {
@@ -138,7 +151,7 @@ export class TokenProvider {
       // reported below without echoing the body, which may hold secrets
     }
     if (status !== 200 || typeof body.access_token !== 'string') {
-      throw new Error(`OAuth2 token request to ${redactText(this.auth.tokenUrl)} for role "${role}" answered ${status} without an access_token`);
+      throw new TransportError(`OAuth2 token request to ${redactText(this.auth.tokenUrl)} for role "${role}" answered ${status} without an access_token`);
     }
     registerSecret(body.access_token);
     const ttl = typeof body.expires_in === 'number' ? body.expires_in : 300;

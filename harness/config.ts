@@ -46,6 +46,12 @@ export interface RunConfig {
   timeoutMs: number;
   checkTimeoutMs: number;
   maxResponseBytes: number;
+  /** how often a 429 or 503 answer is retried; 0 = never */
+  retries: number;
+  /** the most one request waits across its retries */
+  retryMaxWaitMs: number;
+  /** JSON responses nested deeper are an error, before parsing */
+  maxJsonDepth: number;
   reportsDir: string;
   only: Api[];
   requirements: string[];
@@ -95,6 +101,9 @@ export const DEFAULT_RUN: RunConfig = {
   timeoutMs: 5000,
   checkTimeoutMs: 60_000,
   maxResponseBytes: 16 * 1024 * 1024,
+  retries: 2,
+  retryMaxWaitMs: 5000,
+  maxJsonDepth: 512,
   reportsDir: 'reports',
   only: [...APIS],
   requirements: [],

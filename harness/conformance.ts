@@ -90,7 +90,11 @@ export class ApiClient {
       ...(o.headers !== undefined ? { headers: o.headers } : {}),
       ...(token !== undefined ? { token } : {}),
     });
-    if (o.conform !== false) this.onExchange(x);
+    if (o.conform !== false) {
+      // the 429 and 503 answers that were retried are responses of the target too: judged like the last one
+      for (const e of x.earlier ?? []) this.onExchange(e);
+      this.onExchange(x);
+    }
     return x;
   }
 
@@ -220,6 +224,9 @@ class Check implements CheckContext {
       baseUrl: target.url,
       timeoutMs: this.config.run.timeoutMs,
       maxResponseBytes: this.config.run.maxResponseBytes,
+      retries: this.config.run.retries,
+      retryMaxWaitMs: this.config.run.retryMaxWaitMs,
+      maxJsonDepth: this.config.run.maxJsonDepth,
       headers: target.headers,
       onExchange: (x) => {
         this.firstRequestAt ??= x.startedAt;
@@ -417,7 +424,7 @@ function tokenProvider(api: Api, target: TargetConfig, config: Config): TokenPro
   const key = `${api}:${target.url}`;
   let p = providers.get(key);
   if (p === undefined) {
-    p = new TokenProvider(target.auth, config.run.timeoutMs);
+    p = new TokenProvider(target.auth, config.run.timeoutMs, config.run.maxResponseBytes);
     providers.set(key, p);
   }
   return p;

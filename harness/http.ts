@@ -2,6 +2,7 @@
  * The HTTP client every check uses: undici with a per-request timeout and a response-size cap; every exchange is
  * recorded (method, URL, headers, body, status, timing) with secrets redacted before the record exists.
  */
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Api, ExchangeRecord } from './types.js';
 import { REDACTED, redactHeaders, redactText, registerSecret, registerUrlCredentials } from './redact.js';
@@ -49,6 +50,11 @@ export interface Exchange {
   /** why the body did not parse as JSON although the content type says JSON */
   jsonError?: string;
   record: ExchangeRecord;
+  /**
+   * Answers 429 or 503 that were retried before this one (oldest first): each was a real response of the target, so
+   * the generic checks judge them too.
+   */
+  earlier?: Exchange[];
 }
 
 /** What the recorder keeps of a body in a report. */
@@ -61,7 +67,19 @@ export interface ClientOptions {
   maxResponseBytes: number;
   headers?: Record<string, string>;
   onExchange?: (x: ExchangeRecord) => void;
+  /** how often a 429 or 503 is retried (run.retries); 0 switches retries off */
+  retries?: number;
+  /** the most a request waits in total across its retries (run.retryMaxWaitMs) */
+  retryMaxWaitMs?: number;
+  /** JSON bodies nested deeper than this are an error before they are parsed (run.maxJsonDepth) */
+  maxJsonDepth?: number;
 }
+
+export const DEFAULT_RETRIES = 2;
+export const DEFAULT_RETRY_MAX_WAIT_MS = 5000;
+export const DEFAULT_MAX_JSON_DEPTH = 512;
+/** The wait before a retry when the answer has no Retry-After: this, then twice this. */
+const RETRY_BACKOFF_MS = 300;
 
 let sharedAgent: Agent | undefined;
 function agent(): Dispatcher {
@@ -120,7 +138,30 @@ export class HttpClient {
     return this.options.baseUrl;
   }
 
+  /**
+   * Sends a request. A 429 or 503 is retried (run.retries times at most, waiting what Retry-After asks or a growing
+   * backoff, and never more than run.retryMaxWaitMs in total); when the target stays overloaded the last answer is
+   * returned as is, and checks turn it into an error (TargetOverloaded), never a verdict. Every request is retried,
+   * state-changing ones too: 429 and 503 say the request was refused, not carried out, and the ledger's command
+   * submissions carry a command id, so a submission that went through after all is deduplicated, not repeated.
+   */
   async send(req: HttpRequest): Promise<Exchange> {
+    const retries = this.options.retries ?? DEFAULT_RETRIES;
+    const budget = this.options.retryMaxWaitMs ?? DEFAULT_RETRY_MAX_WAIT_MS;
+    const earlier: Exchange[] = [];
+    let waited = 0;
+    for (let attempt = 0; ; attempt++) {
+      const x = await this.sendOnce(req);
+      if ((x.status !== 429 && x.status !== 503) || attempt >= retries) return withEarlier(x, earlier);
+      const wait = retryAfterMs(x.headers['retry-after']) ?? RETRY_BACKOFF_MS * 2 ** attempt;
+      if (waited + wait > budget) return withEarlier(x, earlier);
+      earlier.push(x);
+      waited += wait;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+
+  private async sendOnce(req: HttpRequest): Promise<Exchange> {
     const url = buildUrl(this.options.baseUrl, req.path, req.query);
     const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5', ...this.options.headers, ...req.headers };
     let body: string | Uint8Array | undefined = req.body;
@@ -158,8 +199,14 @@ export class HttpClient {
         body: recorded.body,
         ...(recorded.truncated ? { bodyTruncated: true } : {}),
       };
+      const location = resHeaders.location;
+      if (status >= 300 && status < 400 && location !== undefined) {
+        // never followed: a redirect may lead to another origin, and following it would send the token there
+        throw new TransportError(`${redactText(url)} answered ${status}, redirected to ${redactText(location)}: redirects are not followed; check the target's base URL`);
+      }
+      const x = toExchange(this.options.api, req.operationId, status, resHeaders, text, record, this.options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH, url);
       this.options.onExchange?.(record);
-      return toExchange(this.options.api, req.operationId, status, resHeaders, text, record);
+      return x;
     } catch (e) {
       record.durationMs = Math.round((performance.now() - t0) * 10) / 10;
       const err = e instanceof TransportError ? e : new TransportError(describeTransportError(e, url, this.options.timeoutMs));
@@ -192,20 +239,80 @@ export class HttpClient {
       bodyTimeout: timeoutMs,
       signal: AbortSignal.timeout(timeoutMs),
     });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > maxResponseBytes) {
-        res.body.destroy();
-        throw new TransportError(`response from ${redactText(url)} exceeds the ${maxResponseBytes}-byte cap (run.maxResponseBytes)`);
-      }
-      chunks.push(chunk);
-    }
     const resHeaders: Record<string, string> = {};
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-    return { status: res.statusCode, resHeaders, text: Buffer.concat(chunks).toString('utf8') };
+    const text = await readBounded(res, resHeaders['content-encoding'], maxResponseBytes, `response from ${redactText(url)}`);
+    return { status: res.statusCode, resHeaders, text };
   }
+}
+
+function withEarlier(x: Exchange, earlier: Exchange[]): Exchange {
+  if (earlier.length > 0) x.earlier = earlier;
+  return x;
+}
+
+/** Retry-After in milliseconds: delay-seconds or an HTTP date (RFC 9110 10.2.3); undefined when absent or unreadable. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * Reads a response body, at most `maxBytes` on the wire and, after any content encoding (gzip, deflate, br) is
+ * decoded, at most `maxBytes` decoded: a small compressed body of a huge zero stream stops at the bound, with bounded
+ * memory. `what` names the response in the error.
+ */
+export async function readBounded(res: Dispatcher.ResponseData, contentEncoding: string | undefined, maxBytes: number, what: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      res.body.destroy();
+      throw new TransportError(`${what} exceeds the ${maxBytes}-byte cap (run.maxResponseBytes)`);
+    }
+    chunks.push(chunk);
+  }
+  let buf = Buffer.concat(chunks);
+  const codings = (contentEncoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
+  // the codings are listed in the order they were applied: undone from the last
+  for (const coding of codings.reverse()) {
+    const decode = coding === 'gzip' || coding === 'x-gzip' ? gunzipSync : coding === 'deflate' ? inflateSync : coding === 'br' ? brotliDecompressSync : undefined;
+    if (decode === undefined) break; // an unknown coding: the body is kept as sent
+    try {
+      buf = decode(buf, { maxOutputLength: maxBytes });
+    } catch (e) {
+      const err = e as Error & { code?: string };
+      if (err.code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
+        throw new TransportError(`${what} exceeds the ${maxBytes}-byte cap (run.maxResponseBytes) once its ${coding} content encoding is decoded`);
+      }
+      throw new TransportError(`${what} says Content-Encoding ${coding} but does not decode: ${err.message}`);
+    }
+  }
+  return buf.toString('utf8');
+}
+
+/**
+ * Whether a JSON text nests arrays and objects deeper than `max`: a linear scan that runs before JSON.parse, so a
+ * deeply nested body never reaches the parser, the schema validator or a recursive walk.
+ */
+export function jsonDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
 }
 
 function isTimeout(e: unknown): boolean {
@@ -233,6 +340,8 @@ function toExchange(
   headers: Record<string, string>,
   text: string,
   record: ExchangeRecord,
+  maxJsonDepth = DEFAULT_MAX_JSON_DEPTH,
+  url = '',
 ): Exchange {
   const ct = headers['content-type'];
   const mediaType = ct?.split(';')[0]?.trim().toLowerCase() || undefined;
@@ -240,6 +349,9 @@ function toExchange(
   if (mediaType !== undefined) x.mediaType = mediaType;
   const looksJson = mediaType === 'application/json' || (mediaType?.endsWith('+json') ?? false);
   if (looksJson && text.length > 0) {
+    if (jsonDepthExceeds(text, maxJsonDepth)) {
+      throw new TransportError(`response from ${redactText(url)} nests JSON deeper than ${maxJsonDepth} levels (run.maxJsonDepth); not parsed`);
+    }
     try {
       x.json = JSON.parse(text);
     } catch (e) {
