@@ -42,12 +42,20 @@ export const ANY_ENDPOINT_STATUSES: Readonly<Record<string, readonly number[]>> 
 
 export const mayAnswerAnywhere = (api: string, status: number): boolean => (ANY_ENDPOINT_STATUSES[api] ?? []).includes(status);
 
+/**
+ * A response that is no answer of the operation: an overload or cancellation status any endpoint may send, or a redirect
+ * the operation does not document (a misrouted URL, a gateway). The status rules judge nothing on it: neither a failure
+ * nor a pass (issue 12: no requirement passes on responses that judged nothing).
+ */
+const answersNothing = (operation: OperationInfo, status: number): boolean =>
+  mayAnswerAnywhere(operation.api, status) || (status >= 300 && status < 400 && operation.responses[String(status)] === undefined);
+
 export const statusDocumented: GenericCheck = {
   name: 'status_documented',
-  description: 'the response status is one the operation documents (429, 503 and the ledger 499 excepted: any endpoint may answer them)',
+  description: 'the response status is one the operation documents (429, 503 and the ledger 499 excepted: any endpoint may answer them; an undocumented redirect is not judged)',
   run({ exchange, operation, schemas }) {
+    if (answersNothing(operation, exchange.status)) return undefined;
     if (schemas.response(operation, exchange.status) !== undefined) return { requirement: `${operation.api}.http.documented-status` };
-    if (mayAnswerAnywhere(operation.api, exchange.status)) return undefined;
     return {
       requirement: `${operation.api}.http.documented-status`,
       message: `${operation.operationId} answered ${exchange.status}, which it does not document (documented: ${Object.keys(operation.responses).join(', ')})`,
@@ -108,8 +116,9 @@ export const noServerError: GenericCheck = {
   name: 'no_server_error',
   description: 'the target does not answer with a 5xx status (503, which any endpoint may answer under load, excepted)',
   run({ exchange, operation }) {
+    // 429, 503, 499 and undocumented redirects answer nothing of the operation: they neither break nor keep the rule
+    if (answersNothing(operation, exchange.status)) return undefined;
     if (exchange.status < 500) return { requirement: `${operation.api}.http.no-server-error` };
-    if (mayAnswerAnywhere(operation.api, exchange.status)) return undefined;
     return {
       requirement: `${operation.api}.http.no-server-error`,
       message: `${operation.operationId} answered ${exchange.status} (server error)`,

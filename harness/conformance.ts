@@ -8,12 +8,13 @@ import * as allure from 'allure-js-commons';
 import fc from 'fast-check';
 import { loadCatalogue, type Requirement } from './catalogue.js';
 import { mayAnswerAnywhere, runGenericChecks } from './checks.js';
+import { CHECK_LABEL } from './reporting/allure-status.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
 import { HttpClient, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './http.js';
 import { AuthUnavailable, TokenProvider } from './auth.js';
 import { redactText } from './redact.js';
 import { schemaRegistry, type SchemaRegistry } from './schemas.js';
-import type { Api, CheckDeclaration, CheckResultMeta, ExchangeRecord, FailureRecord, PropertyRecord, Verdict } from './types.js';
+import type { Api, CheckDeclaration, CheckResultMeta, ExchangeRecord, FailureRecord, PropertyRecord, TrafficCounts, Verdict } from './types.js';
 import { outOfRange } from './versions.js';
 
 declare module 'vitest' {
@@ -182,6 +183,7 @@ class Check implements CheckContext {
   /** declared requirements nothing in this check could judge, with why */
   readonly unobserved: Array<{ requirement: string; reason: string }> = [];
   requests = 0;
+  readonly traffic: TrafficCounts = { requests: 0, overloaded: 0, redirected: 0, transportErrors: 0 };
   /** properties share what is left of 80% of the check's time, so the check ends (and cleans up) within its limit */
   private readonly propertyDeadline: number;
   firstRequestAt: string | undefined;
@@ -232,6 +234,11 @@ class Check implements CheckContext {
         this.firstRequestAt ??= x.startedAt;
         this.lastResponseAt = new Date().toISOString();
         this.requests++;
+        this.traffic.requests++;
+        const status = x.response?.status;
+        if (status === undefined) this.traffic.transportErrors++;
+        else if (status === 429 || status === 503) this.traffic.overloaded++;
+        else if (status >= 300 && status < 400) this.traffic.redirected++;
         this.exchanges.push(x);
         if (this.exchanges.length > KEEP_EXCHANGES) this.exchanges.shift();
       },
@@ -458,6 +465,19 @@ export function gate(decl: CheckDeclaration, config: Config, requirements: Requi
   return off === undefined ? undefined : `feature ${off} is switched off for this target`;
 }
 
+/** the rules the generic checks judge on every response, which a check declares without judging them itself */
+const GENERIC_STATUS_RULE = /^[a-z]+\.http\.(documented-status|no-server-error|documented-content-type)$/;
+
+function describeTraffic(t: TrafficCounts): string {
+  if (t.requests === 0) return 'no request was sent';
+  const parts = [
+    t.overloaded > 0 ? `${t.overloaded} answered 429 or 503` : '',
+    t.redirected > 0 ? `${t.redirected} redirected` : '',
+    t.transportErrors > 0 ? `${t.transportErrors} had no answer` : '',
+  ].filter(Boolean);
+  return `${t.requests} request${t.requests === 1 ? '' : 's'}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}`;
+}
+
 function verdictOf(check: Check, thrown: unknown): { verdict: Verdict; reason?: string; error?: string } {
   // a reason may quote what the target sent (which may echo a configured secret): redacted like every message
   if (thrown instanceof NotRun) return check.failures.length > 0 ? { verdict: 'fail' } : { verdict: thrown.verdict, reason: redactText(thrown.reason) };
@@ -476,6 +496,8 @@ function verdictOf(check: Check, thrown: unknown): { verdict: Verdict; reason?: 
 
 async function label(decl: CheckDeclaration, requirements: Requirement[]): Promise<void> {
   await allure.epic(decl.api);
+  // names the check, so the reports can give each Allure result the status of its verdict (reporting/allure-status.ts)
+  await allure.label(CHECK_LABEL, decl.id);
   for (const op of decl.operations) await allure.feature(op);
   for (const r of requirements) {
     await allure.story(r.id);
@@ -547,6 +569,14 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
     const failed = new Set(check.failures.map((f) => f.requirement));
     // a requirement a judge() block saw hold passes whatever else the check did, unless another step failed it
     for (const r of check.held) if (!failed.has(r)) check.judged.add(r);
+    // a generic status rule the check declares passes only on a response it could judge (issue 12): a run of 429, 503,
+    // redirects or transport errors judged none, and the check's own pass says nothing about it
+    // (an errored check leaves them in error, not merely unobserved)
+    if (outcome.verdict !== 'error') for (const r of decl.requirements) {
+      if (GENERIC_STATUS_RULE.test(r) && !failed.has(r) && !check.judged.has(r) && !check.unobserved.some((u) => u.requirement === r)) {
+        check.unobserved.push({ requirement: r, reason: `no response this rule could judge (${describeTraffic(check.traffic)})` });
+      }
+    }
     const unobserved = check.unobserved.filter((u) => !failed.has(u.requirement) && !check.judged.has(u.requirement));
     if (unobserved.length > 0) m.inapplicable = [...(m.inapplicable ?? []), ...unobserved];
     // a check that judged none of its requirements did not pass: it saw nothing to judge
@@ -566,6 +596,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       ...(outcome.verdict === 'fail' || outcome.verdict === 'error' ? { exchanges: check.exchanges } : {}),
       ...(cleanupProblems.length > 0 ? { reason: [outcome.reason, `clean-up failed: ${cleanupProblems.join('; ')}`].filter(Boolean).join('; ') } : {}),
       requests: check.requests,
+      ...(check.traffic.requests > 0 ? { traffic: check.traffic } : {}),
       ...(check.firstRequestAt !== undefined ? { firstRequestAt: check.firstRequestAt, lastResponseAt: check.lastResponseAt } : {}),
       durationMs: Math.round(performance.now() - started),
     });

@@ -11,7 +11,7 @@ import { redactText } from './redact.js';
 import { PACKAGE_ROOT } from './paths.js';
 import type { Api } from './types.js';
 import { ConformanceCollector, type CollectedRun } from './reporting/collector.js';
-import { aggregate } from './reporting/aggregate.js';
+import { aggregate, trafficOf } from './reporting/aggregate.js';
 import type { RunReport } from './reporting/model.js';
 import { createRunDir, newRunId, renderAllureHtml, writeReports } from './reporting/write.js';
 import { applyBaseline, loadBaseline } from './reporting/baseline.js';
@@ -176,6 +176,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     outcome: run.interrupted ? `INTERRUPTED${stoppedBy !== undefined ? ` (${stoppedBy})` : ''}: the run was stopped early; among the checks that ran, ${agg.outcome.replace(/^[A-Z]+: /, '')}` : agg.outcome,
     ...(run.interrupted ? { interrupted: { ...(stoppedBy !== undefined ? { by: stoppedBy } : {}), atOnce: options.stopNow?.aborted === true } } : {}),
     exitCode: run.interrupted && agg.exitCode === 0 ? 3 : agg.exitCode,
+    traffic: trafficOf(run.checks),
     counts: agg.counts,
     checkCounts: agg.checkCounts,
     requirements: agg.requirements,

@@ -79,6 +79,17 @@ export interface CheckDeclaration {
 }
 
 /** What a check carries back to the reporter (vitest task meta). */
+export interface TrafficCounts {
+  /** requests sent */
+  requests: number;
+  /** answered with 429 or 503: the target refused under load */
+  overloaded: number;
+  /** answered with a 3xx redirect (never followed) */
+  redirected: number;
+  /** no answer at all: refused, reset, timed out, over a bound */
+  transportErrors: number;
+}
+
 export interface CheckResultMeta extends CheckDeclaration {
   file?: string;
   verdict?: Verdict;
@@ -100,6 +111,11 @@ export interface CheckResultMeta extends CheckDeclaration {
   /** the last exchanges of the check, for context on a failure or error */
   exchanges?: ExchangeRecord[];
   requests?: number;
+  /**
+   * what the check's requests met: answers, overload refusals (429, 503), redirects and transport errors (no answer);
+   * present when the check sent a request
+   */
+  traffic?: TrafficCounts;
   durationMs?: number;
   /** when the check sent its first request (ISO time), for the start-up figure of the benchmark */
   firstRequestAt?: string;

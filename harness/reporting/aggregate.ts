@@ -1,6 +1,26 @@
 /** From check results to requirement verdicts, counts and the exit code. */
 import type { Catalogue, Requirement } from '../catalogue.js';
-import type { Api, CheckResultMeta, FailureRecord, Level, PropertyRecord, RequirementVerdict, Verdict } from '../types.js';
+import type { Api, CheckResultMeta, FailureRecord, Level, PropertyRecord, RequirementVerdict, TrafficCounts, Verdict } from '../types.js';
+
+/** What the run's requests met, summed over its checks; `mostlyRefused` when most were 429/503 or redirects. */
+export interface RunTraffic extends TrafficCounts {
+  /** requests answered with a status (not a transport error) */
+  responses: number;
+  mostlyRefused: boolean;
+}
+
+export function trafficOf(checks: readonly CheckResultMeta[]): RunTraffic {
+  const t = { requests: 0, overloaded: 0, redirected: 0, transportErrors: 0 };
+  for (const c of checks) {
+    if (c.traffic === undefined) continue;
+    t.requests += c.traffic.requests;
+    t.overloaded += c.traffic.overloaded;
+    t.redirected += c.traffic.redirected;
+    t.transportErrors += c.traffic.transportErrors;
+  }
+  const responses = t.requests - t.transportErrors;
+  return { ...t, responses, mostlyRefused: responses > 0 && (t.overloaded + t.redirected) * 2 > responses };
+}
 
 export interface CheckRef {
   id: string;

@@ -1,5 +1,5 @@
 /** The content of every report of a run, built once and rendered by each writer. */
-import type { Aggregate } from './aggregate.js';
+import type { Aggregate, RunTraffic } from './aggregate.js';
 import type { BaselineOutcome } from './baseline.js';
 import type { RunDiff } from './diff.js';
 import type { Api, CheckResultMeta } from '../types.js';
@@ -25,6 +25,11 @@ export interface RunReport {
    * were abandoned (SIGTERM, a second SIGINT) rather than let finish (a first SIGINT). The reports cover what ran.
    */
   interrupted?: { by?: string; atOnce: boolean };
+  /**
+   * what the run's requests met: answers, overload refusals (429, 503), redirects, transport errors; mostlyRefused when
+   * most answers were refusals or redirects (the target was overloaded or the URL misrouted, not judged)
+   */
+  traffic?: RunTraffic;
   counts: Aggregate['counts'];
   checkCounts: Aggregate['checkCounts'];
   requirements: Aggregate['requirements'];

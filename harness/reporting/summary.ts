@@ -25,6 +25,12 @@ export function renderSummary(r: RunReport): string {
   const out: string[] = [];
   out.push('# Conformance report', '');
   out.push(`**${r.outcome}** (exit code ${r.exitCode})`, '');
+  const t = r.traffic;
+  if (t?.mostlyRefused === true) {
+    const kinds = [t.overloaded > 0 ? `${t.overloaded} of ${t.responses} responses were 429/503` : '', t.redirected > 0 ? `${t.redirected} of ${t.responses} responses were redirects` : ''].filter(Boolean).join(', ');
+    const what = t.overloaded >= t.redirected ? 'the target was overloaded' : 'the target redirected the requests (a misrouted URL or a gateway in front of it)';
+    out.push(`> **Warning: ${what}: ${kinds}.** Such answers judge nothing: the requirements they touched are errors or not judged, not failures. Rerun when the target has capacity, or with the right URL.`, '');
+  }
   out.push(`- run: \`${r.runId}\`, ${r.startedAt}, ${(r.durationMs / 1000).toFixed(1)} s, ${r.suite.name} ${r.suite.version}`);
   out.push(`- generation: seed ${r.seed}, ${r.runs} runs per property (rerun with \`--seed ${r.seed}\` for the same inputs)`);
   for (const [api, t] of Object.entries(r.targets)) {

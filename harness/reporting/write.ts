@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../config.js';
 import type { RunReport } from './model.js';
+import { settleAllureStatuses } from './allure-status.js';
 import { renderJunit } from './junit.js';
 import { renderSummary } from './summary.js';
 
@@ -38,6 +39,12 @@ export function writeReports(dir: string, report: RunReport): string[] {
     'summary.md': renderSummary(report),
   };
   for (const [name, content] of Object.entries(files)) writeAtomic(join(dir, name), content);
+  // the HTML report is rendered from these: fail "failed", error "broken", skipped and unsupported "skipped"
+  try {
+    settleAllureStatuses(join(dir, 'allure-results'), report.checks);
+  } catch (e) {
+    report.notes.push(`the Allure results could not be given their statuses: ${(e as Error).message}`);
+  }
   pointLatest(dir);
   return Object.keys(files).map((f) => join(dir, f));
 }

@@ -54,6 +54,19 @@ describe('statuses any endpoint may answer (429, 503, the ledger 499)', () => {
     }
   });
 
+  it('nor does one of them, or an undocumented redirect, judge the status rules: no pass on an answer that judged nothing', () => {
+    for (const [api, op] of [['ledger', 'getLedgerEnd'], ['scan', 'listAnsEntries'], ['validator', 'getOpenAndIssuingMiningRounds'], ['registry', 'getAllocationFactory']] as const) {
+      for (const status of [...ANY_ENDPOINT_STATUSES[api]!, 301, 302, 307, 308]) {
+        for (const [mt, body] of [['text/html', '<html>busy</html>'], ['application/json', { error: 'slow down' }], [undefined, '']] as const) {
+          const { judged, failures } = run(api, op, status, mt, body);
+          expect(judged.filter((r) => r.endsWith('.http.no-server-error') || r.endsWith('.http.documented-status') || r.endsWith('.http.documented-content-type')), `${api} ${status} ${mt}`).toEqual([]);
+          expect(failures.filter((f) => f.requirement.includes('.http.')), `${api} ${status} ${mt}`).toEqual([]);
+        }
+      }
+    }
+    expect(run('scan', 'listAnsEntries', 200, 'application/json', { entries: [] }).judged).toContain('scan.http.no-server-error');
+  });
+
   it('a JSON body of one of them is judged against the schema the operation documents for it, when there is one', () => {
     const bad = run('scan', 'listAnsEntries', 503, 'application/json', { message: 'busy' });
     expect(bad.failures.map((f) => f.requirement)).toEqual(['scan.errors.error-body']);

@@ -132,6 +132,26 @@ describe('a run over one check of each verdict kind', () => {
     expect(readFileSync(join(result.dir, 'summary.md'), 'utf8')).toContain('<redacted>');
   });
 
+  it('gives each Allure result the status of its verdict: fail "failed", error "broken", skipped "skipped" with the reason', () => {
+    const dir = join(result.dir, 'allure-results');
+    const results = readdirSync(dir)
+      .filter((f) => f.endsWith('-result.json'))
+      .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as { status: string; statusDetails?: { message?: string }; labels: Array<{ name: string; value: string }> });
+    const of = (id: string) => results.find((r) => r.labels.some((l) => l.name === 'conformanceCheck' && l.value === id));
+    // a rule the target broke, found by a generic check and by the check itself
+    expect(of('v.fail-schema')?.status).toBe('failed');
+    expect(of('v.fail-status')?.status).toBe('failed');
+    expect(of('v.judge-each')?.status).toBe('failed');
+    // a transport error (timeout), an overload refusal, a check cut off at its time limit: harness-side, not the target's rule
+    expect(of('v.error')?.status).toBe('broken');
+    expect(of('v.overloaded')?.status).toBe('broken');
+    expect(of('v.overrun')?.status).toBe('broken');
+    expect(of('v.pass')?.status).toBe('passed');
+    expect(of('v.skipped')).toMatchObject({ status: 'skipped', statusDetails: { message: 'skipped: no fixture "itemId" configured' } });
+    expect(of('v.unsupported')).toMatchObject({ status: 'skipped', statusDetails: { message: 'unsupported: the target does not offer item kinds' } });
+    expect(of('v.feature-off')).toMatchObject({ status: 'skipped', statusDetails: { message: 'skipped: feature items is switched off for this target' } });
+  });
+
   it('writes conformance.json, junit.xml and summary.md, and points latest at the run', () => {
     for (const f of ['conformance.json', 'junit.xml', 'summary.md']) expect(existsSync(join(result.dir, f))).toBe(true);
     expect(existsSync(join(reports, 'latest', 'summary.md'))).toBe(true);

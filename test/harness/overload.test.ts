@@ -1,0 +1,94 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RUN, type Config } from '../../harness/config.js';
+import { runConformance, type RunResult } from '../../harness/runner.js';
+
+const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
+
+/** A target that refuses every request under load: 503 and 429 in turn, with JSON or HTML bodies as gateways send. */
+async function startRefusingServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  let n = 0;
+  const server: Server = createServer((req, res) => {
+    n++;
+    if (n % 2 === 0) {
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' });
+      res.end(JSON.stringify({ error: 'too many requests' }));
+    } else {
+      res.writeHead(503, { 'content-type': 'text/html' });
+      res.end('<html><body>Service Unavailable</body></html>');
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+describe('a run against a target that answers 429 or 503 to everything', () => {
+  let server: Awaited<ReturnType<typeof startRefusingServer>>;
+  let result: RunResult;
+  let reports: string;
+
+  beforeAll(async () => {
+    server = await startRefusingServer();
+    reports = mkdtempSync(join(tmpdir(), 'cc-overload-'));
+    const config: Config = {
+      run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: reports, html: false, timeoutMs: 400, checkTimeoutMs: 2000, runs: 5, seed: 7 },
+      targets: {
+        scan: { url: server.url, version: '1.0', auth: { kind: 'static', tokens: { reader: 'unused-token' } }, features: {}, fixtures: {}, disabledRequirements: [], headers: {} },
+      },
+      reference: { faults: [] },
+      useReference: false,
+      sources: ['test'],
+      internal: { specsDir: fixtures, catalogueDir: join(fixtures, 'requirements'), include: ['test/fixtures/mini/overload/*.check.ts', 'test/fixtures/mini/suite/verdicts.check.ts'] },
+    };
+    result = await runConformance(config, { write: () => undefined });
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.close();
+    rmSync(reports, { recursive: true, force: true });
+  });
+
+  const requirement = (id: string) => result.report.requirements.find((r) => r.id === id);
+
+  it('gives the generic status rules no pass: no response they could judge was seen', () => {
+    for (const id of ['scan.http.no-server-error', 'scan.http.documented-status', 'scan.http.documented-content-type']) {
+      expect(requirement(id)?.verdict, id).not.toBe('pass');
+    }
+    expect(requirement('scan.http.no-server-error')?.reason).toMatch(/no response this rule could judge|could not be|overload/i);
+    const generic = result.report.checks.find((c) => c.id === 'v.generic');
+    expect(generic?.verdict).toBe('skipped');
+    expect(generic?.judged ?? []).toEqual([]);
+  });
+
+  it('passes no requirement and fails none for the refusals', () => {
+    // the mini suite fails three rules on purpose, whatever the target answers (t.fail, and checks on local values)
+    expect(result.report.requirements.filter((r) => r.verdict === 'fail').map((r) => r.id).sort()).toEqual(['scan.list-items.judged-broken', 'scan.list-items.rare-but-broken', 'scan.list-items.small-ids']);
+    const passed = result.report.requirements.filter((r) => r.verdict === 'pass').map((r) => r.id);
+    // the only rules that may pass here are those the checks judge without a response (judge() blocks on local values)
+    expect(passed.filter((id) => id.startsWith('scan.http.') || id === 'scan.list-items.response-schema')).toEqual([]);
+    for (const r of result.report.requirements) {
+      for (const f of r.failures) expect(f.message, r.id).not.toMatch(/answered (429|503)/);
+    }
+  });
+
+  it('says at the top of summary.md that the target was overloaded, and carries the counts in conformance.json', () => {
+    const json = JSON.parse(readFileSync(join(result.dir, 'conformance.json'), 'utf8')) as { traffic?: Record<string, unknown> };
+    expect(json.traffic).toMatchObject({ mostlyRefused: true });
+    const t = json.traffic as { requests: number; overloaded: number; responses: number };
+    expect(t.overloaded).toBeGreaterThan(0);
+    expect(t.overloaded).toBe(t.responses);
+    const summary = readFileSync(join(result.dir, 'summary.md'), 'utf8');
+    const head = summary.split('\n').slice(0, 6).join('\n');
+    expect(head).toContain(`the target was overloaded: ${t.overloaded} of ${t.responses} responses were 429/503`);
+  });
+});
