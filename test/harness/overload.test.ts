@@ -9,12 +9,18 @@ import { runConformance, type RunResult } from '../../harness/runner.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
 
-/** A target that refuses every request under load: 503 and 429 in turn, with JSON or HTML bodies as gateways send. */
-async function startRefusingServer(): Promise<{ url: string; close: () => Promise<void> }> {
+/**
+ * A target that refuses every request under load: 503 and 429 in turn, with JSON or HTML bodies as gateways send; or,
+ * with `redirect`, one that redirects every request elsewhere (a misrouted URL).
+ */
+async function startRefusingServer(redirect = false): Promise<{ url: string; close: () => Promise<void> }> {
   let n = 0;
   const server: Server = createServer((req, res) => {
     n++;
-    if (n % 2 === 0) {
+    if (redirect) {
+      res.writeHead(302, { location: `http://127.0.0.1:9/elsewhere${req.url ?? ''}` });
+      res.end();
+    } else if (n % 2 === 0) {
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' });
       res.end(JSON.stringify({ error: 'too many requests' }));
     } else {
@@ -32,6 +38,19 @@ async function startRefusingServer(): Promise<{ url: string; close: () => Promis
   };
 }
 
+function configFor(url: string, reports: string, include: string[]): Config {
+  return {
+      run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: reports, html: false, timeoutMs: 400, checkTimeoutMs: 2000, runs: 5, seed: 7 },
+      targets: {
+        scan: { url, version: '1.0', auth: { kind: 'static', tokens: { reader: 'unused-token' } }, features: {}, fixtures: {}, disabledRequirements: [], headers: {} },
+      },
+      reference: { faults: [] },
+      useReference: false,
+      sources: ['test'],
+      internal: { specsDir: fixtures, catalogueDir: join(fixtures, 'requirements'), include },
+    };
+}
+
 describe('a run against a target that answers 429 or 503 to everything', () => {
   let server: Awaited<ReturnType<typeof startRefusingServer>>;
   let result: RunResult;
@@ -40,17 +59,7 @@ describe('a run against a target that answers 429 or 503 to everything', () => {
   beforeAll(async () => {
     server = await startRefusingServer();
     reports = mkdtempSync(join(tmpdir(), 'cc-overload-'));
-    const config: Config = {
-      run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: reports, html: false, timeoutMs: 400, checkTimeoutMs: 2000, runs: 5, seed: 7 },
-      targets: {
-        scan: { url: server.url, version: '1.0', auth: { kind: 'static', tokens: { reader: 'unused-token' } }, features: {}, fixtures: {}, disabledRequirements: [], headers: {} },
-      },
-      reference: { faults: [] },
-      useReference: false,
-      sources: ['test'],
-      internal: { specsDir: fixtures, catalogueDir: join(fixtures, 'requirements'), include: ['test/fixtures/mini/overload/*.check.ts', 'test/fixtures/mini/suite/verdicts.check.ts'] },
-    };
-    result = await runConformance(config, { write: () => undefined });
+    result = await runConformance(configFor(server.url, reports, ['test/fixtures/mini/overload/*.check.ts', 'test/fixtures/mini/suite/verdicts.check.ts']), { write: () => undefined });
   }, 60_000);
 
   afterAll(async () => {
@@ -90,5 +99,32 @@ describe('a run against a target that answers 429 or 503 to everything', () => {
     const summary = readFileSync(join(result.dir, 'summary.md'), 'utf8');
     const head = summary.split('\n').slice(0, 6).join('\n');
     expect(head).toContain(`the target was overloaded: ${t.overloaded} of ${t.responses} responses were 429/503`);
+  });
+});
+
+describe('a run against a target that redirects everything', () => {
+  let server: Awaited<ReturnType<typeof startRefusingServer>>;
+  let result: RunResult;
+  let reports: string;
+
+  beforeAll(async () => {
+    server = await startRefusingServer(true);
+    reports = mkdtempSync(join(tmpdir(), 'cc-redirect-'));
+    result = await runConformance(configFor(server.url, reports, ['test/fixtures/mini/overload/*.check.ts']), { write: () => undefined });
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.close();
+    rmSync(reports, { recursive: true, force: true });
+  });
+
+  it('judges none of the generic status rules, fails none, and says so at the top of summary.md', () => {
+    for (const r of result.report.requirements.filter((q) => q.id.startsWith('scan.http.'))) {
+      expect(r.verdict, r.id).not.toBe('pass');
+      expect(r.verdict, r.id).not.toBe('fail');
+    }
+    expect(result.report.traffic).toMatchObject({ requests: 2, redirected: 2, mostlyRefused: true });
+    const summary = readFileSync(join(result.dir, 'summary.md'), 'utf8');
+    expect(summary.split('\n').slice(0, 6).join('\n')).toContain('the target redirected the requests (a misrouted URL or a gateway in front of it): 2 of 2 responses were redirects');
   });
 });
