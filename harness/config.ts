@@ -52,6 +52,8 @@ export interface RunConfig {
   retryMaxWaitMs: number;
   /** JSON responses nested deeper are an error, before parsing */
   maxJsonDepth: number;
+  /** run-wide deadline: after it no further check starts and the report says the run was cut (exit 3); unset = none */
+  maxRunMs?: number;
   reportsDir: string;
   only: Api[];
   requirements: string[];

@@ -140,18 +140,38 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   const runId = newRunId(started);
   const dir = createRunDir(config.run.reportsDir, runId);
   void loadVitest().catch(() => undefined);
+  // run.maxRunMs: at the limit no further check starts (as on a first Ctrl-C); the running ones finish, each within
+  // run.checkTimeoutMs, and the report of what ran says the run was cut at the limit (exit 3)
+  const deadline = new AbortController();
+  // the soft stop runVitest sees: the caller's (a first Ctrl-C) or the deadline, whichever comes first
+  const soft = new AbortController();
+  const forward = () => soft.abort(options.signal?.reason);
+  if (options.signal?.aborted === true) forward();
+  else options.signal?.addEventListener('abort', forward, { once: true });
+  deadline.signal.addEventListener('abort', () => soft.abort(deadline.signal.reason), { once: true });
+  const limitMs = config.run.maxRunMs;
+  const timer = limitMs !== undefined ? setTimeout(() => {
+    (options.write ?? ((t: string) => process.stderr.write(t)))(`\nrun.maxRunMs (${limitMs} ms) reached: no further check starts; the running ones finish, then the reports of what ran are written\n`);
+    deadline.abort(`run.maxRunMs limit of ${limitMs} ms`);
+  }, Math.max(0, limitMs - (Date.now() - started.getTime()))) : undefined;
+  timer?.unref();
   const reference = config.useReference ? await startEmbeddedReference(config) : undefined;
   let run: CollectedRun;
   try {
-    run = await runVitest(config, join(dir, 'allure-results'), options);
+    run = await runVitest(config, join(dir, 'allure-results'), limitMs !== undefined ? { ...options, signal: soft.signal } : options);
   } catch (e) {
     run = { checks: [], runErrors: [`the test runner failed: ${(e as Error).message}`], interrupted: false };
   } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', forward);
     await reference?.close();
   }
   const finished = new Date();
   const reasonOf = (sig: AbortSignal | undefined) => (sig?.aborted === true && typeof sig.reason === 'string' ? sig.reason : undefined);
-  const stoppedBy = reasonOf(options.stopNow) ?? reasonOf(options.signal);
+  const stoppedBy = reasonOf(options.stopNow) ?? reasonOf(options.signal) ?? reasonOf(deadline.signal);
+  if (deadline.signal.aborted && run.interrupted && stoppedBy === reasonOf(deadline.signal)) {
+    run.runErrors.push(`the run was cut at the run.maxRunMs limit of ${limitMs} ms: no further check started after it; the checks that had not started are missing from this report`);
+  }
   const knownIds = new Set(expectations.map((e) => e.requirement));
   const agg = aggregate(catalogue, run.checks, config.run.only, config.run.requirements, run.runErrors, knownIds);
   const baseline = config.run.baseline !== undefined ? { file: config.run.baseline, ...applyBaseline(expectations, new Map(agg.requirements.map((r) => [r.id, r.verdict]))) } : undefined;
