@@ -3,6 +3,7 @@ import { conformance } from '../../../harness/conformance.js';
 import { ed25519DerKey } from '../../../generators/ledger/topology.js';
 import { allocationRequest } from '../../../harness/fixtures/ledger.js';
 import { vettingOpFor } from '../../../harness/fixtures/ledger-vetting.js';
+import { mayAnswerAnywhere } from '../../../harness/checks.js';
 
 describe('ledger HTTP', () => {
   conformance(
@@ -17,7 +18,11 @@ describe('ledger HTTP', () => {
       for (const op of ['getVersion', 'getLedgerEnd', 'getConnectedSynchronizers']) {
         // the request goes to the operation's /v2 path of the API description: a 404 means it is not served there
         const x = await t.call(op);
-        await t.judge('ledger.versioning.path-prefix', () => t.expect(x.status !== 404, `${op} is not served under /v2 (404)`, { requirement: 'ledger.versioning.path-prefix', exchange: x }));
+        await t.judge('ledger.versioning.path-prefix', () => {
+          // an overload refusal, a redirect or a server error says nothing about where the route is served
+          if (mayAnswerAnywhere('ledger', x.status) || (x.status >= 300 && x.status < 400) || x.status >= 500) t.skip(`${op} was answered ${x.status}, which does not tell whether it is served under /v2`);
+          t.expect(x.status !== 404, `${op} is not served under /v2 (404)`, { requirement: 'ledger.versioning.path-prefix', exchange: x });
+        });
       }
       await t.call(vettingOpFor(t), { json: { pageToken: 'not-a-token-the-server-issued' } });
       await t.call('listPackageVetting', { json: { pageSize: -5 } });
