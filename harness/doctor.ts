@@ -41,7 +41,7 @@ export async function doctor(config: Config): Promise<DoctorLine[]> {
   for (const [api, target] of Object.entries(config.targets) as Array<[Api, NonNullable<Config['targets'][Api]>]>) {
     if (!config.run.only.includes(api)) continue;
     const probe = PROBES[api];
-    const client = new HttpClient({ api, baseUrl: target.url, timeoutMs: config.run.timeoutMs, maxResponseBytes: config.run.maxResponseBytes, headers: target.headers });
+    const client = new HttpClient({ api, baseUrl: target.url, timeoutMs: config.run.timeoutMs, maxResponseBytes: config.run.maxResponseBytes, retries: config.run.retries, retryMaxWaitMs: config.run.retryMaxWaitMs, maxJsonDepth: config.run.maxJsonDepth, headers: target.headers });
     let token: string | undefined;
     if (api === 'validator' && target.auth.kind === 'none') {
       lines.push({ api, url: target.url, ok: false, detail: VALIDATOR_NEEDS_TOKEN });
@@ -49,7 +49,7 @@ export async function doctor(config: Config): Promise<DoctorLine[]> {
     }
     if (probe.role !== undefined && target.auth.kind !== 'none') {
       try {
-        token = await new TokenProvider(target.auth, config.run.timeoutMs).tokenFor(probe.role);
+        token = await new TokenProvider(target.auth, config.run.timeoutMs, config.run.maxResponseBytes).tokenFor(probe.role);
       } catch (e) {
         const why = e instanceof AuthUnavailable ? e.message : `cannot get a token: ${(e as Error).message}`;
         lines.push({ api, url: target.url, ok: false, detail: api === 'validator' ? `${why}: ${VALIDATOR_NEEDS_TOKEN}` : why });
