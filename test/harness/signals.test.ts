@@ -53,8 +53,12 @@ async function stopRun(dir: string, signals: NodeJS.Signals[]): Promise<{ code: 
       onRequest = () => undefined;
       void (async () => {
         for (const [i, s] of signals.entries()) {
-          // the second signal lands while the first one's stop is under way (two at once may merge into one)
-          if (i > 0) await new Promise((r) => setTimeout(r, 100));
+          // the second signal lands while the first one's stop is under way: as soon as the CLI said it took the first
+          // (two at once may merge into one; one sent after a fixed delay may land after the reports, while the process
+          // is already exiting, where no handler can take it any more)
+          if (i > 0) {
+            for (let waited = 0; waited < 2000 && !err.includes('interrupted (SIGINT)'); waited += 2) await new Promise((r) => setTimeout(r, 2));
+          }
           child.kill(s);
           lastSignalAt = Date.now();
         }
