@@ -64,10 +64,10 @@ describe('run.maxRunMs', () => {
     // 3, or 1 when a MUST requirement failed among the checks that ran (this target answers 404 to everything)
     expect(code).toBe(rep.exitCode);
     expect([1, 3]).toContain(rep.exitCode);
-    // no check started after the limit (a check sends its first request as it starts), and some never ran
+    // no check started after the limit (a check sends its first request as it starts); how many ran before it depends
+    // on the machine's load, so their number is not asserted
     const limitAt = Date.parse(rep.startedAt) + 4000;
     for (const c of rep.checks) if (c.firstRequestAt !== undefined) expect(Date.parse(c.firstRequestAt)).toBeLessThan(limitAt + 1000);
-    expect(rep.checks.length).toBeLessThan(60);
     expect(rep.runErrors.join('\n')).toMatch(/cut at the run\.maxRunMs limit of 4000 ms/);
     expect(out).toContain('INTERRUPTED');
     expect(out + err).not.toMatch(/\n\s+at /);
