@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_RUN, loadConfig, printableConfig } from '../../harness/config.js';
+import { errorOf } from './config-error.js';
 import { redactText } from '../../harness/redact.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cc-config-'));
@@ -12,15 +13,6 @@ function file(name: string, content: string): string {
   return p;
 }
 const load = (flags = {}, env = {}) => loadConfig({ flags, env });
-const errorOf = (f: () => unknown): string => {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ConfigError);
-    return (e as Error).message;
-  }
-  throw new Error('expected a ConfigError');
-};
 
 describe('configuration', () => {
   it('defaults to the embedded reference server with a fixed seed', () => {

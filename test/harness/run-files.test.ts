@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../harness/paths.js';
 import { ConfigError, DEFAULT_RUN, checkRunFiles, loadConfig, type Config } from '../../harness/config.js';
+import { errorOf } from './config-error.js';
 import { readEarlierReport } from '../../harness/reporting/diff.js';
 import { runConformance } from '../../harness/runner.js';
 
@@ -18,15 +19,6 @@ function cli(args: string[]) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-const errorOf = (f: () => unknown): string => {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ConfigError);
-    return (e as Error).message;
-  }
-  throw new Error('expected a ConfigError');
-};
 
 describe('a compare or baseline file that does not exist', () => {
   it('exits 2 naming the file, before anything runs, for the flags and for the config file settings', () => {
