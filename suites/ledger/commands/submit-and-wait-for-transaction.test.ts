@@ -1,14 +1,14 @@
 import { describe } from 'vitest';
 import { conformance } from '../../../harness/conformance.js';
 import { createSubmitter, routeNotServed, templateFixture } from '../../../harness/fixtures/ledger.js';
-import { WILDCARD, createCommand } from '../shared.js';
+import { WILDCARD, createCommand, eventsOf, noteWrappers } from '../shared.js';
 
 // The replacement of the tree submission (FACTS.md), which the suite's set-up steps use: its answer is judged here.
 describe('POST /v2/commands/submit-and-wait-for-transaction', () => {
   conformance(
     {
       id: 'ledger.submit-and-wait-for-transaction.schema',
-      title: 'answers a valid submission with 200 and {transaction}, its events directly under their kind key',
+      title: "answers a valid submission with 200 and {transaction} holding the submitter's CreatedEvent",
       api: 'ledger',
       operations: ['submitAndWaitForTransaction'],
       requirements: ['ledger.submit-and-wait-for-transaction.response-schema'],
@@ -25,6 +25,8 @@ describe('POST /v2/commands/submit-and-wait-for-transaction', () => {
       });
       if (routeNotServed(x)) t.skip(`submit-and-wait-for-transaction answered ${x.status} without a JsCantonError: not served`);
       t.expectStatus(x, 200);
+      // which wrapper form the events came in is information here (FACTS.md gives it; the lookups judge it as a SHOULD)
+      noteWrappers(t, eventsOf(x), 'transaction');
       // the schema (run on every response) requires transaction; a created event must be there for the submitter
       const events = (x.json as { transaction?: { events?: unknown } } | undefined)?.transaction?.events;
       t.expect(Array.isArray(events) && events.some((e) => typeof e === 'object' && e !== null && 'CreatedEvent' in e), `the transaction shows the submitter no CreatedEvent: ${JSON.stringify(events)?.slice(0, 300)}`, { exchange: x });
