@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_RUN, loadConfig, printableConfig } from '../../harness/config.js';
+import { ConfigError, DEFAULT_RUN, loadConfig, printableConfig, targetsFromBlock } from '../../harness/config.js';
 import { errorOf } from './config-error.js';
 import { redactText } from '../../harness/redact.js';
 
@@ -83,7 +83,6 @@ targets:
     expect(loadConfig({ flags: { config: file('variant.yaml', 'reference:\n  variant: 12\n') }, env: {} }).reference.variant).toBe(12);
     expect(errorOf(() => load({ referenceVariant: 'seven' }))).toContain('flag --reference-variant');
     expect(errorOf(() => loadConfig({ flags: { config: file('bad-variant.yaml', 'reference:\n  variant: -1\n') }, env: {} }))).toContain('reference.variant');
-    const { targetsFromBlock } = await import('../../harness/config.js');
     const targets = targetsFromBlock({ scan: { url: 'http://127.0.0.1:1/api/scan/' } }, 'a test');
     expect(targets.scan).toMatchObject({ url: 'http://127.0.0.1:1/api/scan', auth: { kind: 'none' }, fixtures: {}, disabledRequirements: [] });
     expect(errorOf(() => targetsFromBlock({ scan: { url: 'nope' } }, 'a test'))).toContain('a test');
