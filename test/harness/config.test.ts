@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_RUN, loadConfig, printableConfig, targetsFromBlock } from '../../harness/config.js';
+import { DEFAULT_RUN, loadConfig, printableConfig, targetsFromBlock } from '../../harness/config.js';
 import { errorOf } from './config-error.js';
 import { redactText } from '../../harness/redact.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../harness/paths.js';
-import { ConfigError, DEFAULT_RUN, checkRunFiles, loadConfig, type Config } from '../../harness/config.js';
+import { DEFAULT_RUN, checkRunFiles, loadConfig, type Config } from '../../harness/config.js';
 import { errorOf } from './config-error.js';
 import { readEarlierReport } from '../../harness/reporting/diff.js';
 import { runConformance } from '../../harness/runner.js';
