@@ -6,7 +6,7 @@
 import { SignJWT } from 'jose';
 import { request } from 'undici';
 import type { AuthConfig } from './config.js';
-import { readBounded, TransportError } from './http.js';
+import { isTimeout, readBounded, TransportError } from './http.js';
 import { redactText, registerSecret, registerUrlCredentials } from './redact.js';
 
 /** The target's auth cannot provide what a check needs: the check is skipped with this reason. */
@@ -139,9 +139,7 @@ export class TokenProvider {
         throw new Error(`answered ${status}, redirected to ${redactText(String(location))}; redirects are not followed`);
       }
     } catch (e) {
-      const err = e as Error & { code?: string };
-      const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT';
-      const why = timedOut ? `no answer within ${this.timeoutMs} ms (run.timeoutMs)` : redactText(err.message);
+      const why = isTimeout(e) ? `no answer within ${this.timeoutMs} ms (run.timeoutMs)` : redactText((e as Error).message);
       throw new TransportError(`OAuth2 token request to ${endpoint} for role "${role}" failed: ${why}`);
     }
     let body: { access_token?: unknown; expires_in?: unknown } = {};

@@ -315,7 +315,8 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
   return false;
 }
 
-function isTimeout(e: unknown): boolean {
+/** An undici or abort timeout (headers or body not in time). */
+export function isTimeout(e: unknown): boolean {
   const err = e as Error & { code?: string };
   return err.name === 'TimeoutError' || err.name === 'AbortError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT';
 }
