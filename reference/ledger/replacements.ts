@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import { isObject, optEnum, optObject, reqInt, reqObject, type Obj } from './body.js';
 import { CantonError, err } from './errors.js';
-import { route, sendCanton } from './http.js';
+import { route } from './http.js';
 import { assignmentEvent, decodeEventFormat, stakeholders, unassignedEvent, validateEventFormat, visibility, wildcardFormat, type EventFormat } from './events.js';
 import type { LedgerState, ReassignmentUpdate, TransactionUpdate } from './state.js';
 import { commitOnce, decodeSubmission, faultyEventFormat, projectTransaction, readProjection, updateNotFound, validateSubmission } from './transactions.js';
@@ -119,15 +119,4 @@ export function replacementRoutes(app: FastifyInstance, ctx: ReferenceContext, s
     }
     throw updateNotFound(offset);
   });
-
-  // 3.6 no longer serves transaction-by-offset (FACTS.md): answered as any route the participant does not have
-  if (ctx.options.ledgerVersion === '3.6') {
-    app.addHook('onRequest', async (req, reply) => {
-      const path = (req.url ?? '').split('?')[0];
-      if (req.method === 'POST' && path === '/v2/updates/transaction-by-offset') {
-        return sendCanton(reply, err.notFound('NOT_FOUND', `The requested resource could not be found: POST ${path}`), req.id);
-      }
-      return undefined;
-    });
-  }
 }
