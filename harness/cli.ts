@@ -49,6 +49,8 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--baseline <file>', 'known failures of this target (YAML "expectations:" list); they do not fail the run')
     .option('--compare <file>', 'an earlier conformance.json to diff against (default: the reports dir\'s latest run)')
     .option('--no-compare', 'do not diff against an earlier run')
+    .option('--read-only', 'read-only mode: send only GETs and the operations marked x-read-only (safe for a production node); checks that need a write are skipped')
+    .option('--max-requests-per-second <n>', 'the most requests a second the run sends, all checks together (run.maxRequestsPerSecond)')
     .option('--fault <name>', 'embedded reference only: switch on a planted fault (repeatable)', collect)
     .option('--reference-variant <seed>', 'embedded reference only: a variant that makes every choice the specification leaves open at random from this seed (an integer, or "random")')
     .addOption(new Option('--ledger-version <v>', 'embedded reference only: the ledger API version it claims (3.6 no longer serves transaction-by-offset nor GET /v2/package-vetting)').choices([...LEDGER_VERSIONS]))
@@ -72,7 +74,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       const { runConformance } = await import('./runner.js');
       const interactive = process.stderr.isTTY === true;
       const where = config.useReference ? `the embedded reference server${config.reference.variant !== undefined ? ` (variant ${config.reference.variant})` : ''}` : Object.entries(config.targets).map(([a, t]) => `${a} ${redactText(t.url)}`).join(', ');
-      err(`canton-conformance: running ${config.run.only.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)\n`);
+      err(`canton-conformance: running ${config.run.only.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)${config.run.readOnly ? ', read-only: only GETs and x-read-only operations are sent' : ''}\n`);
       // a first SIGINT lets the running checks finish (and clean up); SIGTERM (CI runners, docker stop) and a second
       // SIGINT stop them at once; a further signal exits at once without reports (130 or 143, the shell's convention). Every stop but the last writes the reports of
       // what ran, marked INTERRUPTED, and exits 3 (1 when a MUST requirement failed among the checks that ran).

@@ -54,6 +54,12 @@ export interface RunConfig {
   maxJsonDepth: number;
   /** run-wide deadline: after it no further check starts and the report says the run was cut (exit 3); unset = none */
   maxRunMs?: number;
+  /** response headers larger than this (in bytes, all of them) are an error */
+  maxHeaderBytes: number;
+  /** read-only mode: only GETs and the operations marked x-read-only reach the target; checks that need more skip */
+  readOnly: boolean;
+  /** the most requests a second the run sends, all checks and interfaces together; unset = no limit */
+  maxRequestsPerSecond?: number;
   reportsDir: string;
   only: Api[];
   requirements: string[];
@@ -84,6 +90,11 @@ export interface Config {
   useReference: boolean;
   /** where the configuration came from, for the report */
   sources: string[];
+  /**
+   * Values that are secrets although no setting's name says so: those read from `${NAME}` in the file. Registered for
+   * redaction in every thread that records exchanges; never printed (printableConfig leaves them out).
+   */
+  secrets?: string[];
   /** for the project's own tests: other specs, catalogue and suite files than the shipped ones */
   internal?: {
     specsDir?: string;
@@ -106,6 +117,8 @@ export const DEFAULT_RUN: RunConfig = {
   retries: 2,
   retryMaxWaitMs: 5000,
   maxJsonDepth: 512,
+  maxHeaderBytes: 64 * 1024,
+  readOnly: false,
   reportsDir: 'reports',
   only: [...APIS],
   requirements: [],
@@ -138,6 +151,8 @@ export interface ConfigFlags {
   ledgerVersion?: string;
   baseline?: string;
   compare?: string | boolean;
+  readOnly?: boolean;
+  maxRequestsPerSecond?: string;
 }
 
 /** The environment variables read, each the same as the flag in its comment. */
@@ -160,21 +175,35 @@ function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** `${NAME}` in any string of the file is replaced by the environment variable NAME, so secrets stay out of files. */
-function interpolate(v: unknown, env: NodeJS.ProcessEnv, path: string): unknown {
+/**
+ * Settings whose `${NAME}` values are not secrets: addresses (credentials inside a URL are registered by shape and
+ * value anyway), versions, and the run and reference sections (numbers, flags, paths).
+ */
+const NOT_SECRET_SETTING = /^(run|reference)(\.|$)|\.(url|tokenUrl|version)$/;
+
+/**
+ * `${NAME}` in any string of the file is replaced by the environment variable NAME, so secrets stay out of files. The
+ * values read are secrets (outside NOT_SECRET_SETTING): pushed to `secrets`.
+ */
+function interpolate(v: unknown, env: NodeJS.ProcessEnv, path: string, secrets: string[]): unknown {
   if (typeof v === 'string') {
     return v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
       const value = env[name];
       if (value === undefined) throw new ConfigError(`${path}: environment variable ${name} is not set`);
+      if (!NOT_SECRET_SETTING.test(path)) secrets.push(value);
       return value;
     });
   }
-  if (Array.isArray(v)) return v.map((x, i) => interpolate(x, env, `${path}[${i}]`));
-  if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, interpolate(x, env, path ? `${path}.${k}` : k)]));
+  if (Array.isArray(v)) return v.map((x, i) => interpolate(x, env, `${path}[${i}]`, secrets));
+  if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, interpolate(x, env, path ? `${path}.${k}` : k, secrets)]));
   return v;
 }
 
-export function readConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Json {
+/**
+ * Reads a configuration file, `${NAME}` replaced by the environment; the values so read that are secrets are pushed to
+ * `secrets` (and registered for redaction).
+ */
+export function readConfigFile(file: string, env: NodeJS.ProcessEnv = process.env, secrets: string[] = []): Json {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -190,7 +219,9 @@ export function readConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
   }
   if (data === null || data === undefined) return {};
   if (!isObject(data)) throw new ConfigError(`config file ${file}: the top level must be a mapping`);
-  return interpolate(data, env, '') as Json;
+  const out = interpolate(data, env, '', secrets) as Json;
+  for (const v of secrets) registerSecret(v);
+  return out;
 }
 
 function parseInteger(value: string, what: string): number {
@@ -267,6 +298,13 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
   if (flags.html !== undefined) ensureRun(raw).html = flags.html;
   if (flags.baseline !== undefined) ensureRun(raw).baseline = flags.baseline;
   if (flags.compare !== undefined) ensureRun(raw).compare = flags.compare;
+  if (flags.readOnly === true) ensureRun(raw).readOnly = true;
+  if (flags.maxRequestsPerSecond !== undefined) {
+    const n = Number(flags.maxRequestsPerSecond);
+    if (flags.maxRequestsPerSecond.trim() === '' || !Number.isFinite(n)) throw new ConfigError(`flag --max-requests-per-second: "${flags.maxRequestsPerSecond}" is not a number`);
+    // the range is checked by the schema below, like run.maxRequestsPerSecond in a file
+    ensureRun(raw).maxRequestsPerSecond = n;
+  }
   if (flags.fault !== undefined && flags.fault.length > 0) {
     if (!isObject(raw.reference)) raw.reference = {};
     (raw.reference as Json).faults = flags.fault;
@@ -314,7 +352,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const flags = opts.flags ?? {};
   const sources: string[] = [];
   const file = flags.config ?? (env.CONFORMANCE_CONFIG || undefined);
-  const raw: Json = file !== undefined ? readConfigFile(file, env) : {};
+  const secrets: string[] = [];
+  const raw: Json = file !== undefined ? readConfigFile(file, env, secrets) : {};
   if (file !== undefined) sources.push(`file ${file}`);
   applyOverrides(raw, env, flags);
   if (Object.keys(env).some((k) => k in ENV_VARS && k !== 'CONFORMANCE_CONFIG' && env[k])) sources.push('environment');
@@ -329,7 +368,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const run = { ...DEFAULT_RUN, ...(raw.run as Partial<RunConfig> | undefined) };
   const targets = normalizeTargets(raw.targets);
   const reference = { faults: [], ...(raw.reference as Partial<ReferenceSettings> | undefined) };
-  return { run, targets, reference, useReference: Object.keys(targets).length === 0, sources };
+  return { run, targets, reference, useReference: Object.keys(targets).length === 0, sources, ...(secrets.length > 0 ? { secrets: [...new Set(secrets)] } : {}) };
 }
 
 /**
@@ -393,5 +432,6 @@ export function printableConfig(config: Config): unknown {
   const targets = Object.fromEntries(
     Object.entries(config.targets).map(([api, t]) => [api, t === undefined ? t : { ...t, headers: Object.fromEntries(Object.keys(t.headers).map((h) => [h, REDACTED])) }]),
   );
-  return redactValue({ ...config, targets });
+  const { secrets: _values, ...rest } = config;
+  return redactValue({ ...rest, targets });
 }

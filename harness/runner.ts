@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { printableConfig, targetsFromBlock } from './config.js';
 import { loadCatalogue } from './catalogue.js';
 import { redactText } from './redact.js';
+import { READ_ONLY_REASON } from './http.js';
 import { PACKAGE_ROOT } from './paths.js';
 import type { Api } from './types.js';
 import { ConformanceCollector, type CollectedRun } from './reporting/collector.js';
@@ -197,6 +198,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     ...(run.interrupted ? { interrupted: { ...(stoppedBy !== undefined ? { by: stoppedBy } : {}), atOnce: options.stopNow?.aborted === true } } : {}),
     exitCode: run.interrupted && agg.exitCode === 0 ? 3 : agg.exitCode,
     traffic: trafficOf(run.checks),
+    ...(config.run.readOnly ? { readOnly: { skippedChecks: run.checks.filter((c) => c.verdict === 'skipped' && c.reason?.startsWith(READ_ONLY_REASON) === true).length } } : {}),
     counts: agg.counts,
     checkCounts: agg.checkCounts,
     requirements: agg.requirements,

@@ -30,6 +30,11 @@ export interface RunReport {
    * most answers were refusals or redirects (the target was overloaded or the URL misrouted, not judged)
    */
   traffic?: RunTraffic;
+  /**
+   * Present when the run was read-only (run.readOnly): only GETs and the operations marked x-read-only were sent;
+   * `skippedChecks` needed another request (refused before it was sent) and were skipped.
+   */
+  readOnly?: { skippedChecks: number };
   counts: Aggregate['counts'];
   checkCounts: Aggregate['checkCounts'];
   requirements: Aggregate['requirements'];

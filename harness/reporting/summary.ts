@@ -31,6 +31,9 @@ export function renderSummary(r: RunReport): string {
     const what = t.overloaded >= t.redirected ? 'the target was overloaded' : 'the target redirected the requests (a misrouted URL or a gateway in front of it)';
     out.push(`> **Warning: ${what}: ${kinds}.** Such answers judge nothing: the requirements they touched are errors or not judged, not failures. Rerun when the target has capacity, or with the right URL.`, '');
   }
+  if (r.readOnly !== undefined) {
+    out.push(`> **Read-only run:** only GET requests and the operations the OpenAPI documents mark \`x-read-only\` were sent; ${r.readOnly.skippedChecks} check${r.readOnly.skippedChecks === 1 ? '' : 's'} that needed a request changing state ${r.readOnly.skippedChecks === 1 ? 'was' : 'were'} skipped ("read-only mode: ..."), and the requirements only they judge are not decided.`, '');
+  }
   out.push(`- run: \`${r.runId}\`, ${r.startedAt}, ${(r.durationMs / 1000).toFixed(1)} s, ${r.suite.name} ${r.suite.version}`);
   out.push(`- generation: seed ${r.seed}, ${r.runs} runs per property (rerun with \`--seed ${r.seed}\` for the same inputs)`);
   for (const [api, t] of Object.entries(r.targets)) {
