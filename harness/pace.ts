@@ -20,14 +20,18 @@ export class RequestPace {
     this.slotMs = 1000 / perSecond;
   }
 
-  /** Waits for this thread's next free slot; slots are handed out at once, so concurrent requests queue in order. */
-  async take(): Promise<void> {
+  /**
+   * Waits for this thread's next free slot; slots are handed out at once, so concurrent requests queue in order.
+   * Resolves to the slot's start time (ms since the epoch).
+   */
+  async take(): Promise<number> {
     const now = this.now();
     let slot = Math.max(this.next, Math.ceil(now / this.slotMs));
     slot += (((this.lane - slot) % this.lanes) + this.lanes) % this.lanes;
     this.next = slot + this.lanes;
     const wait = slot * this.slotMs - now;
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    return slot * this.slotMs;
   }
 }
 
