@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RUN, targetsFromBlock, type Config } from '../../harness/config.js';
+import { DEFAULT_RUN, loadConfig, targetsFromBlock, type Config } from '../../harness/config.js';
 import { HttpClient, ReadOnlyRefused } from '../../harness/http.js';
 import { PACKAGE_ROOT } from '../../harness/paths.js';
 import { readOnlyChecksBlock, withReadOnlyBlock } from '../../harness/reporting/read-only.js';
@@ -132,6 +132,13 @@ describe('read-only mode', () => {
   it('README.md lists what read-only mode still checks, as this run gives it (npm run read-only-checks)', () => {
     const readme = readFileSync(join(PACKAGE_ROOT, 'README.md'), 'utf8');
     expect(withReadOnlyBlock(readme, readOnlyChecksBlock(result.report))).toBe(readme);
+  });
+});
+
+describe('the read-only setting', () => {
+  it('is off by default, on with --read-only or run.readOnly', () => {
+    expect(loadConfig({ env: {} }).run.readOnly).toBe(false);
+    expect(loadConfig({ env: {}, flags: { readOnly: true } }).run.readOnly).toBe(true);
   });
 });
 
