@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { APIS, type Api } from './types.js';
 import { REDACTED, redactText, redactValue, registerSecret, registerUrlCredentials } from './redact.js';
 import type { LedgerVersion } from './versions.js';
+import { parseShard, type Shard } from './shard.js';
 
 const schema = JSON.parse(readFileSync(new URL('./config.schema.json', import.meta.url), 'utf8')) as object;
 
@@ -62,6 +63,8 @@ export interface RunConfig {
   baseline?: string;
   /** earlier conformance.json to diff against: true = reports/latest, false = no diff */
   compare: string | boolean;
+  /** run only this share of the checks (--shard i/n); `canton-conformance merge` joins the shards' reports */
+  shard?: Shard;
 }
 
 export interface ReferenceSettings {
@@ -138,6 +141,8 @@ export interface ConfigFlags {
   ledgerVersion?: string;
   baseline?: string;
   compare?: string | boolean;
+  /** i/n: run only the checks of shard i of n */
+  shard?: string;
 }
 
 /** The environment variables read, each the same as the flag in its comment. */
@@ -206,6 +211,13 @@ export function parseVariantSeed(value: string, what: string): number {
   return n;
 }
 
+/** A shard setting "i/n" (flag or file): 1 <= i <= n, integers. */
+function shardSetting(value: string, what: string): Shard {
+  const shard = parseShard(value);
+  if (typeof shard === 'string') throw new ConfigError(`${what}: ${shard}`);
+  return shard;
+}
+
 function parseApis(value: string, what: string): Api[] {
   const list = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
   const bad = list.filter((s) => !(APIS as readonly string[]).includes(s));
@@ -267,6 +279,10 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
   if (flags.html !== undefined) ensureRun(raw).html = flags.html;
   if (flags.baseline !== undefined) ensureRun(raw).baseline = flags.baseline;
   if (flags.compare !== undefined) ensureRun(raw).compare = flags.compare;
+  if (flags.shard !== undefined) {
+    shardSetting(flags.shard, 'flag --shard');
+    ensureRun(raw).shard = flags.shard;
+  }
   if (flags.fault !== undefined && flags.fault.length > 0) {
     if (!isObject(raw.reference)) raw.reference = {};
     (raw.reference as Json).faults = flags.fault;
@@ -327,6 +343,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     throw new ConfigError(`invalid configuration: ${errs.join('; ')}`);
   }
   const run = { ...DEFAULT_RUN, ...(raw.run as Partial<RunConfig> | undefined) };
+  if (typeof run.shard === 'string') run.shard = shardSetting(run.shard, 'run.shard');
   const targets = normalizeTargets(raw.targets);
   const reference = { faults: [], ...(raw.reference as Partial<ReferenceSettings> | undefined) };
   return { run, targets, reference, useReference: Object.keys(targets).length === 0, sources };
