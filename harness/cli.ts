@@ -409,7 +409,13 @@ function selftestCommand(program: Command, done: Done, out: (s: string) => void)
     }));
 }
 
-export async function main(argv: string[], io = { out: (s: string) => void process.stdout.write(s), err: (s: string) => void process.stderr.write(s) }): Promise<number> {
+type Io = { out: (s: string) => void; err: (s: string) => void };
+
+/**
+ * The command tree: every command with its flags (also read by the tests of the CI examples, which check that each
+ * command they run exists with the flags it uses). `code()` is the exit code the last action returned.
+ */
+export async function commandLine(io: Io): Promise<{ program: Command; code: () => number }> {
   const program = new Command('canton-conformance')
     .description('Conformance suite for the Canton JSON Ledger API v2, Splice Scan and Validator APIs and the token registry API')
     .version(`${(await import('../package.json', { with: { type: 'json' } })).default.version}`)
@@ -429,13 +435,18 @@ export async function main(argv: string[], io = { out: (s: string) => void proce
   faultsCommand(program, done, io.out);
   selftestCommand(program, done, io.out);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
+  return { program, code: () => code };
+}
+
+export async function main(argv: string[], io: Io = { out: (s: string) => void process.stdout.write(s), err: (s: string) => void process.stderr.write(s) }): Promise<number> {
+  const { program, code } = await commandLine(io);
   if (argv.length === 0) {
     program.outputHelp();
     return EXIT.usage;
   }
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return code;
+    return code();
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.ok;

@@ -8,7 +8,7 @@
  */
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, loadConfig, type Config } from '../../harness/config.js';
 import { runConformance, type RunResult } from '../../harness/runner.js';
@@ -71,7 +71,15 @@ describe('sharded runs merged', () => {
     // the planted fault fails a MUST requirement: the comparison covers fail as well as pass and skipped
     expect(whole.report.exitCode).toBe(1);
     expect(Object.keys(verdicts(whole.report).failed)).toContain('registry.choice-context.disclosed-contract-fields');
-    const r = await cli(['merge', ...[1, 2, 3].map(shardDir), '--reports-dir', join(tmp, 'merged'), '--no-html', '--no-compare']);
+    // laid out as docs/ci/github-actions.yml downloads them: one directory per shard artifact, each holding the shard's
+    // run directory (the `latest` link left out); the merge of docs/ci/gitlab-ci.yml reads reports directories
+    // (shards/<i>/ with their `latest` link), as the other tests here do
+    const artifacts = [1, 2, 3].map((i) => {
+      const dir = join(tmp, 'download', `conformance-shard-${i}`);
+      cpSync(shards[i - 1]!.dir, join(dir, basename(shards[i - 1]!.dir)), { recursive: true });
+      return dir;
+    });
+    const r = await cli(['merge', ...artifacts, '--reports-dir', join(tmp, 'merged'), '--no-html', '--no-compare']);
     expect(r.err).toBe('');
     const merged = JSON.parse(readFileSync(join(tmp, 'merged', 'latest', 'conformance.json'), 'utf8')) as RunReport;
     expect(verdicts(merged)).toEqual(verdicts(whole.report));
