@@ -3,8 +3,9 @@
  * verdicts of one unsharded run (every requirement, every check, the exit code). Shards that are not the shards of
  * one run are refused (exit 2); a missing shard is named, its checks reported as errors, the merge INCOMPLETE (exit 3).
  *
- * The runs: the registry suite against the embedded reference with a planted fault (so that failures, judged by
- * checks of several shards, are part of what must match), 5 runs per property, no HTML.
+ * The runs: some registry requirements (11 checks, in all three shards) against the embedded reference with a planted
+ * fault (so that a failure judged by checks of every shard is part of what must match, beside passes, skipped
+ * requirements and generic rules judged on every response), 5 runs per property, no HTML.
  */
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,15 @@ import { errorOf } from './config-error.js';
 
 const FAULT = 'registry-choice-context-synchronizer-id-null';
 const SHARDS = 3;
+const REQUIREMENTS = [
+  'registry.choice-context.disclosed-contract-fields',
+  'registry.choice-context.debug-fields-excluded',
+  'registry.choice-context.debug-fields-absent',
+  'registry.choice-context.meta-optional',
+  'registry.get-allocation-factory.missing-choice-arguments-rejected',
+  'registry.versioning.path-versions',
+  'registry.http.no-server-error',
+];
 const tmp = mkdtempSync(join(tmpdir(), 'cc-shard-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -27,7 +37,7 @@ const version = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 
 function config(name: string, shard?: number): Config {
   return {
-    run: { ...DEFAULT_RUN, only: ['registry'], runs: 5, html: false, compare: false, reportsDir: join(tmp, name), ...(shard !== undefined ? { shard: { index: shard, count: SHARDS } } : {}) },
+    run: { ...DEFAULT_RUN, only: ['registry'], requirements: REQUIREMENTS, runs: 5, html: false, compare: false, reportsDir: join(tmp, name), ...(shard !== undefined ? { shard: { index: shard, count: SHARDS } } : {}) },
     targets: {},
     reference: { faults: [FAULT] },
     useReference: true,
@@ -71,6 +81,7 @@ describe('sharded runs merged', () => {
     // the planted fault fails a MUST requirement: the comparison covers fail as well as pass and skipped
     expect(whole.report.exitCode).toBe(1);
     expect(Object.keys(verdicts(whole.report).failed)).toContain('registry.choice-context.disclosed-contract-fields');
+    expect(new Set(Object.values(verdicts(whole.report).requirements))).toEqual(new Set(['pass', 'fail', 'skipped']));
     // laid out as docs/ci/github-actions.yml downloads them: one directory per shard artifact, each holding the shard's
     // run directory (the `latest` link left out); the merge of docs/ci/gitlab-ci.yml reads reports directories
     // (shards/<i>/ with their `latest` link), as the other tests here do
@@ -112,6 +123,7 @@ describe('sharded runs merged', () => {
     const req = whole.report.requirements.find((q) => q.checks.length === 1)!;
     const other = (shardOf(req.checks[0]!.id, SHARDS) % SHARDS) + 1;
     const empty = await runConformance({ ...config('empty', other), run: { ...config('empty', other).run, requirements: [req.id] } }, { write: () => undefined });
+    expect(empty.report.selection.requirements).toEqual([req.id]);
     expect(empty.report.checks).toEqual([]);
     expect(empty.report.shard).toEqual({ index: other, count: SHARDS });
     expect(empty.report.exitCode).toBe(0);
