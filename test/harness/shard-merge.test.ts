@@ -105,6 +105,18 @@ describe('sharded runs merged', () => {
     expect(r.out).toContain(merged.outcome);
   });
 
+  it('applies a baseline and diffs against the earlier run of its reports directory, as a run does', async () => {
+    const baseline = join(tmp, 'known.yaml');
+    writeFileSync(baseline, 'expectations:\n  - requirement: registry.choice-context.disclosed-contract-fields\n    reason: the planted fault of this test\n');
+    // the reports directory's latest run is the merge of the test above: the default comparison
+    const r = await cli(['merge', ...[1, 2, 3].map(shardDir), '--reports-dir', join(tmp, 'merged'), '--no-html', '--baseline', baseline]);
+    const merged = JSON.parse(readFileSync(join(tmp, 'merged', 'latest', 'conformance.json'), 'utf8')) as RunReport;
+    expect(r.code).toBe(0);
+    expect(merged.baseline?.known.map((k) => k.requirement)).toEqual(['registry.choice-context.disclosed-contract-fields']);
+    expect(merged.diff).toMatchObject({ regressions: [], fixes: [], other: [], notInEarlier: 0 });
+    expect(verdicts(merged)).toEqual(verdicts(whole.report));
+  });
+
   it('names a missing shard, reports its checks as errors and exits as an incomplete run', async () => {
     const r = await cli(['merge', shardDir(1), shardDir(3), '--reports-dir', join(tmp, 'partial'), '--no-html', '--no-compare']);
     const merged = JSON.parse(readFileSync(join(tmp, 'partial', 'latest', 'conformance.json'), 'utf8')) as RunReport;
