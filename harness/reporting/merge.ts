@@ -65,7 +65,7 @@ export function readShard(source: string): ShardInput {
   }
   const ok =
     typeof report === 'object' && report !== null && report.schemaVersion === 1 && typeof report.runId === 'string' && typeof report.seed === 'number' &&
-    typeof report.suite?.version === 'string' && Array.isArray(report.checks) && Array.isArray(report.runErrors) && typeof report.config === 'object' && Array.isArray(report.selection?.apis);
+    typeof report.suite?.version === 'string' && Array.isArray(report.checks) && Array.isArray(report.runErrors) && typeof report.config === 'object' && Array.isArray(report.selection?.apis) && Array.isArray(report.selection.requirements);
   if (!ok) throw new ConfigError(`merge: ${file} is not a conformance.json of this suite (schemaVersion 1, with runId, seed, suite, config, selection, checks)`);
   if (report.merged !== undefined) throw new ConfigError(`merge: ${file} is already a merged report; give the shards' own reports`);
   return { source, file, ...(resultsDir !== undefined ? { resultsDir } : {}), report: report as RunReport, shard: report.shard ?? { index: 1, count: 1 } };
@@ -104,7 +104,7 @@ function differences(a: unknown, b: unknown, path: string, out: string[], max = 
 export function checkShards(shards: ShardInput[], suiteVersion: string): { count: number; missing: number[] } {
   if (shards.length === 0) throw new ConfigError('merge: name at least one shard (a run directory or a conformance.json)');
   const [first] = shards as [ShardInput];
-  const name = (s: ShardInput) => `${s.source} (shard ${shardLabel(s.shard)})`;
+  const name = (s: ShardInput) => `${s.source} (${s.report.shard === undefined ? 'an unsharded run' : `shard ${shardLabel(s.shard)}`})`;
   for (const s of shards) {
     if (s.shard.count !== first.shard.count) {
       throw new ConfigError(`merge: the shards come from runs cut into different numbers of shards: ${name(first)} and ${name(s)}; merge the shards of one run`);
