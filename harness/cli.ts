@@ -10,6 +10,7 @@ import { ConfigError, checkRunFiles, loadConfig, parseVariantSeed, type Config, 
 import { redactText } from './redact.js';
 import { APIS, type Api } from './types.js';
 import { LEDGER_VERSIONS, type LedgerVersion } from './versions.js';
+import type { RunReport } from './reporting/model.js';
 
 export const EXIT = { ok: 0, mustFailed: 1, usage: 2, incomplete: 3 } as const;
 
@@ -51,6 +52,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--no-compare', 'do not diff against an earlier run')
     .option('--read-only', 'read-only mode: send only GETs and the operations marked x-read-only (safe for a production node); checks that need a write are skipped')
     .option('--max-requests-per-second <n>', 'the most requests a second the run sends, all checks together (run.maxRequestsPerSecond)')
+    .option('--shard <i/n>', 'run only shard i of n of the checks (a check\'s shard depends only on its id and n), e.g. one CI machine of three; "merge" joins the shards\' reports')
     .option('--fault <name>', 'embedded reference only: switch on a planted fault (repeatable)', collect)
     .option('--reference-variant <seed>', 'embedded reference only: a variant that makes every choice the specification leaves open at random from this seed (an integer, or "random")')
     .addOption(new Option('--ledger-version <v>', 'embedded reference only: the ledger API version it claims (3.6 no longer serves transaction-by-offset nor GET /v2/package-vetting)').choices([...LEDGER_VERSIONS]))
@@ -73,8 +75,9 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       await validateDisabled(config);
       const { runConformance } = await import('./runner.js');
       const interactive = process.stderr.isTTY === true;
+      const share = config.run.shard !== undefined ? `shard ${config.run.shard.index}/${config.run.shard.count} of the checks of ` : '';
       const where = config.useReference ? `the embedded reference server${config.reference.variant !== undefined ? ` (variant ${config.reference.variant})` : ''}` : Object.entries(config.targets).map(([a, t]) => `${a} ${redactText(t.url)}`).join(', ');
-      err(`canton-conformance: running ${config.run.only.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)${config.run.readOnly ? ', read-only: only GETs and x-read-only operations are sent' : ''}\n`);
+      err(`canton-conformance: running ${share}${config.run.only.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)${config.run.readOnly ? ', read-only: only GETs and x-read-only operations are sent' : ''}\n`);
       // a first SIGINT lets the running checks finish (and clean up); SIGTERM (CI runners, docker stop) and a second
       // SIGINT stop them at once; a further signal exits at once without reports (130 or 143, the shell's convention). Every stop but the last writes the reports of
       // what ran, marked INTERRUPTED, and exits 3 (1 when a MUST requirement failed among the checks that ran).
@@ -101,23 +104,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       try {
         const result = await runConformance(config, { write: err, interactive, signal: interrupt.signal, stopNow: stopNow.signal });
         const r = result.report;
-        // the seeds first, the verdict last: the outcome is what a reader of a CI log looks for at its end
-        const props = r.checks.flatMap((c) => (c.properties ?? []).map((p) => `${c.id} seed ${p.seed} (${p.numRuns} runs${p.path !== undefined ? `, failing path ${p.path}` : ''})`));
-        if (props.length > 0) out(`properties: ${props.length} ran with seeds derived from --seed ${r.seed}:\n${props.map((p) => `  ${p}\n`).join('')}`);
-        out(`${r.outcome}\n`);
-        for (const [api, perLevel] of Object.entries(r.counts)) {
-          const c = perLevel.ALL;
-          const must = perLevel.MUST;
-          out(`  ${api.padEnd(9)} ${c.pass} pass, ${c.fail} fail (${must.fail} MUST), ${c.error} error, ${c.skipped} skipped, ${c.unsupported} unsupported, ${c.untested} untested\n`);
-        }
-        if (r.diff !== undefined) {
-          out(`since ${r.diff.against.runId}: ${r.diff.regressions.length} regression(s), ${r.diff.fixes.length} fix(es), ${r.diff.other.length} other change(s)\n`);
-        }
-        if (r.baseline !== undefined) {
-          out(`baseline: ${r.baseline.known.length} known failure(s) held${r.baseline.stale.length > 0 ? `, ${r.baseline.stale.length} expectation(s) no longer hold (see summary.md)` : ''}\n`);
-        }
-        for (const n of r.notes) out(`note: ${n}\n`);
-        out(`reports: ${relative(process.cwd(), result.dir) || '.'}/ (${result.files.map((f) => relative(result.dir, f)).join(', ')})\n`);
+        printReport(result, out);
         // checks abandoned by a stop at once may still hold worker threads: the process ends soon after the reports
         if (stopNow.signal.aborted) setTimeout(() => process.exit(r.exitCode), 1000).unref();
         finished = r.exitCode;
@@ -127,6 +114,66 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
         process.off('SIGTERM', onSignal);
         throw e;
       }
+    }));
+}
+
+/** What a run or a merge prints: the seeds first, the verdict last (what a reader of a CI log looks for at its end). */
+function printReport(result: { report: RunReport; dir: string; files: string[] }, out: (s: string) => void): void {
+  const r = result.report;
+  const props = r.checks.flatMap((c) => (c.properties ?? []).map((p) => `${c.id} seed ${p.seed} (${p.numRuns} runs${p.path !== undefined ? `, failing path ${p.path}` : ''})`));
+  if (props.length > 0) out(`properties: ${props.length} ran with seeds derived from --seed ${r.seed}:\n${props.map((p) => `  ${p}\n`).join('')}`);
+  out(`${r.outcome}\n`);
+  for (const [api, perLevel] of Object.entries(r.counts)) {
+    const c = perLevel.ALL;
+    const must = perLevel.MUST;
+    out(`  ${api.padEnd(9)} ${c.pass} pass, ${c.fail} fail (${must.fail} MUST), ${c.error} error, ${c.skipped} skipped, ${c.unsupported} unsupported, ${c.untested} untested\n`);
+  }
+  if (r.diff !== undefined) {
+    out(`since ${r.diff.against.runId}: ${r.diff.regressions.length} regression(s), ${r.diff.fixes.length} fix(es), ${r.diff.other.length} other change(s)\n`);
+  }
+  if (r.baseline !== undefined) {
+    out(`baseline: ${r.baseline.known.length} known failure(s) held${r.baseline.stale.length > 0 ? `, ${r.baseline.stale.length} expectation(s) no longer hold (see summary.md)` : ''}\n`);
+  }
+  for (const n of r.notes) out(`note: ${n}\n`);
+  for (const e of r.merged !== undefined ? r.runErrors.filter((e) => /^shard \d+\/\d+ missing/.test(e)) : []) out(`${e}\n`);
+  out(`reports: ${relative(process.cwd(), result.dir) || '.'}/ (${result.files.map((f) => relative(result.dir, f)).join(', ')})\n`);
+}
+
+function mergeCommand(program: Command, done: Done, out: (s: string) => void): Command {
+  return program
+    .command('merge')
+    .description('merge the reports of the shards of one run (run --shard i/n) into one report in every format, judged as an unsharded run')
+    .argument('<dir...>', 'each shard\'s run directory (reports/<run-id>), its reports directory (reports, using latest) or its conformance.json')
+    .option('--reports-dir <dir>', 'where reports/<run-id>/ and reports/latest of the merged report are written (default: reports)')
+    .option('--no-html', 'skip rendering the single-file Allure HTML report from the shards\' Allure results')
+    .option('--baseline <file>', 'known failures of this target (YAML "expectations:" list); they do not fail the merged run')
+    .option('--compare <file>', 'an earlier conformance.json to diff against (default: the reports dir\'s latest run, unless that is a shard\'s report)')
+    .option('--no-compare', 'do not diff against an earlier run')
+    .addHelpText('after', `
+The shards must come from one run: the same seed, configuration (but for the shard and the report settings), suite
+version and shard count; otherwise the merge is refused (exit 2). A missing shard is named: its checks are reported
+as errors (they did not run) and the merged run is INCOMPLETE (exit 3), or FAILED (exit 1) when a MUST requirement
+failed among the checks that ran.
+
+Exit codes (as for run):
+  0  no MUST requirement failed
+  1  a MUST requirement failed
+  2  bad usage, or shards that are not the shards of one run
+  3  no MUST requirement failed, but errors left some requirements undecided, a shard is missing,
+     or a shard was stopped early`)
+    .action(done(async (dirs: string[], opts: { reportsDir?: string; html: boolean; baseline?: string; compare?: string | boolean }) => {
+      const { mergeShards } = await import('./reporting/merge.js');
+      const pkg = (await import('../package.json', { with: { type: 'json' } })).default;
+      checkRunFiles({ run: { baseline: opts.baseline, compare: opts.compare ?? true } } as Config, opts);
+      const result = await mergeShards(dirs, {
+        reportsDir: opts.reportsDir ?? 'reports',
+        html: opts.html,
+        compare: opts.compare ?? true,
+        suiteVersion: pkg.version,
+        ...(opts.baseline !== undefined ? { baseline: opts.baseline } : {}),
+      });
+      printReport(result, out);
+      return result.report.exitCode;
     }));
 }
 
@@ -364,7 +411,13 @@ function selftestCommand(program: Command, done: Done, out: (s: string) => void)
     }));
 }
 
-export async function main(argv: string[], io = { out: (s: string) => void process.stdout.write(s), err: (s: string) => void process.stderr.write(s) }): Promise<number> {
+type Io = { out: (s: string) => void; err: (s: string) => void };
+
+/**
+ * The command tree: every command with its flags (also read by the tests of the CI examples, which check that each
+ * command they run exists with the flags it uses). `code()` is the exit code the last action returned.
+ */
+export async function commandLine(io: Io): Promise<{ program: Command; code: () => number }> {
   const program = new Command('canton-conformance')
     .description('Conformance suite for the Canton JSON Ledger API v2, Splice Scan and Validator APIs and the token registry API')
     .version(`${(await import('../package.json', { with: { type: 'json' } })).default.version}`)
@@ -377,19 +430,25 @@ export async function main(argv: string[], io = { out: (s: string) => void proce
     code = await action(...args);
   };
   runCommand(program, done, io.out, io.err);
+  mergeCommand(program, done, io.out);
   doctorCommand(program, done, io.out);
   listCommand(program, done, io.out);
   serveCommand(program, done, io.out);
   faultsCommand(program, done, io.out);
   selftestCommand(program, done, io.out);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
+  return { program, code: () => code };
+}
+
+export async function main(argv: string[], io: Io = { out: (s: string) => void process.stdout.write(s), err: (s: string) => void process.stderr.write(s) }): Promise<number> {
+  const { program, code } = await commandLine(io);
   if (argv.length === 0) {
     program.outputHelp();
     return EXIT.usage;
   }
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return code;
+    return code();
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.ok;

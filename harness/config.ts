@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { APIS, type Api } from './types.js';
 import { REDACTED, redactText, redactValue, registerSecret, registerUrlCredentials } from './redact.js';
 import type { LedgerVersion } from './versions.js';
+import { parseShard, type Shard } from './shard.js';
 
 const schema = JSON.parse(readFileSync(new URL('./config.schema.json', import.meta.url), 'utf8')) as object;
 
@@ -68,6 +69,8 @@ export interface RunConfig {
   baseline?: string;
   /** earlier conformance.json to diff against: true = reports/latest, false = no diff */
   compare: string | boolean;
+  /** run only this share of the checks (--shard i/n); `canton-conformance merge` joins the shards' reports */
+  shard?: Shard;
 }
 
 export interface ReferenceSettings {
@@ -153,6 +156,8 @@ export interface ConfigFlags {
   compare?: string | boolean;
   readOnly?: boolean;
   maxRequestsPerSecond?: string;
+  /** i/n: run only the checks of shard i of n */
+  shard?: string;
 }
 
 /** The environment variables read, each the same as the flag in its comment. */
@@ -237,6 +242,13 @@ export function parseVariantSeed(value: string, what: string): number {
   return n;
 }
 
+/** A shard setting "i/n" (flag or file): 1 <= i <= n, integers. */
+function shardSetting(value: string, what: string): Shard {
+  const shard = parseShard(value);
+  if (typeof shard === 'string') throw new ConfigError(`${what}: ${shard}`);
+  return shard;
+}
+
 function parseApis(value: string, what: string): Api[] {
   const list = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
   const bad = list.filter((s) => !(APIS as readonly string[]).includes(s));
@@ -305,6 +317,10 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
     // the range is checked by the schema below, like run.maxRequestsPerSecond in a file
     ensureRun(raw).maxRequestsPerSecond = n;
   }
+  if (flags.shard !== undefined) {
+    shardSetting(flags.shard, 'flag --shard');
+    ensureRun(raw).shard = flags.shard;
+  }
   if (flags.fault !== undefined && flags.fault.length > 0) {
     if (!isObject(raw.reference)) raw.reference = {};
     (raw.reference as Json).faults = flags.fault;
@@ -366,6 +382,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     throw new ConfigError(`invalid configuration: ${errs.join('; ')}`);
   }
   const run = { ...DEFAULT_RUN, ...(raw.run as Partial<RunConfig> | undefined) };
+  if (typeof run.shard === 'string') run.shard = shardSetting(run.shard, 'run.shard');
   const targets = normalizeTargets(raw.targets);
   const reference = { faults: [], ...(raw.reference as Partial<ReferenceSettings> | undefined) };
   return { run, targets, reference, useReference: Object.keys(targets).length === 0, sources, ...(secrets.length > 0 ? { secrets: [...new Set(secrets)] } : {}) };

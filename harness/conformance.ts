@@ -18,6 +18,7 @@ import { redactText } from './redact.js';
 import { schemaRegistry, type SchemaRegistry } from './schemas.js';
 import type { Api, CheckDeclaration, CheckResultMeta, ExchangeRecord, FailureRecord, PropertyRecord, TrafficCounts, Verdict } from './types.js';
 import { outOfRange } from './versions.js';
+import { hash32, inShard } from './shard.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -166,12 +167,6 @@ export interface CheckContext {
   defer(cleanup: () => Promise<unknown>): void;
   /** a name no other check or run uses, for users, parties and other created resources */
   uniqueName(prefix: string): string;
-}
-
-function hash32(s: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return h >>> 0;
 }
 
 const KEEP_EXCHANGES = 12;
@@ -538,13 +533,15 @@ function routed(config: Config, decl: CheckDeclaration): Config {
 }
 
 /**
- * Declares a conformance check. Not declared at all when a requirement selection (--requirement) excludes it.
+ * Declares a conformance check. Not declared at all when a requirement selection (--requirement) excludes it, or when
+ * it belongs to another shard than the run's (--shard i/n).
  */
 export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => Promise<void>): void {
   const config = inject('conformanceConfig');
   const selection = config.run.requirements;
   const routes = config.internal?.routes;
   if (routes !== undefined ? !routes.some((r) => r.checks.includes(decl.id)) : selection.length > 0 && !decl.requirements.some((r) => selection.includes(r))) return;
+  if (!inShard(decl.id, config.run.shard)) return;
   const meta: CheckResultMeta = { ...decl };
   test(decl.title, { meta: { conformance: meta }, timeout: config.run.checkTimeoutMs + 5000 }, async (ctx) => {
     const started = performance.now();

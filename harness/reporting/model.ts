@@ -3,6 +3,7 @@ import type { Aggregate, RunTraffic } from './aggregate.js';
 import type { BaselineOutcome } from './baseline.js';
 import type { RunDiff } from './diff.js';
 import type { Api, CheckResultMeta } from '../types.js';
+import type { Shard } from '../shard.js';
 
 export interface RunReport {
   schemaVersion: 1;
@@ -18,6 +19,13 @@ export interface RunReport {
   config: unknown;
   reference?: { faults: string[]; ledgerVersion: string; scanVersion: string; variant?: { seed: number; choices: Record<string, string> } };
   selection: { apis: Api[]; requirements: string[] };
+  /** a sharded run (--shard i/n): the report covers only this share of the checks */
+  shard?: Shard;
+  /**
+   * a report merged from the shards of one run (`canton-conformance merge`): the shard count, the shards merged (with
+   * their run ids) and those missing (their checks are reported as errors: they did not run)
+   */
+  merged?: { count: number; shards: Array<Shard & { runId: string; startedAt: string; source: string }>; missing: number[] };
   outcome: string;
   exitCode: number;
   /**

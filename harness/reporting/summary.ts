@@ -36,6 +36,11 @@ export function renderSummary(r: RunReport): string {
   }
   out.push(`- run: \`${r.runId}\`, ${r.startedAt}, ${(r.durationMs / 1000).toFixed(1)} s, ${r.suite.name} ${r.suite.version}`);
   out.push(`- generation: seed ${r.seed}, ${r.runs} runs per property (rerun with \`--seed ${r.seed}\` for the same inputs)`);
+  if (r.shard !== undefined) out.push(`- shard ${r.shard.index}/${r.shard.count} of the checks only: \`canton-conformance merge\` joins the shards' reports into the run's verdicts`);
+  if (r.merged !== undefined) {
+    const missing = r.merged.missing.map((i) => `**shard ${i}/${r.merged!.count} missing**`);
+    out.push(`- merged from ${[...r.merged.shards.map((s) => `shard ${s.index}/${s.count} (\`${s.runId}\`)`), ...missing].join(', ')}`);
+  }
   for (const [api, t] of Object.entries(r.targets)) {
     out.push(`- ${api}: ${t.url}${t.version ? ` (version ${t.version})` : ''}${t.reference ? ' (embedded reference server)' : ''}`);
   }
