@@ -49,6 +49,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--baseline <file>', 'known failures of this target (YAML "expectations:" list); they do not fail the run')
     .option('--compare <file>', 'an earlier conformance.json to diff against (default: the reports dir\'s latest run)')
     .option('--no-compare', 'do not diff against an earlier run')
+    .option('--also-validate-against <[api=]url|file>', 'also judge every response against the target\'s own OpenAPI document (ledger unless "scan=", "validator=" or "registry=" comes first; "served" for the ledger\'s GET /docs/openapi), for a report section "where the target disagrees with its own API description" that changes no verdict nor the exit code (repeatable)', collect)
     .option('--fault <name>', 'embedded reference only: switch on a planted fault (repeatable)', collect)
     .option('--reference-variant <seed>', 'embedded reference only: a variant that makes every choice the specification leaves open at random from this seed (an integer, or "random")')
     .addOption(new Option('--ledger-version <v>', 'embedded reference only: the ledger API version it claims (3.6 no longer serves transaction-by-offset nor GET /v2/package-vetting)').choices([...LEDGER_VERSIONS]))
@@ -113,6 +114,10 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
         }
         if (r.baseline !== undefined) {
           out(`baseline: ${r.baseline.known.length} known failure(s) held${r.baseline.stale.length > 0 ? `, ${r.baseline.stale.length} expectation(s) no longer hold (see summary.md)` : ''}\n`);
+        }
+        if (r.ownDescription !== undefined) {
+          const o = r.ownDescription;
+          out(`own API description: ${o.responses} responses judged, ${o.findings.filter((f) => f.nullOnly !== true).length} distinct disagreement(s), ${o.findings.filter((f) => f.nullOnly === true).length} only by null (information only; see summary.md)\n`);
         }
         for (const n of r.notes) out(`note: ${n}\n`);
         out(`reports: ${relative(process.cwd(), result.dir) || '.'}/ (${result.files.map((f) => relative(result.dir, f)).join(', ')})\n`);

@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { APIS, type Api } from './types.js';
 import { REDACTED, redactText, redactValue, registerSecret, registerUrlCredentials } from './redact.js';
 import type { LedgerVersion } from './versions.js';
+import type { OwnDescriptionSource } from './spec-diff/validate.js';
 
 const schema = JSON.parse(readFileSync(new URL('./config.schema.json', import.meta.url), 'utf8')) as object;
 
@@ -62,6 +63,8 @@ export interface RunConfig {
   baseline?: string;
   /** earlier conformance.json to diff against: true = reports/latest, false = no diff */
   compare: string | boolean;
+  /** per interface, the target's own OpenAPI document (file, URL, or `served`) every response is also judged against */
+  alsoValidateAgainst?: Partial<Record<Api, string>>;
 }
 
 export interface ReferenceSettings {
@@ -84,6 +87,8 @@ export interface Config {
   useReference: boolean;
   /** where the configuration came from, for the report */
   sources: string[];
+  /** the documents of run.alsoValidateAgainst, read and bundled by the runner before the checks start */
+  alsoValidate?: Partial<Record<Api, OwnDescriptionSource>>;
   /** for the project's own tests: other specs, catalogue and suite files than the shipped ones */
   internal?: {
     specsDir?: string;
@@ -138,6 +143,8 @@ export interface ConfigFlags {
   ledgerVersion?: string;
   baseline?: string;
   compare?: string | boolean;
+  /** `[api=]FILE|URL|served` (ledger when no api is named) */
+  alsoValidateAgainst?: string[];
 }
 
 /** The environment variables read, each the same as the flag in its comment. */
@@ -267,6 +274,11 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
   if (flags.html !== undefined) ensureRun(raw).html = flags.html;
   if (flags.baseline !== undefined) ensureRun(raw).baseline = flags.baseline;
   if (flags.compare !== undefined) ensureRun(raw).compare = flags.compare;
+  for (const v of flags.alsoValidateAgainst ?? []) {
+    const m = /^(ledger|scan|validator|registry)=(.+)$/.exec(v);
+    const run = ensureRun(raw);
+    run.alsoValidateAgainst = { ...(isObject(run.alsoValidateAgainst) ? run.alsoValidateAgainst : {}), [m?.[1] ?? 'ledger']: m?.[2] ?? v };
+  }
   if (flags.fault !== undefined && flags.fault.length > 0) {
     if (!isObject(raw.reference)) raw.reference = {};
     (raw.reference as Json).faults = flags.fault;

@@ -17,6 +17,7 @@ import { createRunDir, newRunId, renderAllureHtml, writeReports } from './report
 import { applyBaseline, loadBaseline } from './reporting/baseline.js';
 import { diffRuns, readEarlierReport } from './reporting/diff.js';
 import { createSuiteVitest, loadVitest, suiteGlobs } from './suite-vitest.js';
+import { summarizeOwnDescription } from './spec-diff/own-report.js';
 
 export interface RunOptions {
   /** where progress lines go (stderr by default) */
@@ -137,6 +138,9 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   const expectations = config.run.baseline !== undefined ? loadBaseline(config.run.baseline, catalogue) : [];
   const compareFile = config.run.compare === false ? undefined : config.run.compare === true ? join(config.run.reportsDir, 'latest', 'conformance.json') : config.run.compare;
   const earlier = compareFile !== undefined ? readEarlierReport(compareFile, typeof config.run.compare === 'string') : undefined;
+  // run --also-validate-against: the target's own documents, read before anything runs (a bad one is exit 2)
+  const own = config.run.alsoValidateAgainst !== undefined ? await import('./spec-diff/validate.js') : undefined;
+  const ownDocs = own !== undefined ? await own.loadOwnDescriptions(config, 'files') : undefined;
   const runId = newRunId(started);
   const dir = createRunDir(config.run.reportsDir, runId);
   void loadVitest().catch(() => undefined);
@@ -156,6 +160,15 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   }, Math.max(0, limitMs - (Date.now() - started.getTime()))) : undefined;
   timer?.unref();
   const reference = config.useReference ? await startEmbeddedReference(config) : undefined;
+  if (own !== undefined) {
+    try {
+      config.alsoValidate = own.writeOwnDescriptions(dir, await own.loadOwnDescriptions(config, 'served', ownDocs));
+    } catch (e) {
+      clearTimeout(timer);
+      await reference?.close();
+      throw e;
+    }
+  }
   let run: CollectedRun;
   try {
     run = await runVitest(config, join(dir, 'allure-results'), limitMs !== undefined ? { ...options, signal: soft.signal } : options);
@@ -204,6 +217,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     runErrors: run.runErrors,
     ...(baseline !== undefined ? { baseline } : {}),
     ...(earlier !== undefined && compareFile !== undefined ? { diff: diffRuns(earlier, compareFile, agg.requirements) } : {}),
+    ...(own !== undefined && config.alsoValidate !== undefined ? { ownDescription: summarizeOwnDescription(config.alsoValidate, run.checks) } : {}),
     notes: [],
   };
   let files = writeReports(dir, report);

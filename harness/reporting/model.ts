@@ -3,6 +3,7 @@ import type { Aggregate, RunTraffic } from './aggregate.js';
 import type { BaselineOutcome } from './baseline.js';
 import type { RunDiff } from './diff.js';
 import type { Api, CheckResultMeta } from '../types.js';
+import type { OwnDescriptionReport } from '../spec-diff/own-report.js';
 
 export interface RunReport {
   schemaVersion: 1;
@@ -39,6 +40,11 @@ export interface RunReport {
   baseline?: BaselineOutcome & { file: string };
   /** what changed since the earlier run */
   diff?: RunDiff;
+  /**
+   * run --also-validate-against: where the target's responses disagree with its own API description; information
+   * only, never a verdict nor the exit code
+   */
+  ownDescription?: OwnDescriptionReport;
   /** notes about the reports themselves (e.g. the HTML renderer failed) */
   notes: string[];
 }

@@ -162,7 +162,9 @@ class Comparer {
       const c = classifySets(ta === undefined || (tb !== undefined && [...tb].every((t) => covers(ta, t))), tb === undefined || (ta !== undefined && [...ta].every((t) => covers(tb, t))));
       if (c !== undefined) this.add({ kind: 'type', where, at, suite: ta === undefined ? 'any type' : show(ta), target: tb === undefined ? 'any type' : show(tb), classification: c });
     }
-    if (va.format !== vb.format) {
+    // a format of another type than the other side's says nothing more than the type difference already does
+    const disjoint = ta !== undefined && tb !== undefined && ![...tb].some((t) => covers(ta, t)) && ![...ta].some((t) => covers(tb, t));
+    if (va.format !== vb.format && !disjoint) {
       const c =
         va.format === undefined ? 'stricter' : vb.format === undefined ? 'looser' : ORDERED_FORMATS[vb.format]?.includes(va.format) ? 'stricter' : ORDERED_FORMATS[va.format]?.includes(vb.format) ? 'looser' : 'incompatible';
       this.add({ kind: 'format', where, at, suite: va.format ?? 'none', target: vb.format ?? 'none', classification: c });

@@ -6,7 +6,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-import SwaggerParser from '@apidevtools/swagger-parser';
 import { parse as parseYaml } from 'yaml';
 import { HttpClient, TransportError } from '../http.js';
 import type { Api } from '../types.js';
@@ -82,6 +81,8 @@ export async function loadDocument(source: string, o: FetchOptions = {}): Promis
   try {
     // external relative $refs resolve against the document's own location: a file beside it, or a URL relative to it
     const base = isUrl(source) ? source : resolvePath(source);
+    // imported here: the checks' workers use this module's index of operations, never the parser
+    const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
     bundled = (await SwaggerParser.bundle(base, raw as never, {
       resolve: {
         http: false,
@@ -205,6 +206,8 @@ export interface Operation {
   requestBody?: { required: boolean; content: Record<string, unknown> };
   /** status (or NXX, default) -> media type -> schema */
   responses: Record<string, Record<string, unknown>>;
+  /** status -> media type -> JSON pointer of its schema inside the document (where a validator compiles it from) */
+  responsePointers: Record<string, Record<string, string>>;
   /** JSON pointer of the operation inside its document */
   pointer: string;
   /** the raw operation object */
@@ -215,7 +218,7 @@ const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 export const shapeOf = (path: string) => path.replace(/\/+$/, '').replace(/\{[^}]*\}/g, '{}') || '/';
 const mediaKey = (mt: string) => mt.split(';')[0]!.trim().toLowerCase();
 
-function contentOf(doc: Json, content: unknown): Record<string, unknown> {
+function contentOf(content: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!isObject(content)) return out;
   for (const [mt, m] of Object.entries(content)) out[mediaKey(mt)] = isObject(m) ? m.schema : undefined;
@@ -245,9 +248,18 @@ export function indexOperations(doc: Json): Map<string, Operation> {
       ];
       const body = op.requestBody !== undefined ? deref(doc, op.requestBody).node : undefined;
       const responses: Operation['responses'] = {};
+      const responsePointers: Operation['responsePointers'] = {};
+      const pointer = `#/paths/${escapePointer(path)}/${method}`;
       for (const [status, r] of Object.entries(isObject(op.responses) ? op.responses : {})) {
-        const resp = deref(doc, r).node;
-        responses[status.toUpperCase() === 'DEFAULT' ? 'default' : status.toUpperCase()] = contentOf(doc, isObject(resp) ? resp.content : undefined);
+        const { node: resp, ref } = deref(doc, r);
+        const k = status.toUpperCase() === 'DEFAULT' ? 'default' : status.toUpperCase();
+        const content = isObject(resp) ? resp.content : undefined;
+        responses[k] = contentOf(content);
+        // a shared response ($ref) is compiled where it is written, so that its own $refs resolve as written
+        const base = ref ?? `${pointer}/responses/${escapePointer(status)}`;
+        responsePointers[k] = Object.fromEntries(
+          Object.entries(isObject(content) ? content : {}).flatMap(([mt, m]) => (isObject(m) && m.schema !== undefined ? [[mediaKey(mt), `${base}/content/${escapePointer(mt)}/schema`]] : [])),
+        );
       }
       const key = `${method.toUpperCase()} ${shapeOf(path)}`;
       if (out.has(key)) continue;
@@ -258,9 +270,10 @@ export function indexOperations(doc: Json): Map<string, Operation> {
         ...(typeof op.operationId === 'string' ? { operationId: op.operationId } : {}),
         deprecated: op.deprecated === true,
         parameters: ordered,
-        ...(isObject(body) ? { requestBody: { required: body.required === true, content: contentOf(doc, body.content) } } : {}),
+        ...(isObject(body) ? { requestBody: { required: body.required === true, content: contentOf(body.content) } } : {}),
         responses,
-        pointer: `#/paths/${escapePointer(path)}/${method}`,
+        responsePointers,
+        pointer,
         node: op,
       });
     }
