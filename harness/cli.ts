@@ -398,6 +398,10 @@ function specDiffCommand(program: Command, done: Done, out: (s: string) => void,
       const fetchOptions = { timeoutMs: Number(o.timeoutMs) };
       let source = o.targetSpec;
       let version = o.targetVersion;
+      const embeddedOnly = () => {
+        if (o.ledgerVersion !== undefined) throw new UsageError('--ledger-version applies only to the embedded reference server, which is read when no --target-spec and no target is given');
+      };
+      if (source !== undefined) embeddedOnly();
       let headers: Record<string, string> | undefined;
       let close: (() => Promise<void>) | undefined;
       if (source === undefined) {
@@ -405,17 +409,10 @@ function specDiffCommand(program: Command, done: Done, out: (s: string) => void,
         const target = config.targets[o.api];
         if (o.api !== 'ledger') throw new UsageError(`--target-spec is needed for ${o.api}: only a participant serves its own document (FACTS.md); Splice publishes its documents with each release`);
         if (target !== undefined) {
+          embeddedOnly();
           source = sd.servedDocumentUrl(o.api, target.url)!;
           version ??= target.version;
-          headers = { ...target.headers };
-          if (target.auth.kind !== 'none') {
-            const { TokenProvider } = await import('./auth.js');
-            try {
-              headers.authorization = `Bearer ${await new TokenProvider(target.auth, fetchOptions.timeoutMs).tokenFor('admin')}`;
-            } catch {
-              // the document may need no token: it is read without one
-            }
-          }
+          headers = await sd.servedDocumentHeaders(target, fetchOptions.timeoutMs);
         } else if (config.useReference) {
           const { startReference } = await import('../reference/index.js');
           const server = await startReference(o.ledgerVersion !== undefined ? { ledgerVersion: o.ledgerVersion } : {});

@@ -140,6 +140,12 @@ class Comparer {
     this.out.push(d);
   }
 
+  /** Names only one document lists at a place; `suiteOnlyMakes`: what a name only the suite lists makes the target. */
+  onlyIn(kind: Difference['kind'], where: Difference['where'], at: string, onlySuite: string[], onlyTarget: string[], suiteOnlyMakes: 'stricter' | 'looser'): void {
+    const classification: Classification = onlySuite.length > 0 && onlyTarget.length > 0 ? 'incompatible' : onlySuite.length > 0 ? suiteOnlyMakes : suiteOnlyMakes === 'looser' ? 'stricter' : 'looser';
+    this.add({ kind, where, at, suite: onlySuite.length > 0 ? `also ${onlySuite.join(', ')}` : '-', target: onlyTarget.length > 0 ? `also ${onlyTarget.join(', ')}` : '-', classification });
+  }
+
   /**
    * Compares two schemas at one place. `ignoreNull`: the place is an optional response property, whose null the
    * comparison leaves aside.
@@ -192,14 +198,8 @@ class Comparer {
     const missing = [...va.properties.keys()].filter((k) => !vb.properties.has(k));
     const extra = [...vb.properties.keys()].filter((k) => !va.properties.has(k));
     if (missing.length + extra.length > 0 && va.properties.size > 0 && vb.properties.size > 0) {
-      this.add({
-        kind: 'properties',
-        where,
-        at,
-        suite: missing.length > 0 ? `also ${missing.join(', ')}` : '-',
-        target: extra.length > 0 ? `also ${extra.join(', ')}` : '-',
-        classification: classifySets(missing.length === 0, extra.length === 0) ?? 'incompatible',
-      });
+      // a property only the suite declares is unconstrained in the target's document: looser there
+      this.onlyIn('properties', where, at, missing, extra, 'looser');
     }
     for (const [name, sa] of va.properties) {
       const sb = vb.properties.get(name);
@@ -235,16 +235,8 @@ class Comparer {
       this.schema(x.schema, vb.variants![j]!.schema, where, `${at}(${name(x.ref) ?? `#${i + 1}`})`, false, depth + 1);
     });
     const extra = vb.variants.flatMap((y, k) => (used.has(k) ? [] : [name(y.ref) ?? `#${k + 1}`]));
-    if (unmatched.length + extra.length > 0) {
-      this.add({
-        kind: 'variants',
-        where,
-        at,
-        suite: unmatched.length > 0 ? `also ${unmatched.join(', ')}` : '-',
-        target: extra.length > 0 ? `also ${extra.join(', ')}` : '-',
-        classification: classifySets(extra.length === 0, unmatched.length === 0) ?? 'incompatible',
-      });
-    }
+    // a variant only the suite allows is one alternative fewer in the target's document: stricter there
+    if (unmatched.length + extra.length > 0) this.onlyIn('variants', where, at, unmatched, extra, 'stricter');
   }
 
   content(a: Record<string, unknown>, b: Record<string, unknown>, where: Difference['where'], at: string): void {

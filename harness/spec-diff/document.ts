@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { HttpClient, TransportError } from '../http.js';
+import type { TargetConfig } from '../config.js';
 import type { Api } from '../types.js';
 
 export type Json = Record<string, unknown>;
@@ -86,7 +87,8 @@ export async function loadDocument(source: string, o: FetchOptions = {}): Promis
     bundled = (await SwaggerParser.bundle(base, raw as never, {
       resolve: {
         http: false,
-        bounded: { order: 1, canRead: /^https?:\/\//i, read: (file: { url: string }) => fetchText(file.url, o) },
+        // the configured headers (a token) go to the document's own origin only, never to where a $ref points elsewhere
+        bounded: { order: 1, canRead: /^https?:\/\//i, read: (file: { url: string }) => fetchText(file.url, isUrl(source) && new URL(file.url).origin === new URL(source).origin ? o : { ...o, headers: {} }) },
       },
     } as never)) as unknown as Json;
   } catch (e) {
@@ -287,6 +289,22 @@ export function responseKeyFor(responses: Record<string, unknown>, status: strin
   const range = /^\d{3}$/.test(status) ? `${status[0]}XX` : undefined;
   if (range !== undefined && range in responses) return range;
   return 'default' in responses ? 'default' : undefined;
+}
+
+/**
+ * The headers a request for a configured target's served document carries: the target's own (a gateway key) and, when
+ * its auth gives one, an `admin` token; a document that needs no token is read all the same when none can be had.
+ */
+export async function servedDocumentHeaders(target: TargetConfig, timeoutMs: number): Promise<Record<string, string>> {
+  const headers = { ...target.headers };
+  if (target.auth.kind === 'none') return headers;
+  const { TokenProvider } = await import('../auth.js');
+  try {
+    headers.authorization = `Bearer ${await new TokenProvider(target.auth, timeoutMs).tokenFor('admin')}`;
+  } catch {
+    // read without a token
+  }
+  return headers;
 }
 
 /** The document a configured ledger target serves its own description at (FACTS.md: GET /docs/openapi). */

@@ -10,9 +10,9 @@ import { PACKAGE_ROOT, SPECS_DIR } from '../paths.js';
 import type { Api } from '../types.js';
 import { ledgerOperationGone, outOfRange } from '../versions.js';
 import { diffDocuments, type SpecDiff } from './diff.js';
-import { isObject, loadDocument, type FetchOptions, type Operation } from './document.js';
+import { loadDocument, type FetchOptions, type Operation } from './document.js';
 
-export { DocumentError, loadDocument, servedDocumentUrl } from './document.js';
+export { DocumentError, loadDocument, servedDocumentHeaders, servedDocumentUrl } from './document.js';
 export type { SpecDiff } from './diff.js';
 
 /** Why the target's document may lack one of the suite's operations at its version, per the suite's own knowledge. */
@@ -86,10 +86,4 @@ export function renderSpecDiffMarkdown(d: SpecDiff): string {
 
 export function renderSpecDiffJson(d: SpecDiff): string {
   return `${JSON.stringify(d, null, 2)}\n`;
-}
-
-/** The version a target's document claims (info.version), when it reads as one. */
-export function documentVersion(doc: unknown): string | undefined {
-  const v = isObject(doc) && isObject(doc.info) ? doc.info.version : undefined;
-  return typeof v === 'string' && /^\d+(\.\d+)*/.test(v) ? v : undefined;
 }

@@ -17,7 +17,7 @@ import type { Exchange } from '../http.js';
 import { redactText } from '../redact.js';
 import { acceptNullOptionals, createAjv, formatErrors, type OperationInfo } from '../schemas.js';
 import type { Api, OwnDescriptionFinding } from '../types.js';
-import { DocumentError, indexOperations, loadDocument, responseKeyFor, servedDocumentUrl, shapeOf, type Json, type Operation } from './document.js';
+import { DocumentError, indexOperations, loadDocument, responseKeyFor, servedDocumentHeaders, servedDocumentUrl, shapeOf, type Json, type Operation } from './document.js';
 
 /** A target's own document, bundled and in the 3.1 form, as the runner wrote it for the checks to read. */
 export interface OwnDescriptionSource {
@@ -142,7 +142,8 @@ export async function loadOwnDescriptions(config: Config, phase: 'files' | 'serv
       source = url;
     }
     try {
-      out[api] = await loadDocument(source, { timeoutMs: config.run.timeoutMs, maxBytes: config.run.maxResponseBytes, ...(value === SERVED && target !== undefined ? { headers: target.headers } : {}) });
+      const headers = value === SERVED && target !== undefined ? await servedDocumentHeaders(target, config.run.timeoutMs) : undefined;
+      out[api] = await loadDocument(source, { timeoutMs: config.run.timeoutMs, maxBytes: config.run.maxResponseBytes, ...(headers !== undefined ? { headers } : {}) });
     } catch (e) {
       if (e instanceof DocumentError) throw new ConfigError(`--also-validate-against ${api}: ${redactText(e.message)}`);
       throw e;
