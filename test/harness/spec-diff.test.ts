@@ -4,6 +4,8 @@
  * with planted differences; then the reference's own served document, and a run judged against a target's own one.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +46,28 @@ describe('OpenAPI 3.0 documents', () => {
     expect(text).not.toContain('schemas-30.yaml');
     expect(text).not.toContain('"nullable"');
     expect(text).toContain('["string","null"]');
+  });
+
+  it('bundles the relative $refs of a document read from a URL as of one read from a file', async () => {
+    const server = createServer((req, res) => {
+      try {
+        const body = readFileSync(join(dir, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname.replace(/^\/docs\//, ''))));
+        res.writeHead(200, { 'content-type': 'application/yaml' }).end(body);
+      } catch {
+        res.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/docs/target-30.yaml`;
+      const suite = await loadDocument(join(dir, 'suite.yaml'));
+      const byUrl = diffDocuments(suite, await loadDocument(url), { api: 'test', expectedMissing: expectedMissing('scan') });
+      expect(rows(byUrl)).toEqual(rows(await diff('target-30.yaml')));
+      await expect(loadDocument(url.replace('target-30', 'gone'))).rejects.toThrow(/answered 404/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 
   it('matches operations by method and path, whatever their operationIds (one reused) and path parameter names', async () => {
