@@ -7,6 +7,7 @@
 import { join, relative } from 'node:path';
 import { loadCatalogue } from '../catalogue.js';
 import { PACKAGE_ROOT, SPECS_DIR } from '../paths.js';
+import { redactText } from '../redact.js';
 import type { Api } from '../types.js';
 import { ledgerOperationGone, outOfRange } from '../versions.js';
 import { diffDocuments, type SpecDiff } from './diff.js';
@@ -45,6 +46,8 @@ export async function specDiff(o: SpecDiffOptions): Promise<SpecDiff> {
   const suite = await loadDocument(file);
   suite.source = relative(PACKAGE_ROOT, file) || file;
   const target = await loadDocument(o.targetSpec, o);
+  // a URL may carry credentials (http://user:password@host): never printed
+  target.source = redactText(target.source);
   const catalogue = loadCatalogue();
   const byOp = new Map<string, string[]>();
   for (const r of catalogue.requirements) if (r.api === o.api) for (const op of r.operations) byOp.set(op, [...(byOp.get(op) ?? []), r.id]);
