@@ -53,6 +53,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--read-only', 'read-only mode: send only GETs and the operations marked x-read-only (safe for a production node); checks that need a write are skipped')
     .option('--max-requests-per-second <n>', 'the most requests a second the run sends, all checks together (run.maxRequestsPerSecond)')
     .option('--shard <i/n>', 'run only shard i of n of the checks (a check\'s shard depends only on its id and n), e.g. one CI machine of three; "merge" joins the shards\' reports')
+    .option('--also-validate-against <[api=]url|file>', 'also judge every response against the target\'s own OpenAPI document (ledger unless "scan=", "validator=" or "registry=" comes first; "served" for the ledger\'s GET /docs/openapi), for a report section "where the target disagrees with its own API description" that changes no verdict nor the exit code (repeatable)', collect)
     .option('--fault <name>', 'embedded reference only: switch on a planted fault (repeatable)', collect)
     .option('--reference-variant <seed>', 'embedded reference only: a variant that makes every choice the specification leaves open at random from this seed (an integer, or "random")')
     .addOption(new Option('--ledger-version <v>', 'embedded reference only: the ledger API version it claims (3.6 no longer serves transaction-by-offset nor GET /v2/package-vetting)').choices([...LEDGER_VERSIONS]))
@@ -133,6 +134,10 @@ function printReport(result: { report: RunReport; dir: string; files: string[] }
   }
   if (r.baseline !== undefined) {
     out(`baseline: ${r.baseline.known.length} known failure(s) held${r.baseline.stale.length > 0 ? `, ${r.baseline.stale.length} expectation(s) no longer hold (see summary.md)` : ''}\n`);
+  }
+  if (r.ownDescription !== undefined) {
+    const o = r.ownDescription;
+    out(`own API description: ${o.responses} responses judged, ${o.findings.filter((f) => f.nullOnly !== true).length} distinct disagreement(s), ${o.findings.filter((f) => f.nullOnly === true).length} only by null (information only; see summary.md)\n`);
   }
   for (const n of r.notes) out(`note: ${n}\n`);
   for (const e of r.merged !== undefined ? r.runErrors.filter((e) => /^shard \d+\/\d+ missing/.test(e)) : []) out(`${e}\n`);
@@ -411,6 +416,86 @@ function selftestCommand(program: Command, done: Done, out: (s: string) => void)
     }));
 }
 
+const SPEC_DIFF_HELP = `
+The target's document is matched with the suite's (specs/<api>.yaml) by method and path, never by operationId.
+Each difference is classified from the target's side: "target stricter" (a request or response valid under the
+suite's document may be invalid under the target's), "target looser" (the reverse) or "incompatible" (both).
+Without --target-spec, a configured ledger target's GET /docs/openapi is read; with no target configured, the
+embedded reference server's.
+
+Exit codes:
+  0  the comparison ran (differences are information, not a verdict)
+  2  bad usage, or the target's document cannot be read`;
+
+function specDiffCommand(program: Command, done: Done, out: (s: string) => void, err: (s: string) => void): Command {
+  return program
+    .command('spec-diff')
+    .description("compare a target's own OpenAPI document with the suite's: missing and extra operations, parameters, required sets, types, formats, enums, statuses")
+    .addOption(new Option('--api <api>', 'the interface whose documents are compared').choices([...APIS]).makeOptionMandatory())
+    .option('--target-spec <url|file>', "the target's OpenAPI 3.0 or 3.1 document (JSON or YAML; relative external $refs are bundled)")
+    .option('-c, --config <file>', 'configuration file: its ledger target (url, auth, headers, version) is used without --target-spec')
+    .option('--ledger-url <url>', 'base URL of the JSON Ledger API v2, whose GET /docs/openapi is read without --target-spec')
+    .option('--target-version <v>', "the target's version, for the operations the suite's version ranges expect (default: the configured target's, else the document's info.version)")
+    .addOption(new Option('--format <format>', 'output format (default: from the --output file name, else md)').choices(['md', 'json']))
+    .option('--output <file>', 'write the report to this file instead of stdout')
+    .option('--timeout-ms <n>', 'timeout of each request for the document', '10000')
+    .addOption(new Option('--ledger-version <v>', 'embedded reference only: the ledger version whose served document is read').choices([...LEDGER_VERSIONS]))
+    .addHelpText('after', SPEC_DIFF_HELP)
+    .action(done(async (o: { api: Api; targetSpec?: string; config?: string; ledgerUrl?: string; targetVersion?: string; format?: 'md' | 'json'; output?: string; timeoutMs: string; ledgerVersion?: LedgerVersion }) => {
+      if (!/^\d+$/.test(o.timeoutMs)) throw new UsageError(`--timeout-ms: "${o.timeoutMs}" is not a non-negative integer`);
+      const sd = await import('./spec-diff/index.js');
+      const fetchOptions = { timeoutMs: Number(o.timeoutMs) };
+      let source = o.targetSpec;
+      let version = o.targetVersion;
+      const embeddedOnly = () => {
+        if (o.ledgerVersion !== undefined) throw new UsageError('--ledger-version applies only to the embedded reference server, which is read when no --target-spec and no target is given');
+      };
+      if (source !== undefined) embeddedOnly();
+      let headers: Record<string, string> | undefined;
+      let close: (() => Promise<void>) | undefined;
+      if (source === undefined) {
+        const config = loadConfig({ flags: { ...(o.config !== undefined ? { config: o.config } : {}), ...(o.ledgerUrl !== undefined ? { ledgerUrl: o.ledgerUrl } : {}) } });
+        const target = config.targets[o.api];
+        if (o.api !== 'ledger') throw new UsageError(`--target-spec is needed for ${o.api}: only a participant serves its own document (FACTS.md); Splice publishes its documents with each release`);
+        if (target !== undefined) {
+          embeddedOnly();
+          source = sd.servedDocumentUrl(o.api, target.url)!;
+          version ??= target.version;
+          headers = await sd.servedDocumentHeaders(target, fetchOptions.timeoutMs);
+        } else if (config.useReference) {
+          const { startReference } = await import('../reference/index.js');
+          const server = await startReference(o.ledgerVersion !== undefined ? { ledgerVersion: o.ledgerVersion } : {});
+          close = () => server.close();
+          source = sd.servedDocumentUrl('ledger', server.urls.ledger)!;
+          err(`spec-diff: no target configured: reading the embedded reference server's document (ledger ${server.options.ledgerVersion})\n`);
+        } else throw new UsageError('--target-spec is needed: no ledger target is configured');
+      }
+      let result;
+      try {
+        result = await sd.specDiff({ api: o.api, targetSpec: source, ...fetchOptions, ...(headers !== undefined ? { headers } : {}), ...(version !== undefined ? { version } : {}) });
+      } catch (e) {
+        if (e instanceof sd.DocumentError) throw new UsageError(redactText(e.message));
+        throw e;
+      } finally {
+        await close?.();
+      }
+      const format = o.format ?? (o.output?.endsWith('.json') ? 'json' : 'md');
+      const text = format === 'json' ? sd.renderSpecDiffJson(result) : sd.renderSpecDiffMarkdown(result);
+      if (o.output === undefined) out(text);
+      else {
+        const { writeFileSync } = await import('node:fs');
+        try {
+          writeFileSync(o.output, text);
+        } catch (e) {
+          throw new UsageError(`--output: cannot write ${o.output}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+        }
+        const c = result.counts;
+        err(`spec-diff: ${c.differences} difference(s) (${c.stricter} target stricter, ${c.looser} target looser, ${c.incompatible} incompatible), ${c.expected} expected; written to ${o.output}\n`);
+      }
+      return EXIT.ok;
+    }));
+}
+
 type Io = { out: (s: string) => void; err: (s: string) => void };
 
 /**
@@ -436,6 +521,7 @@ export async function commandLine(io: Io): Promise<{ program: Command; code: () 
   serveCommand(program, done, io.out);
   faultsCommand(program, done, io.out);
   selftestCommand(program, done, io.out);
+  specDiffCommand(program, done, io.out, io.err);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
   return { program, code: () => code };
 }

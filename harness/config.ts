@@ -10,6 +10,7 @@ import { APIS, type Api } from './types.js';
 import { REDACTED, redactText, redactValue, registerSecret, registerUrlCredentials } from './redact.js';
 import type { LedgerVersion } from './versions.js';
 import { parseShard, type Shard } from './shard.js';
+import type { OwnDescriptionSource } from './spec-diff/validate.js';
 
 const schema = JSON.parse(readFileSync(new URL('./config.schema.json', import.meta.url), 'utf8')) as object;
 
@@ -71,6 +72,8 @@ export interface RunConfig {
   compare: string | boolean;
   /** run only this share of the checks (--shard i/n); `canton-conformance merge` joins the shards' reports */
   shard?: Shard;
+  /** per interface, the target's own OpenAPI document (file, URL, or `served`) every response is also judged against */
+  alsoValidateAgainst?: Partial<Record<Api, string>>;
 }
 
 export interface ReferenceSettings {
@@ -98,6 +101,8 @@ export interface Config {
    * redaction in every thread that records exchanges; never printed (printableConfig leaves them out).
    */
   secrets?: string[];
+  /** the documents of run.alsoValidateAgainst, read and bundled by the runner before the checks start */
+  alsoValidate?: Partial<Record<Api, OwnDescriptionSource>>;
   /** for the project's own tests: other specs, catalogue and suite files than the shipped ones */
   internal?: {
     specsDir?: string;
@@ -158,6 +163,8 @@ export interface ConfigFlags {
   maxRequestsPerSecond?: string;
   /** i/n: run only the checks of shard i of n */
   shard?: string;
+  /** `[api=]FILE|URL|served` (ledger when no api is named) */
+  alsoValidateAgainst?: string[];
 }
 
 /** The environment variables read, each the same as the flag in its comment. */
@@ -320,6 +327,11 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
   if (flags.shard !== undefined) {
     shardSetting(flags.shard, 'flag --shard');
     ensureRun(raw).shard = flags.shard;
+  }
+  for (const v of flags.alsoValidateAgainst ?? []) {
+    const m = /^(ledger|scan|validator|registry)=(.+)$/.exec(v);
+    const run = ensureRun(raw);
+    run.alsoValidateAgainst = { ...(isObject(run.alsoValidateAgainst) ? run.alsoValidateAgainst : {}), [m?.[1] ?? 'ledger']: m?.[2] ?? v };
   }
   if (flags.fault !== undefined && flags.fault.length > 0) {
     if (!isObject(raw.reference)) raw.reference = {};

@@ -19,6 +19,7 @@ import { schemaRegistry, type SchemaRegistry } from './schemas.js';
 import type { Api, CheckDeclaration, CheckResultMeta, ExchangeRecord, FailureRecord, PropertyRecord, TrafficCounts, Verdict } from './types.js';
 import { outOfRange } from './versions.js';
 import { hash32, inShard } from './shard.js';
+import { tallyOwnDescription, type OwnDescriptionTally } from './spec-diff/validate.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -274,7 +275,13 @@ class Check implements CheckContext {
     };
     for (const r of judged) if (judgedHere(r)) this.judged.add(r);
     this.collect(failures.filter((f) => judgedHere(f.requirement)));
+    // run --also-validate-against: the target's own description too, apart from every verdict
+    const own = this.config.alsoValidate?.[x.api];
+    if (own !== undefined) tallyOwnDescription((this.own ??= { responses: 0, findings: [] }), own, x, operation);
   }
+
+  /** what the target's own API description made of this check's responses (run --also-validate-against) */
+  own: OwnDescriptionTally | undefined;
 
   fail(message: string, o: { requirement?: string; exchange?: Exchange } = {}): never {
     throw new ConformanceFailure([
@@ -611,6 +618,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       ...(outcome.verdict === 'fail' ? { blocked: decl.requirements.filter((r) => !failed.has(r) && !check.judged.has(r) && !notJudged.has(r)) } : {}),
       ...(check.properties.length > 0 ? { properties: check.properties } : {}),
       ...(check.notes.length > 0 ? { notes: check.notes } : {}),
+      ...(check.own !== undefined ? { ownDescription: check.own } : {}),
       ...(check.judged.size > 0 ? { judged: [...check.judged] } : {}),
       ...(outcome.verdict === 'fail' || outcome.verdict === 'error' ? { exchanges: check.exchanges } : {}),
       ...(cleanupProblems.length > 0 ? { reason: [outcome.reason, `clean-up failed: ${cleanupProblems.join('; ')}`].filter(Boolean).join('; ') } : {}),

@@ -19,6 +19,7 @@ import { shardNote } from './reporting/merge.js';
 import { applyBaseline, loadBaseline } from './reporting/baseline.js';
 import { diffRuns, readEarlierReport } from './reporting/diff.js';
 import { createSuiteVitest, loadVitest, suiteGlobs } from './suite-vitest.js';
+import { summarizeOwnDescription } from './spec-diff/own-report.js';
 
 export interface RunOptions {
   /** where progress lines go (stderr by default) */
@@ -140,6 +141,9 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   // a shard's partial verdicts are not diffed against an earlier run by default: the merged report is
   const compareFile = config.run.compare === false ? undefined : config.run.compare === true ? (config.run.shard === undefined ? join(config.run.reportsDir, 'latest', 'conformance.json') : undefined) : config.run.compare;
   const earlier = compareFile !== undefined ? readEarlierReport(compareFile, typeof config.run.compare === 'string') : undefined;
+  // run --also-validate-against: the target's own documents, read before anything runs (a bad one is exit 2)
+  const own = config.run.alsoValidateAgainst !== undefined ? await import('./spec-diff/validate.js') : undefined;
+  const ownDocs = own !== undefined ? await own.loadOwnDescriptions(config, 'files') : undefined;
   const runId = newRunId(started);
   const dir = createRunDir(config.run.reportsDir, runId);
   void loadVitest().catch(() => undefined);
@@ -159,6 +163,15 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   }, Math.max(0, limitMs - (Date.now() - started.getTime()))) : undefined;
   timer?.unref();
   const reference = config.useReference ? await startEmbeddedReference(config) : undefined;
+  if (own !== undefined) {
+    try {
+      config.alsoValidate = own.writeOwnDescriptions(dir, await own.loadOwnDescriptions(config, 'served', ownDocs));
+    } catch (e) {
+      clearTimeout(timer);
+      await reference?.close();
+      throw e;
+    }
+  }
   let run: CollectedRun;
   try {
     run = await runVitest(config, join(dir, 'allure-results'), limitMs !== undefined ? { ...options, signal: soft.signal } : options);
@@ -207,6 +220,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     runErrors: run.runErrors,
     ...(baseline !== undefined ? { baseline } : {}),
     ...(earlier !== undefined && compareFile !== undefined ? { diff: diffRuns(earlier, compareFile, agg.requirements) } : {}),
+    ...(own !== undefined && config.alsoValidate !== undefined ? { ownDescription: summarizeOwnDescription(config.alsoValidate, run.checks) } : {}),
     notes: config.run.shard !== undefined ? [shardNote(config.run.shard)] : [],
   };
   const files = await writeEveryReport(dir, report, config.run.html);

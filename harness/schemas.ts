@@ -151,8 +151,9 @@ export function acceptNullOptionals(doc: Json): Json {
   return out;
 }
 
-export function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, validateFormats: true, verbose: true });
+/** `quiet`: an unknown format (a target's own document may use any) is ignored without a warning on the console. */
+export function createAjv(o: { quiet?: boolean } = {}): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, validateFormats: true, verbose: true, ...(o.quiet === true ? { logger: false as const } : {}) });
   addFormats(ajv);
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
   // JSON numbers above 2^53 lose precision but are still integers in the text; accept any integral number

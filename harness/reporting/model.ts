@@ -4,6 +4,7 @@ import type { BaselineOutcome } from './baseline.js';
 import type { RunDiff } from './diff.js';
 import type { Api, CheckResultMeta } from '../types.js';
 import type { Shard } from '../shard.js';
+import type { OwnDescriptionReport } from '../spec-diff/own-report.js';
 
 export interface RunReport {
   schemaVersion: 1;
@@ -52,6 +53,11 @@ export interface RunReport {
   baseline?: BaselineOutcome & { file: string };
   /** what changed since the earlier run */
   diff?: RunDiff;
+  /**
+   * run --also-validate-against: where the target's responses disagree with its own API description; information
+   * only, never a verdict nor the exit code
+   */
+  ownDescription?: OwnDescriptionReport;
   /** notes about the reports themselves (e.g. the HTML renderer failed) */
   notes: string[];
 }

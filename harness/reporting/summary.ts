@@ -2,6 +2,7 @@
 import { curlFor } from '../http.js';
 import type { ExchangeRecord } from '../types.js';
 import type { RunReport } from './model.js';
+import { renderOwnDescription } from '../spec-diff/own-report.js';
 
 const EXCERPT = 1200;
 const excerpt = (s: string | undefined) => (s === undefined ? '' : s.length > EXCERPT ? `${s.slice(0, EXCERPT)}\n... (${s.length - EXCERPT} more characters)` : s);
@@ -146,6 +147,7 @@ export function renderSummary(r: RunReport): string {
     out.push('No check covers these yet, so this run says nothing about them:', '');
     for (const q of untested) out.push(`- \`${q.id}\` (${q.level}): ${q.statement}${q.reason && q.reason !== 'no check covers this requirement yet' ? ` (${q.reason})` : ''}`);
   }
+  if (r.ownDescription !== undefined) out.push('', ...renderOwnDescription(r.ownDescription));
   if (r.notes.length > 0) out.push('', '## Notes', '', ...r.notes.map((n) => `- ${n}`));
   const noted = r.checks.filter((c) => (c.notes ?? []).length > 0);
   if (noted.length > 0) {
