@@ -30,6 +30,7 @@ export const VF = {
   listDiffers: 'ledger-list-package-vetting-topology-filter-ignored',
   getGone: 'ledger-get-package-vetting-not-served',
   listGone: 'ledger-list-package-vetting-not-served',
+  getKept: 'ledger-get-package-vetting-still-served-3-6',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
@@ -62,4 +63,5 @@ registerFaults([
   r(VF.listDiffers, 'ledger.list-package-vetting.same-as-get', 'POST /v2/package-vetting/list ignores the topologyStateFilter'),
   r(VF.getGone, 'ledger.versioning.get-package-vetting-served', 'GET /v2/package-vetting answers 404'),
   r(VF.listGone, 'ledger.versioning.list-package-vetting-served', 'POST /v2/package-vetting/list answers 404'),
+  { ...r(VF.getKept, 'ledger.versioning.get-package-vetting-gone', 'a 3.6 participant still serves GET /v2/package-vetting'), reference: { ledgerVersion: '3.6' } },
 ]);

@@ -225,6 +225,6 @@ export function vettingRoutes(app: FastifyInstance, ctx: ReferenceContext, state
     return out;
   };
   // FACTS.md: GET /v2/package-vetting is gone in 3.6; its replacement stays
-  if (ctx.options.ledgerVersion !== '3.6') route(app, ctx, 'GET', '/v2/package-vetting', handler('GET'));
+  if (ctx.options.ledgerVersion !== '3.6' || ctx.faults.has(VF.getKept)) route(app, ctx, 'GET', '/v2/package-vetting', handler('GET'));
   route(app, ctx, 'POST', '/v2/package-vetting/list', handler('POST'));
 }

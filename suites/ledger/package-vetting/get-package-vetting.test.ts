@@ -412,6 +412,22 @@ describe('GET /v2/package-vetting', () => {
   );
 });
 
+describe('GET /v2/package-vetting (gone in 3.6)', () => {
+  conformance(
+    {
+      id: 'ledger.versioning.get-package-vetting-gone',
+      title: 'answers GET /v2/package-vetting with 404 or 405 from 3.6 on',
+      api: 'ledger',
+      operations: ['getPackageVetting'],
+      requirements: ['ledger.versioning.get-package-vetting-gone'],
+    },
+    async (t) => {
+      // the empty request every served version answers with 200 (all fields are optional)
+      t.expectStatus(await t.call('getPackageVetting', { json: {} }), [404, 405], { what: 'GET /v2/package-vetting on a participant past its removal' });
+    },
+  );
+});
+
 describe('POST /v2/package-vetting/list', () => {
   conformance(
     {
