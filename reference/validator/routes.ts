@@ -83,7 +83,11 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
     const provider = wildcardSegment(req.params);
     if (provider === undefined) throw routeNotFound(req);
     await proxyAuth(req);
-    const right = data.featuredApps.get(provider);
+    let right = data.featuredApps.get(provider);
+    if (right !== undefined && ctx.faults.has(PF.featuredOther)) {
+      const all = [...data.featuredApps.values()];
+      right = all[(all.indexOf(right) + 1) % all.length];
+    }
     if (right === undefined && ctx.faults.has(PF.featured404)) return sendError(reply, 404, `no featured app right for ${provider}`);
     if (right !== undefined && ctx.faults.has(PF.featuredSchema)) {
       const { created_event_blob: _b, ...rest } = structuredClone(right);
