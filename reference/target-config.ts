@@ -118,7 +118,13 @@ export function referenceTargets(ctx: ReferenceContext, base: string, auth: { ad
       fixtures: ledgerFixtures(),
     },
     scan: { url: `${base}/api/scan`, version: o.scanVersion, auth: { kind: 'none' } },
-    validator: { url: `${base}/api/validator`, version: o.scanVersion, auth: hs256({ user: auth.validatorUser }) },
+    // a second validator user (alice_user, acting for alice) and its party: whose entries a token lists
+    validator: {
+      url: `${base}/api/validator`,
+      version: o.scanVersion,
+      auth: hs256({ user: auth.validatorUser, secondUser: 'alice_user' }),
+      fixtures: { secondUserParty: party(ctx.world, 'alice') },
+    },
     registry: { url: `${base}/api/registry`, version: '0.6.11', auth: { kind: 'none' }, fixtures: registryFixtures(ctx), disabledRequirements: registryKnownDifferences(o) },
   };
 }

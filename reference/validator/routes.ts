@@ -57,7 +57,8 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
       req.headers.authorization === undefined && ctx.faults.has(VALIDATOR_LIST_OWNED_ANS_ENTRIES_NO_AUTH)
         ? REFERENCE_VALIDATOR_USER
         : await authenticated(req, { unverified: ctx.faults.has(EF.unverified) });
-    const owner = partyOf(sub);
+    const onboarded = partyOf(sub);
+    const owner = ctx.faults.has(EF.subjectIgnored) && onboarded !== undefined && onboarded !== 'denied' ? data.validatorParty : onboarded;
     if (owner === 'denied') return sendError(reply.header('www-authenticate', BEARER_CHALLENGE), 401, `user ${sub} is deactivated`);
     if (owner === undefined) return sendError(reply, 404, `user ${sub} is not onboarded on this validator`);
     const now = Date.now();
