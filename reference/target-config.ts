@@ -76,6 +76,8 @@ function ledgerFixtures(): Record<string, unknown> {
     choice: 'Archive',
     choiceArgument: {},
     interfaceId: '#reference-iou:Iou:Asset',
+    // an identity provider besides the default one (reference/ledger/state.ts)
+    otherIdentityProviderId: 'reference-idp',
     syntheticDars: true,
     ...referenceDars(),
   };
