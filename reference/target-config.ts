@@ -127,6 +127,6 @@ export function referenceTargets(ctx: ReferenceContext, base: string, auth: { ad
       auth: hs256({ user: auth.validatorUser, secondUser: 'alice_user' }),
       fixtures: { secondUserParty: party(ctx.world, 'alice') },
     },
-    registry: { url: `${base}/api/registry`, version: '0.6.11', auth: { kind: 'none' }, fixtures: registryFixtures(ctx), disabledRequirements: registryKnownDifferences(o) },
+    registry: { url: `${base}/api/registry`, version: o.registryVersion, auth: { kind: 'none' }, fixtures: registryFixtures(ctx), disabledRequirements: registryKnownDifferences(o) },
   };
 }
