@@ -80,6 +80,7 @@ export interface ReferenceSettings {
   faults: string[];
   ledgerVersion?: LedgerVersion;
   scanVersion?: string;
+  registryVersion?: string;
   trafficEnforcement?: boolean;
   transferLegs?: number;
   ansEntries?: number;

@@ -81,6 +81,7 @@ export async function startEmbeddedReference(config: Config): Promise<ReferenceH
     faults: r.faults,
     ...(r.ledgerVersion !== undefined ? { ledgerVersion: r.ledgerVersion } : {}),
     ...(r.scanVersion !== undefined ? { scanVersion: r.scanVersion } : {}),
+    ...(r.registryVersion !== undefined ? { registryVersion: r.registryVersion } : {}),
     ...(r.trafficEnforcement !== undefined ? { trafficEnforcement: r.trafficEnforcement } : {}),
     ...(r.transferLegs !== undefined ? { transferLegs: r.transferLegs } : {}),
     size: { ...(r.ansEntries !== undefined ? { ansEntries: r.ansEntries } : {}), ...(r.validatorLicenses !== undefined ? { validatorLicenses: r.validatorLicenses } : {}) },
