@@ -24,6 +24,7 @@ const SAMPLES: Array<[Api, string, DerivedRequest]> = [
   ['ledger', 'allocateParty', r({ json: { partyIdHint: 'p1', identityProviderId: '' } })],
   ['ledger', 'submitAndWaitForTransaction', r({ json: { commands: { commands: [{ CreateCommand: { templateId: '#pkg:M:T', createArguments: { owner: 'alice::1220' } } }], commandId: 'c1', userId: 'u1', actAs: ['alice::1220'] }, transactionFormat: TX_FORMAT } })],
   ['ledger', 'submitAndWaitForTransactionTree', r({ json: { commands: [{ CreateCommand: { templateId: '#pkg:M:T', createArguments: {} } }], commandId: 'c1', userId: 'u1', actAs: ['alice::1220'] } })],
+  ['ledger', 'submitAndWaitForReassignment', r({ json: { reassignmentCommands: { commandId: 'c1', submitter: 'alice::1220', userId: 'u1', commands: [{ command: { UnassignCommand: { value: { contractId: '00ab', source: 's1', target: 's2' } } } }] }, eventFormat: { filtersByParty: { 'alice::1220': WILDCARD }, verbose: true } } })],
   ['ledger', 'uploadPackage', r({ query: { vetAllPackages: 'true', synchronizerId: 'sync::1220' } })],
   ['scan', 'getEventById', r({ params: { update_id: '1220ab' } })],
   ['scan', 'listEvents', r({ json: { page_size: 10 } })],

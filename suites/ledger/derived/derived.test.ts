@@ -4,13 +4,11 @@
  * operations whose request has a constrained field (createUser, listUsers, getUser, listUserRights, revokeUserRights,
  * allocateParty, submitAndWaitForTransaction, getUpdateByOffset). Not covered: deleteUser (its only parameter is the one
  * getUser's check mutates, and its valid request destroys what it names), getVersion, getLedgerEnd,
- * getConnectedSynchronizers and getTrafficAccount (no parameter or body field the document constrains), and
- * submitAndWaitForReassignment (its valid request moves a contract between two synchronizers: one mutated request
- * wrongly accepted would leave nothing valid to send; its own checks send malformed commands).
+ * getConnectedSynchronizers and getTrafficAccount (no parameter or body field the document constrains).
  */
 import { describe } from 'vitest';
 import type { CheckContext } from '../../../harness/conformance.js';
-import { allocationRequest, connectedSynchronizers, createSubmitter, createUser, darFixture, routeNotServed, submitCommands, templateFixture, vettingUploadQuery } from '../../../harness/fixtures/ledger.js';
+import { allocationRequest, connectedSynchronizers, createdContractId, createSubmitter, createUser, darFixture, FixtureError, routeNotServed, submitCommands, submitCreate, templateFixture, vettingUploadQuery } from '../../../harness/fixtures/ledger.js';
 import { ledgerOperationGone } from '../../../harness/versions.js';
 import { derivedCheck, type DerivedRequest } from '../../derived-checks.js';
 import { byOffsetServed, createCommand, trafficServed, treeServed, WILDCARD } from '../shared.js';
@@ -192,6 +190,41 @@ describe('ledger requests derived from the specs', () => {
         accepted: (x) => {
           if (!treeServed(t, x)) t.skip('submit-and-wait-for-transaction-tree is not served');
           return x.status === 200;
+        },
+      };
+    },
+  });
+
+  derivedCheck({
+    api: 'ledger',
+    operationId: 'submitAndWaitForReassignment',
+    kinds: ['required-removed', 'wrong-type'],
+    prepare: async (t) => {
+      const syncs = await connectedSynchronizers(t);
+      if (syncs.length < 2) t.skip(`the participant is connected to ${syncs.length} synchronizer(s): reassignment needs two`);
+      const s = await createSubmitter(t);
+      const tmpl = templateFixture(t);
+      const contract = async () => {
+        const x = await submitCreate(t, s, tmpl, syncs[0]);
+        const cid = createdContractId(x.json);
+        if (x.status !== 200 || cid === undefined) throw new FixtureError(`setup: creating a contract answered ${x.status}: ${x.text.slice(0, 300)}`);
+        return cid;
+      };
+      // the control moves its contract away; the mutated requests unassign another one, which stays where it is as
+      // long as they are rejected
+      const [control, mutated] = [await contract(), await contract()];
+      let sent = 0;
+      return {
+        auth: { user: s.userId },
+        request: () => {
+          const contractId = sent++ === 0 ? control : mutated;
+          const commandId = t.uniqueName('reassign');
+          return req({
+            json: {
+              reassignmentCommands: { commandId, submitter: s.party, userId: s.userId, commands: [{ command: { UnassignCommand: { value: { contractId, source: syncs[0], target: syncs[1] } } } }] },
+              eventFormat: { filtersByParty: { [s.party]: WILDCARD }, verbose: true },
+            },
+          });
         },
       };
     },
