@@ -4,6 +4,13 @@
  * mutation, a property over requests that differ from it by exactly one mutation of that kind. The MUST of each kind is
  * "answered with a 4xx" (no 2xx, no 5xx; a 429, 503 or ledger 499 judges nothing); the status and body form FACTS.md
  * gives is one SHOULD per interface, judged after the properties over every rejection they saw.
+ *
+ * Beside them, and not repeated here: ledger.errors.malformed-requests sends JSON that does not parse (no single
+ * mutation of a valid request) and judges the 400 text/plain its catalogue entry states; ledger.errors.missing-field
+ * leaves out generate-topology's synchronizer, whose empty default the document allows but FACTS.md refuses (an unknown
+ * synchronizer); the scan and validator robustness probes send what lies beyond any schema (unicode, 25-digit numbers,
+ * ids that exist nowhere) and judge the generic rules only. These checks judge what those cannot: that each single
+ * violation of the document is refused at all, on a request the target otherwise accepts.
  */
 import { conformance, type CallAuth, type CallOptions, type CheckContext } from '../harness/conformance.js';
 import { mayAnswerAnywhere } from '../harness/checks.js';
