@@ -267,6 +267,23 @@ export class SchemaRegistry {
     return v(value) ? [] : formatErrors(v.errors);
   }
 
+  /** The OpenAPI document of an interface, as written (the request-derived generators walk it). */
+  document(api: Api): Json {
+    this.load(api);
+    return this.docs.get(api)!;
+  }
+
+  /** ajv validator of an operation's JSON request body, the document as written; undefined when it takes none. */
+  requestBodyValidator(api: Api, operationId: string): ValidateFunction | undefined {
+    const op = this.operation(api, operationId);
+    const raw = (this.document(api).paths as Record<string, Json>)[op.path]![op.method.toLowerCase()] as Json;
+    const body = raw.requestBody as Json | undefined;
+    if (body === undefined) return undefined;
+    const base = typeof body.$ref === 'string' ? body.$ref : `#/paths/${escapePointer(op.path)}/${op.method.toLowerCase()}/requestBody`;
+    if ((resolveLocal(this.document(api), body).content as Json | undefined)?.['application/json'] === undefined) return undefined;
+    return this.validatorAt(api, `${base}/content/application~1json/schema`, 'request');
+  }
+
   /** Validates a value against the schema of one response media type; [] when valid. */
   validateBody(api: Api, media: MediaInfo, value: unknown): string[] {
     if (media.pointer === undefined) return [];

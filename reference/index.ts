@@ -4,6 +4,7 @@
  */
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { FAULTS, FaultSet } from './faults.js';
+import { installDerivedFaults } from './derived-faults.js';
 import { createWorld, type World } from './world.js';
 import { ledgerRoutes } from './ledger/routes.js';
 import { scanRoutes } from './scan/routes.js';
@@ -122,6 +123,8 @@ export async function buildReferenceApp(options: ResolvedReferenceOptions, ctx: 
   // ids reach 128 characters (users) and beyond (contract ids): fastify's default of 100 would answer 414
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024, forceCloseConnections: true, routerOptions: { maxParamLength: 4096 }, frameworkErrors });
   // before the interfaces register: a root hook added later would not reach their scopes
+  // the derived-request faults first: the answer they replay is taken before the variant layer rewrites it
+  installDerivedFaults(app, ctx.faults);
   installVariantLayer(app, ctx.world.variant, ctx.world.parties.get('dso')!);
   await app.register(async (scope) => ledgerRoutes(scope, ctx));
   await app.register(async (scope) => scanRoutes(scope, ctx), { prefix: '/api/scan' });

@@ -53,6 +53,7 @@ function decodeRequest(body: Obj, has: Has = none): ReassignmentRequest {
   const rc = reqObject(body, 'reassignmentCommands');
   if (has(RF.workflow)) reqString(rc, 'workflowId', 'reassignmentCommands');
   if (has(RF.userId)) reqString(rc, 'userId', 'reassignmentCommands');
+  optString(rc, 'submissionId', 'reassignmentCommands');
   const ef = optObject(body, 'eventFormat');
   return {
     commandId: reqString(rc, 'commandId', 'reassignmentCommands'),

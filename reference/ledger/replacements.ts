@@ -97,6 +97,7 @@ export function replacementRoutes(app: FastifyInstance, ctx: ReferenceContext, s
     const tx = txFormat === undefined ? undefined : decodeTransactionFormat(txFormat, 'updateFormat.includeTransactions');
     // the event format is applied as transaction-by-offset applies it, planted faults included (transactions.ts)
     if (txFormat !== undefined) faultyEventFormat(txFormat.eventFormat, tx?.ef, has);
+    optObject(uf, 'includeTopologyEvents', 'updateFormat');
     const rf = optObject(uf, 'includeReassignments');
     const reassignments = rf === undefined ? undefined : decodeEventFormat(rf, 'updateFormat.includeReassignments');
     const caller = await c.caller();

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import type { ContractRecord } from '../world.js';
-import { elementObject, oneOf, optObject, optString, optStringArray, reqArray, reqInt, reqObject, reqString, optEnum, type Obj } from './body.js';
+import { elementObject, oneOf, optArray, optInt, optObject, optString, optStringArray, reqArray, reqInt, reqObject, reqString, optEnum, type Obj } from './body.js';
 import { CantonError, err } from './errors.js';
 import type { Caller } from './access.js';
 import { route } from './http.js';
@@ -163,6 +163,14 @@ function decodeCommand(v: unknown, path: string): Command | 'byKey' {
 
 export function decodeSubmission(body: Obj): Submission {
   const decoded = reqArray(body, 'commands').map((c, i) => decodeCommand(c, `commands[${i}]`));
+  // fields the reference does not act on are still decoded, as the JSON API's codecs do: a wrong type does not decode
+  optString(body, 'submissionId');
+  optString(body, 'minLedgerTimeAbs');
+  optObject(body, 'minLedgerTimeRel');
+  optObject(body, 'deduplicationPeriod');
+  optStringArray(body, 'packageIdSelectionPreference');
+  optInt(body, 'tapsMaxPasses');
+  for (const key of ['disclosedContracts', 'prefetchContractKeys']) (optArray(body, key) ?? []).forEach((e, i) => elementObject(e, `${key}[${i}]`));
   if (decoded.includes('byKey')) throw err.invalidArgument('Contract keys are not supported: ExerciseByKeyCommand cannot be submitted');
   return {
     commands: decoded as Command[],

@@ -125,6 +125,7 @@ function validateMask(paths: string[], faults?: FaultSet): Set<string> {
 
 function decodeMaskPaths(body: Obj): string[] {
   const mask = reqObject(body, 'updateMask');
+  optObject(mask, 'unknownFields', 'updateMask');
   const paths = mask.paths ?? [];
   if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) {
     throw new MalformedRequest(`Invalid value for: body (expected an array of strings at 'updateMask.paths')`);
@@ -150,6 +151,7 @@ function decodeListQuery(q: Record<string, string | undefined>, MAX_USERS_PAGE_S
     throw new MalformedRequest(`Invalid value for: query parameter pageSize (expected an int32)`);
   }
   const pageSize = raw === undefined || raw === '' ? 0 : Number(raw);
+  if (pageSize < -(2 ** 31) || pageSize >= 2 ** 31) throw new MalformedRequest(`Invalid value for: query parameter pageSize (expected an int32)`);
   if (pageSize < 0 && !faults?.has(F.negativePageSize)) throw err.invalidArgument('Page size must be non-negative');
   if (pageSize > MAX_USERS_PAGE_SIZE && faults?.has(F.pageSizeRejected)) throw err.invalidArgument('Page size is above the maximum');
   return { pageSize: Math.max(0, pageSize), pageToken: q.pageToken ?? '', idp: q.identityProviderId ?? '' };

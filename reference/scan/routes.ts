@@ -1,3 +1,4 @@
+import './faults-derived.js';
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import { listAnsEntriesHandler } from '../data/ans-routes.js';

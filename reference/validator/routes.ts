@@ -1,3 +1,4 @@
+import './faults-derived.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import { REFERENCE_VALIDATOR_USER } from '../index.js';

@@ -1,0 +1,3 @@
+import { registerDerivedFaults } from '../derived-faults.js';
+
+registerDerivedFaults('ledger', ['required-removed', 'wrong-type', 'out-of-range', 'pattern', 'enum', 'non-integer']);

@@ -1,0 +1,3 @@
+import { registerDerivedFaults } from '../derived-faults.js';
+
+registerDerivedFaults('registry', ['required-removed', 'wrong-type']);

@@ -1,0 +1,3 @@
+import { registerDerivedFaults } from '../derived-faults.js';
+
+registerDerivedFaults('validator', ['required-removed', 'out-of-range', 'non-integer']);
