@@ -7,7 +7,7 @@ import { inject, test } from 'vitest';
 import * as allure from 'allure-js-commons';
 import fc from 'fast-check';
 import { loadCatalogue, type Requirement } from './catalogue.js';
-import { mayAnswerAnywhere, runGenericChecks } from './checks.js';
+import { runGenericChecks, saysNothingOfTheRule } from './checks.js';
 import { CHECK_LABEL } from './reporting/allure-status.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
 import { HttpClient, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './http.js';
@@ -290,9 +290,9 @@ class Check implements CheckContext {
     const wanted = Array.isArray(status) ? status : [status];
     if (wanted.includes(x.status)) return;
     const excerpt = x.text.length > 300 ? `${x.text.slice(0, 300)}...` : x.text;
-    if (mayAnswerAnywhere(x.api, x.status)) {
+    if (saysNothingOfTheRule(x.api, x.status)) {
       throw new TargetOverloaded(
-        `${o.what ?? `${x.record.request.method} ${x.operationId ?? x.record.request.url}`}: the target answered ${x.status} (overload or cancellation, which any endpoint may answer) where status ${wanted.join(' or ')} was expected: nothing judged${excerpt ? `: ${excerpt}` : ''}`,
+        `${o.what ?? `${x.record.request.method} ${x.operationId ?? x.record.request.url}`}: the target answered ${x.status} (${x.status === 502 || x.status === 504 ? 'a gateway in front of it could not reach it in time' : 'overload or cancellation, which any endpoint may answer'}) where status ${wanted.join(' or ')} was expected: nothing judged${excerpt ? `: ${excerpt}` : ''}`,
       );
     }
     this.fail(
