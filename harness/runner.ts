@@ -12,6 +12,7 @@ import { PACKAGE_ROOT } from './paths.js';
 import type { Api } from './types.js';
 import { ConformanceCollector, type CollectedRun } from './reporting/collector.js';
 import { aggregate, trafficOf } from './reporting/aggregate.js';
+import { footprintOf } from './reporting/footprint.js';
 import type { RunReport } from './reporting/model.js';
 import { createRunDir, newRunId, renderAllureHtml, writeReports } from './reporting/write.js';
 import { applyBaseline, loadBaseline } from './reporting/baseline.js';
@@ -197,6 +198,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     ...(run.interrupted ? { interrupted: { ...(stoppedBy !== undefined ? { by: stoppedBy } : {}), atOnce: options.stopNow?.aborted === true } } : {}),
     exitCode: run.interrupted && agg.exitCode === 0 ? 3 : agg.exitCode,
     traffic: trafficOf(run.checks),
+    footprint: footprintOf(run.checks),
     counts: agg.counts,
     checkCounts: agg.checkCounts,
     requirements: agg.requirements,
