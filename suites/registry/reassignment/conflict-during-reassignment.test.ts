@@ -97,13 +97,15 @@ function reassignmentIdOf(x: Exchange): string | undefined {
  * to where the check found it. The move back remembers its unassignment, so that a retry assigns instead of unassigning
  * again; it is not tried when the contract was never assigned.
  */
-function deferRestore(t: CheckContext, m: Mover, cid: string, move: { source: string; target: string }, o: { assigned: () => boolean; assign: () => Promise<Exchange> }): void {
+function deferRestore(t: CheckContext, m: Mover, cid: string, move: { source: string; target: string }, assignedByCheck: () => boolean, assign: () => Promise<Exchange>): void {
   let back: string | undefined;
   let home = false;
+  let assignedHere = false;
+  const assigned = () => assignedByCheck() || assignedHere;
   // registered first, so it runs last
   t.defer(async () => {
     if (home) return undefined;
-    if (!o.assigned()) throw new Error(`not moved back to ${move.source}: it was never assigned to ${move.target}`);
+    if (!assigned()) throw new Error(`not moved back to ${move.source}: it was never assigned to ${move.target}`);
     if (back === undefined) {
       const x = await reassign(t, m, { UnassignCommand: { value: { contractId: cid, source: move.target, target: move.source } } }, false);
       if (x.status !== 200) return x;
@@ -114,7 +116,12 @@ function deferRestore(t: CheckContext, m: Mover, cid: string, move: { source: st
     if (y.status === 200) home = true;
     return y;
   }, `moving ${cid} back to ${move.source}`);
-  t.defer(async () => (o.assigned() ? undefined : o.assign()), `assigning ${cid} to ${move.target} (left mid-reassignment)`);
+  t.defer(async () => {
+    if (assigned()) return undefined;
+    const x = await assign();
+    if (x.status === 200) assignedHere = true;
+    return x;
+  }, `assigning ${cid} to ${move.target} (left mid-reassignment)`);
 }
 
 /** Unassigns `cid` from whichever connected synchronizer holds it; returns the move, or undefined when none could. */
@@ -149,14 +156,7 @@ function conflictCheck(kind: InstructionKind, id: string, requirement: string): 
       if (move === undefined) throw new Error(`setup: ${m.user} could not unassign the ${label} ${cid} from any connected synchronizer as ${m.submitter}`);
       let assigned = false;
       const assign = () => reassign(t, m, { AssignCommand: { value: { reassignmentId: move.reassignmentId, source: move.source, target: move.target } } }, !assigned);
-      deferRestore(t, m, cid, move, {
-        assigned: () => assigned,
-        assign: async () => {
-          const x = await assign();
-          if (x.status === 200) assigned = true;
-          return x;
-        },
-      });
+      deferRestore(t, m, cid, move, () => assigned, assign);
       // a 400 here is no unsupported kind (the same request was answered 200 before the move): judged as it is
       const call = () => t.call(operation, { params: { [KIND[kind].param]: cid }, json: VALID_WITHDRAW_BODY });
       const during = await call();
@@ -209,14 +209,7 @@ function factoryMoveCheck(mode: 'conflict' | 'blob'): void {
       if (move === undefined) throw new Error(`setup: ${m.user} could not unassign the disclosed contract ${cid} from any connected synchronizer as ${m.submitter}`);
       let assigned = false;
       const assign = () => reassign(t, m, { AssignCommand: { value: { reassignmentId: move.reassignmentId, source: move.source, target: move.target } } }, !assigned, WITH_BLOBS);
-      deferRestore(t, m, cid, move, {
-        assigned: () => assigned,
-        assign: async () => {
-          const x = await assign();
-          if (x.status === 200) assigned = true;
-          return x;
-        },
-      });
+      deferRestore(t, m, cid, move, () => assigned, assign);
       if (mode === 'conflict') {
         const during = await t.call('getAllocationFactory', { json: body });
         // judged on its own: the synchronizer the contract is disclosed on after the move is judged whatever this says
