@@ -43,6 +43,14 @@ export const ANY_ENDPOINT_STATUSES: Readonly<Record<string, readonly number[]>> 
 export const mayAnswerAnywhere = (api: string, status: number): boolean => (ANY_ENDPOINT_STATUSES[api] ?? []).includes(status);
 
 /**
+ * Whether a status says nothing of the rule a check expected another status for: one any endpoint may answer
+ * (above), or 502 and 504, which a gateway in front of the target answers when the target is unreachable or slow. A
+ * check that expected a rejection (401, 404, ...) and got one of them has judged nothing: an error, neither a pass
+ * nor a fail of its rule (the generic status rules still judge a 502 or 504 as any other 5xx).
+ */
+export const saysNothingOfTheRule = (api: string, status: number): boolean => mayAnswerAnywhere(api, status) || status === 502 || status === 504;
+
+/**
  * A response that is no answer of the operation: an overload or cancellation status any endpoint may send, or a redirect
  * the operation does not document (a misrouted URL, a gateway). The status rules judge nothing on it: neither a failure
  * nor a pass (issue 12: no requirement passes on responses that judged nothing).

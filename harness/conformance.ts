@@ -7,7 +7,8 @@ import { inject, test } from 'vitest';
 import * as allure from 'allure-js-commons';
 import fc from 'fast-check';
 import { loadCatalogue, type Requirement } from './catalogue.js';
-import { mayAnswerAnywhere, runGenericChecks } from './checks.js';
+import { runGenericChecks, saysNothingOfTheRule } from './checks.js';
+import { newFootprint, noteFootprint, reportedFootprint } from './fixtures/footprint.js';
 import { CHECK_LABEL } from './reporting/allure-status.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
 import { HttpClient, ReadOnlyRefused, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './http.js';
@@ -164,8 +165,12 @@ export interface CheckContext {
   note(text: string): void;
   /** a value from the target's fixtures section, or undefined */
   fixture<T>(name: string): T | undefined;
-  /** registers clean-up (e.g. delete a created user) that runs after the check, whatever its verdict */
-  defer(cleanup: () => Promise<unknown>): void;
+  /**
+   * registers clean-up (e.g. delete a created user) that runs after the check, whatever its verdict; `what` names it
+   * in the report when it cannot be done. It is retried (bounded) when it throws or resolves to an answer other than
+   * 2xx or 404 (gone already).
+   */
+  defer(cleanup: () => Promise<unknown>, what?: string): void;
   /** a name no other check or run uses, for users, parties and other created resources */
   uniqueName(prefix: string): string;
 }
@@ -184,6 +189,8 @@ class Check implements CheckContext {
   /** read-only mode's first refusal in this check, and how many failures were recorded before it */
   refused: { reason: string; failuresBefore: number } | undefined;
   readonly traffic: TrafficCounts = { requests: 0, overloaded: 0, redirected: 0, transportErrors: 0 };
+  /** what the check created on the target that lasts (parties, packages) or is not removed yet (users) */
+  readonly footprint = newFootprint();
   /** properties share what is left of 80% of the check's time, so the check ends (and cleans up) within its limit */
   private readonly propertyDeadline: number;
   firstRequestAt: string | undefined;
@@ -244,6 +251,7 @@ class Check implements CheckContext {
         if (status === undefined) this.traffic.transportErrors++;
         else if (status === 429 || status === 503) this.traffic.overloaded++;
         else if (status >= 300 && status < 400) this.traffic.redirected++;
+        noteFootprint(this.footprint, x);
         this.exchanges.push(x);
         if (this.exchanges.length > KEEP_EXCHANGES) this.exchanges.shift();
       },
@@ -301,9 +309,9 @@ class Check implements CheckContext {
     const wanted = Array.isArray(status) ? status : [status];
     if (wanted.includes(x.status)) return;
     const excerpt = x.text.length > 300 ? `${x.text.slice(0, 300)}...` : x.text;
-    if (mayAnswerAnywhere(x.api, x.status)) {
+    if (saysNothingOfTheRule(x.api, x.status)) {
       throw new TargetOverloaded(
-        `${o.what ?? `${x.record.request.method} ${x.operationId ?? x.record.request.url}`}: the target answered ${x.status} (overload or cancellation, which any endpoint may answer) where status ${wanted.join(' or ')} was expected: nothing judged${excerpt ? `: ${excerpt}` : ''}`,
+        `${o.what ?? `${x.record.request.method} ${x.operationId ?? x.record.request.url}`}: the target answered ${x.status} (${x.status === 502 || x.status === 504 ? 'a gateway in front of it could not reach it in time' : 'overload or cancellation, which any endpoint may answer'}) where status ${wanted.join(' or ')} was expected: nothing judged${excerpt ? `: ${excerpt}` : ''}`,
       );
     }
     this.fail(
@@ -410,9 +418,9 @@ class Check implements CheckContext {
     return this.target.fixtures[name] as T | undefined;
   }
 
-  readonly cleanups: Array<() => Promise<unknown>> = [];
-  defer(cleanup: () => Promise<unknown>): void {
-    this.cleanups.push(cleanup);
+  readonly cleanups: Array<{ run: () => Promise<unknown>; what?: string }> = [];
+  defer(cleanup: () => Promise<unknown>, what?: string): void {
+    this.cleanups.push({ run: cleanup, ...(what !== undefined ? { what } : {}) });
   }
 
   private names = 0;
@@ -420,21 +428,40 @@ class Check implements CheckContext {
     return `${prefix}-${RUN_TAG}-${(hash32(this.decl.id) % 46656).toString(36)}-${(this.names++).toString(36)}`;
   }
 
-  /** runs clean-ups in reverse order; their failures never change the verdict, but are reported */
+  /**
+   * Runs clean-ups in reverse order, each retried up to CLEANUP_ATTEMPTS times with a growing wait when it throws or
+   * resolves to an answer other than 2xx or 404 (a target briefly overloaded, a connection reset). Their failures never
+   * change the verdict; what could not be cleaned up is returned, for the report.
+   */
   async cleanUp(): Promise<string[]> {
     const problems: string[] = [];
     for (const c of this.cleanups.reverse()) {
-      try {
-        await c();
-      } catch (e) {
-        // read-only mode refused the clean-up's request: nothing was created that it would remove
-        if (e instanceof ReadOnlyRefused) continue;
-        problems.push(redactText((e as Error).message));
+      let problem = '';
+      for (let attempt = 0; attempt < CLEANUP_ATTEMPTS; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, CLEANUP_BACKOFF_MS * 2 ** (attempt - 1)));
+        try {
+          const status = (await c.run()) as { status?: unknown } | undefined;
+          const s = typeof status === 'object' && status !== null && typeof status.status === 'number' ? status.status : undefined;
+          problem = s === undefined || (s >= 200 && s < 300) || s === 404 ? '' : `answered ${s}`;
+        } catch (e) {
+          // read-only mode refused the clean-up's request: nothing was created that it would remove
+          if (e instanceof ReadOnlyRefused) {
+            problem = '';
+            break;
+          }
+          problem = redactText((e as Error).message);
+        }
+        if (problem === '') break;
       }
+      if (problem !== '') problems.push(`${c.what ?? 'a clean-up step'}: ${problem} (${CLEANUP_ATTEMPTS} attempts)`);
     }
     return problems;
   }
 }
+
+/** How often a clean-up step is tried, and the wait before the second try (doubled before each further one). */
+const CLEANUP_ATTEMPTS = 3;
+const CLEANUP_BACKOFF_MS = 250;
 
 /** distinguishes this run's resources from those of earlier runs against the same target */
 const RUN_TAG = `${Date.now().toString(36).slice(-5)}${Math.floor(Math.random() * 1296).toString(36)}`;
@@ -591,6 +618,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       clearTimeout(timer);
     }
     const cleanupProblems = await check.cleanUp();
+    const footprint = reportedFootprint(check.footprint);
     let outcome = verdictOf(check, thrown);
     const failed = new Set(check.failures.map((f) => f.requirement));
     // a requirement a judge() block saw hold passes whatever else the check did, unless another step failed it
@@ -621,7 +649,8 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       ...(check.own !== undefined ? { ownDescription: check.own } : {}),
       ...(check.judged.size > 0 ? { judged: [...check.judged] } : {}),
       ...(outcome.verdict === 'fail' || outcome.verdict === 'error' ? { exchanges: check.exchanges } : {}),
-      ...(cleanupProblems.length > 0 ? { reason: [outcome.reason, `clean-up failed: ${cleanupProblems.join('; ')}`].filter(Boolean).join('; ') } : {}),
+      ...(cleanupProblems.length > 0 ? { reason: [outcome.reason, `clean-up failed: ${cleanupProblems.join('; ')}`].filter(Boolean).join('; '), notCleanedUp: cleanupProblems } : {}),
+      ...(footprint !== undefined ? { footprint } : {}),
       requests: check.requests,
       ...(check.traffic.requests > 0 ? { traffic: check.traffic } : {}),
       ...(check.firstRequestAt !== undefined ? { firstRequestAt: check.firstRequestAt, lastResponseAt: check.lastResponseAt } : {}),

@@ -13,6 +13,7 @@ import { PACKAGE_ROOT } from './paths.js';
 import type { Api } from './types.js';
 import { ConformanceCollector, type CollectedRun } from './reporting/collector.js';
 import { aggregate, runOutcome, trafficOf } from './reporting/aggregate.js';
+import { footprintOf } from './reporting/footprint.js';
 import type { RunReport } from './reporting/model.js';
 import { createRunDir, newRunId, writeEveryReport } from './reporting/write.js';
 import { shardNote } from './reporting/merge.js';
@@ -214,6 +215,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     ...runOutcome(agg, run.interrupted ? { ...(stoppedBy !== undefined ? { by: stoppedBy } : {}), atOnce: options.stopNow?.aborted === true } : undefined),
     traffic: trafficOf(run.checks),
     ...(config.run.readOnly ? { readOnly: { skippedChecks: run.checks.filter((c) => c.verdict === 'skipped' && c.reason?.startsWith(READ_ONLY_REASON) === true).length } } : {}),
+    footprint: footprintOf(run.checks),
     counts: agg.counts,
     checkCounts: agg.checkCounts,
     requirements: agg.requirements,

@@ -121,6 +121,13 @@ export interface CheckResultMeta extends CheckDeclaration {
    * present when the check sent a request
    */
   traffic?: TrafficCounts;
+  /**
+   * what the check left on a ledger target: accepted party allocations and package uploads (a participant deletes
+   * neither) and the users it created and did not remove
+   */
+  footprint?: { parties: number; packageUploads: number; usersLeft: string[] };
+  /** the clean-up steps that failed after their retries: what is left on the target */
+  notCleanedUp?: string[];
   durationMs?: number;
   /** when the check sent its first request (ISO time), for the start-up figure of the benchmark */
   firstRequestAt?: string;

@@ -1,6 +1,7 @@
 /** The content of every report of a run, built once and rendered by each writer. */
 import type { Aggregate, RunTraffic } from './aggregate.js';
 import type { BaselineOutcome } from './baseline.js';
+import type { RunFootprint } from './footprint.js';
 import type { RunDiff } from './diff.js';
 import type { Api, CheckResultMeta } from '../types.js';
 import type { Shard } from '../shard.js';
@@ -44,6 +45,11 @@ export interface RunReport {
    * `skippedChecks` needed another request (refused before it was sent) and were skipped.
    */
   readOnly?: { skippedChecks: number };
+  /**
+   * what the run left on its targets: accepted party allocations and package uploads (a participant deletes neither),
+   * users created and not removed, and the clean-up steps that failed after their retries
+   */
+  footprint?: RunFootprint;
   counts: Aggregate['counts'];
   checkCounts: Aggregate['checkCounts'];
   requirements: Aggregate['requirements'];

@@ -128,6 +128,20 @@ export function renderSummary(r: RunReport): string {
     out.push('');
   }
 
+  const fp = r.footprint;
+  if (fp !== undefined && (fp.parties + fp.packageUploads + fp.usersLeft.length + fp.notCleanedUp.length > 0 || r.targets.ledger !== undefined)) {
+    out.push('## Footprint on the target', '');
+    out.push('What this run left behind. A participant deletes no party and no package; the suite reuses parties under stable hints where a check does not need a fresh one.', '');
+    out.push(`- parties allocated: ${fp.parties}`);
+    out.push(`- package uploads accepted: ${fp.packageUploads} (an upload of a package the participant holds already adds none)`);
+    out.push(`- users created and not removed: ${fp.usersLeft.length}${fp.usersLeft.length > 0 ? ` (${fp.usersLeft.slice(0, 20).map((u) => `\`${u}\``).join(', ')}${fp.usersLeft.length > 20 ? ', ...' : ''})` : ''}`);
+    if (fp.notCleanedUp.length > 0) {
+      out.push('', `Could not be cleaned up (${fp.notCleanedUp.length}, after retries):`, '');
+      for (const n of fp.notCleanedUp) out.push(`- \`${n.check}\`: ${n.what}`);
+    }
+    out.push('');
+  }
+
   const notRun = r.requirements.filter((q) => q.verdict === 'skipped' || q.verdict === 'unsupported');
   if (notRun.length > 0) {
     out.push(`## Skipped and unsupported (${notRun.length})`, '');

@@ -4,15 +4,25 @@ import { conformance, type CallAuth, type CheckContext } from '../../../harness/
 import { randomBytes } from 'node:crypto';
 import { allocationRequest, connectedSynchronizers, createUser, darArchive, routeNotServed } from '../../../harness/fixtures/ledger.js';
 import { createAdminUser, grantRights, revokeRights, right, tokenFor, updateUser } from '../../../harness/fixtures/ledger-users.js';
-import type { Exchange } from '../../../harness/http.js';
-import { mayAnswerAnywhere } from '../../../harness/checks.js';
+import { TargetOverloaded, type Exchange } from '../../../harness/http.js';
+import { saysNothingOfTheRule } from '../../../harness/checks.js';
 import { ledgerOperationGone, outOfRange } from '../../../harness/versions.js';
 import { byOffsetServed, pastRemoval, trafficServed } from '../shared.js';
 
 const api = 'ledger' as const;
 const refused = (s: number) => s === 401 || s === 403;
-/** FACTS.md: 429, 503 and 499 may answer any request (overload, cancellation); none of them alone judges a refusal. */
-const overloaded = (x: Exchange) => mayAnswerAnywhere('ledger', x.status);
+/** FACTS.md: 429, 503 and 499 may answer any request (overload, cancellation), and a gateway 502 or 504: none of them judges a refusal. */
+const overloaded = (x: Exchange) => saysNothingOfTheRule('ledger', x.status);
+
+/**
+ * Judges each answer that says something of the rule (not an overload or gateway status); when none does, nothing was
+ * judged: an error, never a pass on answers that judged nothing.
+ */
+function expectEach(t: CheckContext, answers: ReadonlyArray<readonly [string, Exchange]>, ok: (status: number) => boolean, what: (op: string, status: number) => string): void {
+  const telling = answers.filter(([, x]) => !overloaded(x));
+  if (telling.length === 0) throw new TargetOverloaded(`every answer was an overload or gateway status (${[...new Set(answers.map(([, x]) => x.status))].join(', ')}): nothing judged`);
+  for (const [op, x] of telling) t.expect(ok(x.status), what(op, x.status), { exchange: x });
+}
 
 /** One well-formed request per user management operation, addressing `other` (a user that exists). */
 async function userOps(t: CheckContext, other: string, auth: CallAuth): Promise<Array<[string, Awaited<ReturnType<CheckContext['call']>>]>> {
@@ -138,7 +148,7 @@ describe('ledger authentication: users', () => {
     { id: 'ledger.auth.users-missing-token', title: 'answers 401 to user management requests without a token', api, operations: ['createUser', 'listUsers', 'getUser', 'deleteUser', 'updateUser', 'grantUserRights', 'listUserRights', 'revokeUserRights'], requirements: ['ledger.auth.missing-token-unauthenticated'] },
     async (t) => {
       const other = await createUser(t);
-      for (const [op, x] of await userOps(t, other.id, 'none')) if (!overloaded(x)) t.expect(x.status === 401, `${op} without a token answered ${x.status}`, { exchange: x });
+      expectEach(t, await userOps(t, other.id, 'none'), (s) => s === 401, (op, s) => `${op} without a token answered ${s}`);
     },
   );
 
@@ -149,13 +159,16 @@ describe('ledger authentication: users', () => {
       const admin = t.client.tokens.userOf('admin') ?? 'participant_admin';
       const forged = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(admin).setIssuedAt().setExpirationTime('10m')
         .sign(new TextEncoder().encode('not-the-secret-of-this-participant-0123456789'));
+      const answers: Array<[string, Exchange]> = [];
       for (const token of ['not-a-jwt', forged]) {
-        for (const [op, x] of [
-          ['listUsers', await t.call('listUsers', { auth: { token } })],
-          ['getUser', await t.call('getUser', { params: { 'user-id': other.id }, auth: { token } })],
-          ['deleteUser', await t.call('deleteUser', { params: { 'user-id': other.id }, auth: { token } })],
-        ] as const) if (!overloaded(x)) t.expect(x.status === 401, `${op} with a ${token === forged ? 'wrongly signed' : 'malformed'} token answered ${x.status}`, { exchange: x });
+        const kind = token === forged ? 'wrongly signed' : 'malformed';
+        answers.push(
+          [`listUsers with a ${kind} token`, await t.call('listUsers', { auth: { token } })],
+          [`getUser with a ${kind} token`, await t.call('getUser', { params: { 'user-id': other.id }, auth: { token } })],
+          [`deleteUser with a ${kind} token`, await t.call('deleteUser', { params: { 'user-id': other.id }, auth: { token } })],
+        );
       }
+      expectEach(t, answers, (s) => s === 401, (op, s) => `${op} answered ${s}`);
     },
   );
 
@@ -174,10 +187,9 @@ describe('ledger authentication: users', () => {
     async (t) => {
       const plain = await createUser(t, { rights: [right.readAsAnyParty()] });
       const other = await createUser(t);
-      for (const [op, x] of await userOps(t, other.id, tokenFor(t, plain.id))) {
-        if (op === 'updateUser' || op === 'grantUserRights' || overloaded(x)) continue; // their own requirements; overload judges nothing
-        t.expect(x.status === 403, `${op} by a user without admin rights answered ${x.status}`, { exchange: x });
-      }
+      // updateUser and grantUserRights have their own requirements
+      const answers = (await userOps(t, other.id, tokenFor(t, plain.id))).filter(([op]) => op !== 'updateUser' && op !== 'grantUserRights');
+      expectEach(t, answers, (s) => s === 403, (op, s) => `${op} by a user without admin rights answered ${s}`);
     },
   );
 
@@ -202,11 +214,12 @@ describe('ledger authentication: users', () => {
     async (t) => {
       const ghost = t.uniqueName('cc-ghost');
       const auth = tokenFor(t, ghost);
-      for (const [op, x] of [
+      const answers = [
         ['getVersion', await t.call('getVersion', { auth })],
         ['getUser', await t.call('getUser', { params: { 'user-id': ghost }, auth })],
         ['listUserRights', await t.call('listUserRights', { params: { 'user-id': ghost }, auth })],
-      ] as const) if (!overloaded(x)) t.expect(refused(x.status), `${op} with a token of an unknown user answered ${x.status}`, { exchange: x });
+      ] as const;
+      expectEach(t, answers, refused, (op, s) => `${op} with a token of an unknown user answered ${s}`);
     },
   );
 });

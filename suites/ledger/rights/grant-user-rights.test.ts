@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { conformance } from '../../../harness/conformance.js';
 import { mayAnswerAnywhere } from '../../../harness/checks.js';
 import type { Exchange } from '../../../harness/http.js';
-import { allocateParties, allocateParty, createUser, darArchive } from '../../../harness/fixtures/ledger.js';
+import { createUser, darArchive, existingParties, existingParty } from '../../../harness/fixtures/ledger.js';
 import {
   allRightVariants, annotationsOf, createAdminUser, errorCode, grantRights, listRights, newlyGranted, readUser, right, rightKey, rightKeys, tokenFor, updateUser, userLimits, userOf, versionOf,
 } from '../../../harness/fixtures/ledger-users.js';
@@ -32,7 +32,7 @@ describe('POST /v2/users/{user-id}/rights', () => {
       requirements: ['ledger.grant-user-rights.newly-granted'],
     },
     async (t) => {
-      const party = await allocateParty(t);
+      const party = await existingParty(t);
       const variants = allRightVariants(party);
       const arb = fc.tuple(fc.subarray(variants), fc.subarray(variants, { minLength: 1 })).filter(([held, req]) => req.some((r) => !held.includes(r)));
       await t.property(arb, async ([held, requested]) => {
@@ -50,7 +50,7 @@ describe('POST /v2/users/{user-id}/rights', () => {
   conformance(
     { id: 'ledger.grant-user-rights.regrant', title: 'answers an empty newlyGrantedRights when every requested right is held', api, operations: ['grantUserRights'], requirements: ['ledger.grant-user-rights.regrant-empty'] },
     async (t) => {
-      const party = await allocateParty(t);
+      const party = await existingParty(t);
       const u = await createUser(t);
       const rs = allRightVariants(party);
       t.expectStatus(await grantRights(t, u.id, rs), 200);
@@ -69,7 +69,7 @@ describe('POST /v2/users/{user-id}/rights', () => {
       requirements: ['ledger.grant-user-rights.rights-persisted'],
     },
     async (t) => {
-      const party = await allocateParty(t);
+      const party = await existingParty(t);
       const u = await createUser(t);
       const rs = allRightVariants(party);
       t.expectStatus(await grantRights(t, u.id, rs), 200);
@@ -84,7 +84,7 @@ describe('POST /v2/users/{user-id}/rights', () => {
   conformance(
     { id: 'ledger.grant-user-rights.version-unchanged', title: "leaves the user's resourceVersion unchanged", api, operations: ['grantUserRights', 'getUser'], requirements: ['ledger.grant-user-rights.resource-version-unchanged'] },
     async (t) => {
-      const party = await allocateParty(t);
+      const party = await existingParty(t);
       const u = await createUser(t);
       const before = versionOf(await readUser(t, u.id));
       t.expectStatus(await grantRights(t, u.id, [right.actAs(party), right.readAsAnyParty()]), 200);
@@ -130,7 +130,7 @@ describe('POST /v2/users/{user-id}/rights', () => {
       const plain = [right.executeAsAnyParty(), right.readAsAnyParty(), right.identityProviderAdmin(), right.participantAdmin()];
       const partiesNeeded = Math.max(0, Math.ceil((maxRightsPerUser + 1 - plain.length) / 3));
       if (partiesNeeded > MAX_PARTIES_FOR_LIMIT) t.skip(`maxRightsPerUser ${maxRightsPerUser} needs ${partiesNeeded} parties to exceed, more than the ${MAX_PARTIES_FOR_LIMIT} this check allocates`);
-      const parties = await allocateParties(t, partiesNeeded, 'cc-limit', 16);
+      const parties = await existingParties(t, partiesNeeded, 'limit', 16);
       const rights = [...plain, ...parties.flatMap((p) => [right.actAs(p), right.executeAs(p), right.readAs(p)])].slice(0, maxRightsPerUser + 1);
       const u = await createUser(t);
       const x = await grantRights(t, u.id, rights);

@@ -1,13 +1,13 @@
 import { describe } from 'vitest';
 import { conformance } from '../../../harness/conformance.js';
-import { allocateParty, createUser } from '../../../harness/fixtures/ledger.js';
+import { createUser, existingParty } from '../../../harness/fixtures/ledger.js';
 import { listRights, revokeRights, right, rightKey } from '../../../harness/fixtures/ledger-users.js';
 
 describe('PATCH /v2/users/{user-id}/rights', () => {
   conformance(
     { id: 'ledger.revoke-user-rights.schema', title: 'answers 200 with the revoked rights, which the user no longer holds', api: 'ledger', operations: ['revokeUserRights', 'listUserRights'], requirements: ['ledger.revoke-user-rights.response-schema'] },
     async (t) => {
-      const party = await allocateParty(t);
+      const party = await existingParty(t);
       const u = await createUser(t, { rights: [right.actAs(party), right.readAsAnyParty()] });
       const x = await revokeRights(t, u.id, [right.actAs(party)]);
       t.expectStatus(x, 200);

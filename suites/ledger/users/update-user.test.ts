@@ -1,7 +1,7 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import fc from 'fast-check';
-import { allocateParty, createUser } from '../../../harness/fixtures/ledger.js';
+import { createUser, existingParty } from '../../../harness/fixtures/ledger.js';
 import { annotationsOf, errorCode, getUser, hasPpa, readUser, tryCreateUser, updateUser, userOf, versionOf } from '../../../harness/fixtures/ledger-users.js';
 import {
   MAX_ANNOTATIONS_BYTES, annotationName, annotationPrefix, annotationValue, annotations, annotationsBytes, annotationsOfSize, invalidPrefix, keyWithTwoSlashes,
@@ -151,7 +151,7 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
       requirements: ['ledger.update-user.only-masked-fields-change'],
     },
     async (t) => {
-      const party = await allocateParty(t);
+      const party = await existingParty(t);
       const u = await createUser(t, { annotations: { keep: 'me' } });
       const field = { primary_party: 'primaryParty', primary_party_authentication: 'primaryPartyAuthentication', is_deactivated: 'isDeactivated' } as const;
       const body = fc.record({
@@ -214,7 +214,7 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
   ];
   for (const [id, title, requirement, path, body, name] of settable) {
     conformance({ id, title, api, operations: ['updateUser', 'getUser'], requirements: [requirement] }, async (t) => {
-      const party = path === 'primary_party' ? await allocateParty(t) : '';
+      const party = path === 'primary_party' ? await existingParty(t) : '';
       const u = await createUser(t);
       const want = body(party);
       const x = await updateUser(t, u.id, want, [path]);

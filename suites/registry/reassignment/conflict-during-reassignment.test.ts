@@ -91,6 +91,39 @@ function reassignmentIdOf(x: Exchange): string | undefined {
   return undefined;
 }
 
+/**
+ * Registers the clean-up of a move, as two steps that Check.cleanUp retries each on its own: the assignment, when the
+ * check did not get to it (a contract left mid-reassignment makes every later use of it an error), then the move back
+ * to where the check found it. The move back remembers its unassignment, so that a retry assigns instead of unassigning
+ * again; it is not tried when the contract was never assigned.
+ */
+function deferRestore(t: CheckContext, m: Mover, cid: string, move: { source: string; target: string }, assignedByCheck: () => boolean, assign: () => Promise<Exchange>): void {
+  let back: string | undefined;
+  let home = false;
+  let assignedHere = false;
+  const assigned = () => assignedByCheck() || assignedHere;
+  // registered first, so it runs last
+  t.defer(async () => {
+    if (home) return undefined;
+    if (!assigned()) throw new Error(`not moved back to ${move.source}: it was never assigned to ${move.target}`);
+    if (back === undefined) {
+      const x = await reassign(t, m, { UnassignCommand: { value: { contractId: cid, source: move.target, target: move.source } } }, false);
+      if (x.status !== 200) return x;
+      back = reassignmentIdOf(x);
+      if (back === undefined) throw new Error(`its unassignment from ${move.target} answered 200 without a reassignmentId`);
+    }
+    const y = await reassign(t, m, { AssignCommand: { value: { reassignmentId: back, source: move.target, target: move.source } } }, false);
+    if (y.status === 200) home = true;
+    return y;
+  }, `moving ${cid} back to ${move.source}`);
+  t.defer(async () => {
+    if (assigned()) return undefined;
+    const x = await assign();
+    if (x.status === 200) assignedHere = true;
+    return x;
+  }, `assigning ${cid} to ${move.target} (left mid-reassignment)`);
+}
+
 /** Unassigns `cid` from whichever connected synchronizer holds it; returns the move, or undefined when none could. */
 async function unassign(t: CheckContext, m: Mover, cid: string): Promise<{ source: string; target: string; reassignmentId: string } | undefined> {
   for (const source of m.synchronizers) {
@@ -123,13 +156,7 @@ function conflictCheck(kind: InstructionKind, id: string, requirement: string): 
       if (move === undefined) throw new Error(`setup: ${m.user} could not unassign the ${label} ${cid} from any connected synchronizer as ${m.submitter}`);
       let assigned = false;
       const assign = () => reassign(t, m, { AssignCommand: { value: { reassignmentId: move.reassignmentId, source: move.source, target: move.target } } }, !assigned);
-      t.defer(async () => {
-        if (!assigned) await assign();
-        // move it back, so that the target is as the check found it
-        const back = await reassign(t, m, { UnassignCommand: { value: { contractId: cid, source: move.target, target: move.source } } }, false);
-        const rid = reassignmentIdOf(back);
-        if (rid !== undefined) await reassign(t, m, { AssignCommand: { value: { reassignmentId: rid, source: move.target, target: move.source } } }, false);
-      });
+      deferRestore(t, m, cid, move, () => assigned, assign);
       // a 400 here is no unsupported kind (the same request was answered 200 before the move): judged as it is
       const call = () => t.call(operation, { params: { [KIND[kind].param]: cid }, json: VALID_WITHDRAW_BODY });
       const during = await call();
@@ -182,13 +209,7 @@ function factoryMoveCheck(mode: 'conflict' | 'blob'): void {
       if (move === undefined) throw new Error(`setup: ${m.user} could not unassign the disclosed contract ${cid} from any connected synchronizer as ${m.submitter}`);
       let assigned = false;
       const assign = () => reassign(t, m, { AssignCommand: { value: { reassignmentId: move.reassignmentId, source: move.source, target: move.target } } }, !assigned, WITH_BLOBS);
-      t.defer(async () => {
-        if (!assigned) await assign();
-        // move it back, so that the target is as the check found it
-        const back = await reassign(t, m, { UnassignCommand: { value: { contractId: cid, source: move.target, target: move.source } } }, false);
-        const rid = reassignmentIdOf(back);
-        if (rid !== undefined) await reassign(t, m, { AssignCommand: { value: { reassignmentId: rid, source: move.target, target: move.source } } }, false);
-      });
+      deferRestore(t, m, cid, move, () => assigned, assign);
       if (mode === 'conflict') {
         const during = await t.call('getAllocationFactory', { json: body });
         // judged on its own: the synchronizer the contract is disclosed on after the move is judged whatever this says

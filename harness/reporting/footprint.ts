@@ -1,0 +1,26 @@
+/** The run's lasting footprint on its targets, summed over its checks (issue 12 item 7). */
+import type { CheckResultMeta } from '../types.js';
+
+export interface RunFootprint {
+  /** party allocations the ledger accepted: a participant never deletes a party */
+  parties: number;
+  /** package uploads the ledger accepted: packages are never deleted (an upload of a package held already adds none) */
+  packageUploads: number;
+  /** users created and not removed */
+  usersLeft: string[];
+  /** clean-up steps that failed after their retries, per check */
+  notCleanedUp: Array<{ check: string; what: string }>;
+}
+
+export function footprintOf(checks: readonly CheckResultMeta[]): RunFootprint {
+  const f: RunFootprint = { parties: 0, packageUploads: 0, usersLeft: [], notCleanedUp: [] };
+  for (const c of checks) {
+    if (c.footprint !== undefined) {
+      f.parties += c.footprint.parties;
+      f.packageUploads += c.footprint.packageUploads;
+      f.usersLeft.push(...c.footprint.usersLeft);
+    }
+    for (const what of c.notCleanedUp ?? []) f.notCleanedUp.push({ check: c.id, what });
+  }
+  return f;
+}

@@ -1,0 +1,244 @@
+/**
+ * A fault-injecting loopback proxy for the robustness tests (issue 12 item 8): plain Node `http` and `net`. It forwards
+ * each request to an upstream (the embedded reference server), then answers with the upstream's response damaged by
+ * one fault class, on every response or on every n-th. Framing faults are written as raw bytes on the socket, so the
+ * client sees exactly what a broken server or gateway sends.
+ */
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { gzipSync } from 'node:zlib';
+
+export const FAULT_CLASSES = [
+  'none',
+  'refused',
+  'reset-mid-body',
+  'stall-after-accept',
+  'headers-then-stall',
+  'slow-drip',
+  'huge-body',
+  'gzip-bomb',
+  'deep-nesting',
+  'truncated-json',
+  'html-200',
+  'html-502',
+  'retry-after-429',
+  'unavailable-503',
+  'redirect-loop',
+  'cross-origin-redirect',
+  'bad-chunked',
+  'duplicate-content-length',
+] as const;
+export type FaultClass = (typeof FAULT_CLASSES)[number];
+
+export interface FaultProxy {
+  /** the proxy's origin, e.g. http://127.0.0.1:41234 (for `refused`, a port nothing listens on) */
+  url: string;
+  /** requests the proxy received, and how many it damaged */
+  counts: { requests: number; faulted: number };
+  close(): Promise<void>;
+}
+
+interface Upstream {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** How long a huge body streams at most (it stops earlier when the client closes the connection). */
+const HUGE_BODY_BYTES = 512 * 1024 * 1024;
+const DRIP_INTERVAL_MS = 100;
+let zerosGzip: Buffer | undefined;
+/** About 64 KB on the wire, 64 MB of zeros decoded (made once, before a proxy starts: it takes the CPU a while). */
+const gzipBomb = () => (zerosGzip ??= gzipSync(Buffer.alloc(64 * 1024 * 1024)));
+
+/** The classes that damage the upstream's own answer; the others answer without asking it. */
+const NEEDS_UPSTREAM: ReadonlySet<FaultClass> = new Set(['none', 'reset-mid-body', 'truncated-json', 'duplicate-content-length']);
+
+async function forward(upstream: string, req: IncomingMessage, body: Buffer): Promise<Upstream> {
+  const target = new URL(req.url ?? '/', upstream);
+  const headers = { ...req.headers, host: target.host };
+  delete headers['accept-encoding'];
+  return await new Promise<Upstream>((resolve, reject) => {
+    const r = httpRequest(target, { method: req.method, headers, timeout: 10_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const h: Record<string, string> = {};
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h[k] = Array.isArray(v) ? v.join(', ') : v;
+        resolve({ status: res.statusCode ?? 502, headers: h, body: Buffer.concat(chunks) });
+      });
+      res.on('error', reject);
+    });
+    r.on('timeout', () => r.destroy(new Error('upstream timed out')));
+    r.on('error', reject);
+    r.end(body);
+  });
+}
+
+/** A raw HTTP/1.1 response head; `lines` are written as given (duplicates included). */
+function head(status: number, reason: string, lines: string[]): string {
+  return `HTTP/1.1 ${status} ${reason}\r\n${[...lines, 'connection: close'].join('\r\n')}\r\n\r\n`;
+}
+
+/**
+ * Starts a proxy in front of `upstream` that damages every `every`-th response (1: every one) with `fault`.
+ * `elsewhere` is the origin a cross-origin redirect points at.
+ */
+export async function startFaultProxy(upstream: string, fault: FaultClass, o: { every?: number; elsewhere?: string } = {}): Promise<FaultProxy> {
+  const counts = { requests: 0, faulted: 0 };
+  if (fault === 'refused') {
+    // a port that was free a moment ago: nothing listens there, every connection is refused
+    const s = createServer();
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    const { port } = s.address() as AddressInfo;
+    await new Promise<void>((r) => s.close(() => r()));
+    return { url: `http://127.0.0.1:${port}`, counts, close: async () => undefined };
+  }
+  if (fault === 'gzip-bomb') gzipBomb();
+  const every = o.every ?? 1;
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (ms: number, f: () => void) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      f();
+    }, ms);
+    timers.add(t);
+  };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      counts.requests++;
+      const damage = fault !== 'none' && counts.requests % every === 0;
+      if (damage) counts.faulted++;
+      if (damage && fault === 'stall-after-accept') return; // the request was read; nothing is ever answered
+      if (damage && !NEEDS_UPSTREAM.has(fault)) return answerWithFault(fault, req, res, { status: 200, headers: {}, body: Buffer.alloc(0) }, o.elsewhere ?? upstream, later);
+      forward(upstream, req, Buffer.concat(chunks)).then(
+        (up) => (damage ? answerWithFault(fault, req, res, up, o.elsewhere ?? upstream, later) : answer(res, up)),
+        () => res.destroy(),
+      );
+    });
+  });
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => undefined);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    counts,
+    close: async () => {
+      for (const t of timers) clearTimeout(t);
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+function answer(res: ServerResponse, up: Upstream): void {
+  const headers = { ...up.headers };
+  delete headers['transfer-encoding'];
+  delete headers.connection;
+  delete headers['keep-alive'];
+  headers['content-length'] = String(up.body.length);
+  res.writeHead(up.status, headers);
+  res.end(up.body);
+}
+
+function answerWithFault(fault: FaultClass, req: IncomingMessage, res: ServerResponse, up: Upstream, elsewhere: string, later: (ms: number, f: () => void) => void): void {
+  const socket = res.socket as Socket;
+  const ct = up.headers['content-type'] ?? 'application/json';
+  const json = (status: number, body: string, extra: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', connection: 'close', ...extra });
+    res.end(body);
+  };
+  switch (fault) {
+    case 'reset-mid-body': {
+      // the head promises the whole body; half of it comes, then a TCP reset
+      const body = up.body.length > 1 ? up.body : Buffer.from('{"padding":"................"}');
+      socket.write(head(up.status, 'OK', [`content-type: ${ct}`, `content-length: ${body.length}`]));
+      socket.write(body.subarray(0, Math.floor(body.length / 2)));
+      later(20, () => socket.resetAndDestroy());
+      return;
+    }
+    case 'headers-then-stall':
+      socket.write(head(200, 'OK', ['content-type: application/json', 'content-length: 1000']));
+      return; // no body ever comes
+    case 'slow-drip': {
+      // a valid head, then one byte of an endless JSON string every DRIP_INTERVAL_MS: always busy, never done
+      socket.write(head(200, 'OK', ['content-type: application/json', 'transfer-encoding: chunked']));
+      socket.write('1\r\n[\r\n');
+      const drip = () => {
+        if (socket.destroyed) return;
+        socket.write('1\r\n \r\n');
+        later(DRIP_INTERVAL_MS, drip);
+      };
+      later(DRIP_INTERVAL_MS, drip);
+      return;
+    }
+    case 'huge-body': {
+      // a JSON string of HUGE_BODY_BYTES, streamed as fast as the client reads it
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(HUGE_BODY_BYTES + 4) });
+      const chunk = Buffer.alloc(64 * 1024, 0x61);
+      let sent = 0;
+      res.write('{"a":"');
+      const pump = () => {
+        while (sent < HUGE_BODY_BYTES - 2 && !res.destroyed) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        if (!res.destroyed) res.end('"}');
+      };
+      pump();
+      return;
+    }
+    case 'gzip-bomb':
+      res.writeHead(up.status, { 'content-type': 'application/json', 'content-encoding': 'gzip', connection: 'close' });
+      res.end(gzipBomb());
+      return;
+    case 'deep-nesting':
+      return json(200, '['.repeat(300_000) + ']'.repeat(300_000));
+    case 'truncated-json': {
+      // the head promises the whole JSON body; half of it comes, then the connection is closed cleanly (a FIN, no reset)
+      const body = up.body.length > 1 ? up.body : Buffer.from('{"entries":[{"id":"x"}]}');
+      socket.write(head(up.status, 'OK', ['content-type: application/json', `content-length: ${body.length}`]));
+      socket.end(body.subarray(0, Math.floor(body.length / 2)));
+      return;
+    }
+    case 'html-200':
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', connection: 'close' });
+      return void res.end('<!DOCTYPE html><html><head><title>Error</title></head><body><h1>Something went wrong</h1><p>Please try again later.</p></body></html>');
+    case 'html-502':
+      res.writeHead(502, { 'content-type': 'text/html', connection: 'close' });
+      return void res.end('<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>');
+    // as a rate limiter or load balancer in front of the target sends them (a JSON body of 429 or 503 is judged against
+    // the error schema the operation documents for it: harness/checks.ts)
+    case 'retry-after-429':
+      res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '1', connection: 'close' });
+      return void res.end('Too Many Requests: rate limit exceeded');
+    case 'unavailable-503':
+      res.writeHead(503, { 'content-type': 'text/html', connection: 'close' });
+      return void res.end('<html><head><title>503 Service Temporarily Unavailable</title></head><body><h1>503 Service Temporarily Unavailable</h1></body></html>');
+    case 'redirect-loop':
+      return json(302, '{}', { location: req.url ?? '/' });
+    case 'cross-origin-redirect':
+      return json(307, '{}', { location: `${elsewhere.replace(/\/+$/, '')}${req.url ?? '/'}` });
+    case 'bad-chunked':
+      // a chunk size that is not hexadecimal
+      socket.write(head(200, 'OK', ['content-type: application/json', 'transfer-encoding: chunked']));
+      socket.write('zz\r\n{"a":1}\r\n0\r\n\r\n');
+      later(20, () => socket.destroy());
+      return;
+    case 'duplicate-content-length': {
+      const body = up.body.length > 0 ? up.body : Buffer.from('{}');
+      socket.write(head(up.status, 'OK', [`content-type: ${ct}`, `content-length: ${body.length}`, `content-length: ${body.length + 7}`]));
+      socket.write(body);
+      later(20, () => socket.destroy());
+      return;
+    }
+    default:
+      return answer(res, up);
+  }
+}
