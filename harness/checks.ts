@@ -43,6 +43,14 @@ export const ANY_ENDPOINT_STATUSES: Readonly<Record<string, readonly number[]>> 
 export const mayAnswerAnywhere = (api: string, status: number): boolean => (ANY_ENDPOINT_STATUSES[api] ?? []).includes(status);
 
 /**
+ * 401 and 403, which an authenticating proxy or gateway in front of any endpoint may answer (issue 11): on an operation
+ * that does not document them they are allowed, not a documented-status failure. Whether an endpoint's own
+ * authentication rules hold is judged by the auth checks, which expect a 2xx for a valid token and a refusal without
+ * one; the body of such an answer is not judged (no schema is documented for it).
+ */
+export const PROXY_AUTH_STATUSES: readonly number[] = [401, 403];
+
+/**
  * A response that is no answer of the operation: an overload or cancellation status any endpoint may send, or a redirect
  * the operation does not document (a misrouted URL, a gateway). The status rules judge nothing on it: neither a failure
  * nor a pass (issue 12: no requirement passes on responses that judged nothing).
@@ -52,10 +60,12 @@ const answersNothing = (operation: OperationInfo, status: number): boolean =>
 
 export const statusDocumented: GenericCheck = {
   name: 'status_documented',
-  description: 'the response status is one the operation documents (429, 503 and the ledger 499 excepted: any endpoint may answer them; an undocumented redirect is not judged)',
+  description:
+    'the response status is one the operation documents (429, 503 and the ledger 499 excepted: any endpoint may answer them; an undocumented redirect is not judged; an undocumented 401 or 403, which an authenticating proxy may answer, is allowed)',
   run({ exchange, operation, schemas }) {
     if (answersNothing(operation, exchange.status)) return undefined;
     if (schemas.response(operation, exchange.status) !== undefined) return { requirement: `${operation.api}.http.documented-status` };
+    if (PROXY_AUTH_STATUSES.includes(exchange.status)) return undefined;
     return {
       requirement: `${operation.api}.http.documented-status`,
       message: `${operation.operationId} answered ${exchange.status}, which it does not document (documented: ${Object.keys(operation.responses).join(', ')})`,
