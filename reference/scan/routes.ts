@@ -60,6 +60,7 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
           : encoding(rawEnc, 'query');
     const ev = history.get(id);
     if (ev === undefined && ctx.faults.has(EF.unknownId)) return reply.send({ update: null, verdict: null, traffic_summary: null, app_activity_records: null });
+    if (ev === undefined && ctx.faults.has(EF.unknownId400)) return sendError(reply, 400, `update ${id} not found`);
     if (ev === undefined || (ev.migrationId === 1 && ctx.faults.has(EF.resolvable))) return sendError(reply, 404, `update ${id} not found`);
     return reply.send(applyEventFaults(history.render(ev, enc), { faults: ctx.faults, mode: 'get' }));
   });
@@ -126,7 +127,7 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
   });
 
   app.post('/v0/activities', async (req, reply) => {
-    if (!activitiesAvailable) return sendError(reply, 404, 'POST /v0/activities was removed in scan 0.6.8');
+    if (!activitiesAvailable) return sendError(reply, ctx.faults.has(AF.gone410) ? 410 : 404, 'POST /v0/activities was removed in scan 0.6.8');
     const body = objectBody(req.body, false);
     const ps = body.page_size === undefined && ctx.faults.has(AF.pageSizeDefault) ? 10 : body.page_size;
     if (typeof ps !== 'number' || !Number.isInteger(ps)) throw undecodable('page_size', 'is missing or not an integer');

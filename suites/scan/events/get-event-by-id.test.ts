@@ -84,15 +84,16 @@ describe('GET /v0/events/{update_id}', () => {
   conformance(
     {
       id: 'scan.get-event-by-id.unknown-id',
-      title: 'answers 404 with an error body for an update id it does not hold',
+      title: 'answers a 4xx with an error body for an update id it does not hold, 404 as FACTS.md gives',
       api: 'scan',
       operations: ['getEventById'],
-      requirements: ['scan.get-event-by-id.unknown-id-not-found'],
+      requirements: ['scan.get-event-by-id.unknown-id-not-found', 'scan.get-event-by-id.unknown-id-404'],
     },
     async (t) => {
       const hex = [...t.uniqueName('unknown-update')].map((c) => c.charCodeAt(0).toString(16)).join('').padEnd(64, '0').slice(0, 64);
       const x = await t.call('getEventById', { params: { update_id: `1220${hex}` } });
-      expectStatus(t, x, 404);
+      // the error body is judged by the generic checks (scan.errors.error-body) on every 4xx
+      await judgeRejection(t, x, { requirement: 'scan.get-event-by-id.unknown-id-not-found', badRequest: 'scan.get-event-by-id.unknown-id-404', statuses: [404], what: 'an update id scan does not hold' });
     },
   );
 
