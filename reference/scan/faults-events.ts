@@ -26,6 +26,7 @@ const F = {
   counterPair: 'scan-events-assign-counter-off-by-one',
   counterIncreases: 'scan-events-counter-repeats',
   singleVerdict: 'scan-events-listing-serves-rejected-verdict',
+  laterVerdict: 'scan-events-later-duplicate-verdict-returned',
   stableVerdict: 'scan-events-verdict-restamped',
   offset: 'scan-events-reassignment-offset-number',
   listSchema: 'scan-list-events-events-missing',
@@ -65,6 +66,7 @@ registerFaults([
   { name: F.counterZero, requirement: 'scan.events.counter-zero-at-creation', description: 'reassignment counters are one lower (the first unassignment carries 0)' },
   { name: F.counterPair, requirement: 'scan.events.counter-equal-on-pair', description: 'assignments carry their unassignment counter plus one' },
   { name: F.counterIncreases, requirement: 'scan.events.counter-increases', description: 'a second unassignment (and its assignment) repeats counter 1' },
+  { name: F.laterVerdict, requirement: 'scan.events.verdict-first-ingested', description: 'the later duplicate verdict of an update (REJECTED, dropped at ingestion as built) replaces the first one: GET and POST /v0/events serve it' },
   { name: F.singleVerdict, requirement: 'scan.events.verdict-single-per-update', description: 'POST /v0/events serves the rejected duplicate verdict where GET serves the stored one' },
   { name: F.stableVerdict, requirement: 'scan.events.verdict-stable', description: "a looked-up verdict's finalization_time is re-stamped on every read" },
   { name: F.offset, requirement: 'scan.events.reassignment-shape', description: 'a reassignment offset is rendered as a JSON number instead of a string' },
@@ -141,6 +143,7 @@ export function applyEventFaults(body: Obj, c: EventFaultContext): Obj {
     if (c.mode === 'get' && body.update === null && has(F.verdictOnlyEmpty)) body.verdict = null;
   }
   if (c.mode === 'list' && has(F.singleVerdict) && c.rejectedVerdict !== undefined) body.verdict = structuredClone(c.rejectedVerdict);
+  if (has(F.laterVerdict) && c.rejectedVerdict !== undefined) body.verdict = structuredClone(c.rejectedVerdict);
   if (isObj(body.traffic_summary) && has(F.trafficShape)) body.traffic_summary.total_traffic_cost = String(body.traffic_summary.total_traffic_cost);
   if (isObj(body.app_activity_records) && has(F.activityShape)) {
     for (const r of (body.app_activity_records.records as Obj[] | undefined) ?? []) r.weight = (r.weight as number) + 0.5;
