@@ -50,6 +50,10 @@ export const mayAnswerAnywhere = (api: string, status: number): boolean => (ANY_
  */
 export const PROXY_AUTH_STATUSES: readonly number[] = [401, 403];
 
+const isJsonMedia = (mediaType: string | undefined) => mediaType === 'application/json' || (mediaType?.endsWith('+json') ?? false);
+/** a 401 or 403 whose body is not JSON: an authenticating proxy's page, whose content type and body no rule judges */
+const proxyAuthPage = (x: Exchange): boolean => PROXY_AUTH_STATUSES.includes(x.status) && !isJsonMedia(x.mediaType);
+
 /**
  * A response that is no answer of the operation: an overload or cancellation status any endpoint may send, or a redirect
  * the operation does not document (a misrouted URL, a gateway). The status rules judge nothing on it: neither a failure
@@ -77,7 +81,7 @@ export const contentTypeDocumented: GenericCheck = {
   name: 'content_type_documented',
   description: 'the response content type is one the operation documents for that status',
   run({ exchange, operation, schemas }) {
-    if (mayAnswerAnywhere(operation.api, exchange.status)) return undefined;
+    if (mayAnswerAnywhere(operation.api, exchange.status) || proxyAuthPage(exchange)) return undefined;
     const response = schemas.response(operation, exchange.status);
     if (response === undefined) return undefined;
     const documented = Object.keys(response.content);
@@ -106,9 +110,9 @@ export const bodyMatchesSchema: GenericCheck = {
     const media = response?.content[exchange.mediaType ?? ''];
     if (response === undefined || media === undefined || media.pointer === undefined) return undefined;
     const requirement = media.requirement ?? response.requirement ?? `${operation.api}.http.documented-status`;
-    const isJson = exchange.mediaType === 'application/json' || (exchange.mediaType?.endsWith('+json') ?? false);
+    const isJson = isJsonMedia(exchange.mediaType);
     // an overload status from a gateway may carry any body: only a JSON one is judged, against its documented schema
-    if (mayAnswerAnywhere(operation.api, exchange.status) && (!isJson || exchange.json === undefined)) return undefined;
+    if ((mayAnswerAnywhere(operation.api, exchange.status) || proxyAuthPage(exchange)) && (!isJson || exchange.json === undefined)) return undefined;
     if (isJson && exchange.json === undefined) {
       return {
         requirement,

@@ -81,6 +81,8 @@ describe('statuses any endpoint may answer (429, 503, the ledger 499)', () => {
       expect(failures, `${api} ${status}`).toEqual([]);
       expect(judged, `${api} ${status}`).not.toContain(`${api}.http.documented-status`);
     }
+    // a proxy's non-JSON 401 or 403 on an operation that documents a JSON one: its content type and body are not judged
+    for (const status of [401, 403]) expect(run('ledger', 'getLedgerEnd', status, 'text/html', '<html>sign in</html>').failures, `ledger ${status}`).toEqual([]);
     // a documented 401 is judged as before, its body included
     expect(run('validator', 'listScanProxyAnsEntries', 401, 'application/json', { message: 'x' }).failures.map((f) => f.requirement)).toEqual(['validator.errors.error-body']);
   });
