@@ -10,6 +10,7 @@ import { ConfigError, checkRunFiles, loadConfig, parseVariantSeed, type Config, 
 import { redactText } from './redact.js';
 import { APIS, type Api } from './types.js';
 import { LEDGER_VERSIONS, type LedgerVersion } from './versions.js';
+import type { RunReport } from './reporting/model.js';
 
 export const EXIT = { ok: 0, mustFailed: 1, usage: 2, incomplete: 3 } as const;
 
@@ -49,6 +50,10 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--baseline <file>', 'known failures of this target (YAML "expectations:" list); they do not fail the run')
     .option('--compare <file>', 'an earlier conformance.json to diff against (default: the reports dir\'s latest run)')
     .option('--no-compare', 'do not diff against an earlier run')
+    .option('--read-only', 'read-only mode: send only GETs and the operations marked x-read-only (safe for a production node); checks that need a write are skipped')
+    .option('--max-requests-per-second <n>', 'the most requests a second the run sends, all checks together (run.maxRequestsPerSecond)')
+    .option('--shard <i/n>', 'run only shard i of n of the checks (a check\'s shard depends only on its id and n), e.g. one CI machine of three; "merge" joins the shards\' reports')
+    .option('--also-validate-against <[api=]url|file>', 'also judge every response against the target\'s own OpenAPI document (ledger unless "scan=", "validator=" or "registry=" comes first; "served" for the ledger\'s GET /docs/openapi), for a report section "where the target disagrees with its own API description" that changes no verdict nor the exit code (repeatable)', collect)
     .option('--fault <name>', 'embedded reference only: switch on a planted fault (repeatable)', collect)
     .option('--reference-variant <seed>', 'embedded reference only: a variant that makes every choice the specification leaves open at random from this seed (an integer, or "random")')
     .addOption(new Option('--ledger-version <v>', 'embedded reference only: the ledger API version it claims (3.6 no longer serves transaction-by-offset nor GET /v2/package-vetting)').choices([...LEDGER_VERSIONS]))
@@ -71,8 +76,9 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       await validateDisabled(config);
       const { runConformance } = await import('./runner.js');
       const interactive = process.stderr.isTTY === true;
+      const share = config.run.shard !== undefined ? `shard ${config.run.shard.index}/${config.run.shard.count} of the checks of ` : '';
       const where = config.useReference ? `the embedded reference server${config.reference.variant !== undefined ? ` (variant ${config.reference.variant})` : ''}` : Object.entries(config.targets).map(([a, t]) => `${a} ${redactText(t.url)}`).join(', ');
-      err(`canton-conformance: running ${config.run.only.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)\n`);
+      err(`canton-conformance: running ${share}${config.run.only.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)${config.run.readOnly ? ', read-only: only GETs and x-read-only operations are sent' : ''}\n`);
       // a first SIGINT lets the running checks finish (and clean up); SIGTERM (CI runners, docker stop) and a second
       // SIGINT stop them at once; a further signal exits at once without reports (130 or 143, the shell's convention). Every stop but the last writes the reports of
       // what ran, marked INTERRUPTED, and exits 3 (1 when a MUST requirement failed among the checks that ran).
@@ -99,23 +105,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       try {
         const result = await runConformance(config, { write: err, interactive, signal: interrupt.signal, stopNow: stopNow.signal });
         const r = result.report;
-        // the seeds first, the verdict last: the outcome is what a reader of a CI log looks for at its end
-        const props = r.checks.flatMap((c) => (c.properties ?? []).map((p) => `${c.id} seed ${p.seed} (${p.numRuns} runs${p.path !== undefined ? `, failing path ${p.path}` : ''})`));
-        if (props.length > 0) out(`properties: ${props.length} ran with seeds derived from --seed ${r.seed}:\n${props.map((p) => `  ${p}\n`).join('')}`);
-        out(`${r.outcome}\n`);
-        for (const [api, perLevel] of Object.entries(r.counts)) {
-          const c = perLevel.ALL;
-          const must = perLevel.MUST;
-          out(`  ${api.padEnd(9)} ${c.pass} pass, ${c.fail} fail (${must.fail} MUST), ${c.error} error, ${c.skipped} skipped, ${c.unsupported} unsupported, ${c.untested} untested\n`);
-        }
-        if (r.diff !== undefined) {
-          out(`since ${r.diff.against.runId}: ${r.diff.regressions.length} regression(s), ${r.diff.fixes.length} fix(es), ${r.diff.other.length} other change(s)\n`);
-        }
-        if (r.baseline !== undefined) {
-          out(`baseline: ${r.baseline.known.length} known failure(s) held${r.baseline.stale.length > 0 ? `, ${r.baseline.stale.length} expectation(s) no longer hold (see summary.md)` : ''}\n`);
-        }
-        for (const n of r.notes) out(`note: ${n}\n`);
-        out(`reports: ${relative(process.cwd(), result.dir) || '.'}/ (${result.files.map((f) => relative(result.dir, f)).join(', ')})\n`);
+        printReport(result, out);
         // checks abandoned by a stop at once may still hold worker threads: the process ends soon after the reports
         if (stopNow.signal.aborted) setTimeout(() => process.exit(r.exitCode), 1000).unref();
         finished = r.exitCode;
@@ -125,6 +115,70 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
         process.off('SIGTERM', onSignal);
         throw e;
       }
+    }));
+}
+
+/** What a run or a merge prints: the seeds first, the verdict last (what a reader of a CI log looks for at its end). */
+function printReport(result: { report: RunReport; dir: string; files: string[] }, out: (s: string) => void): void {
+  const r = result.report;
+  const props = r.checks.flatMap((c) => (c.properties ?? []).map((p) => `${c.id} seed ${p.seed} (${p.numRuns} runs${p.path !== undefined ? `, failing path ${p.path}` : ''})`));
+  if (props.length > 0) out(`properties: ${props.length} ran with seeds derived from --seed ${r.seed}:\n${props.map((p) => `  ${p}\n`).join('')}`);
+  out(`${r.outcome}\n`);
+  for (const [api, perLevel] of Object.entries(r.counts)) {
+    const c = perLevel.ALL;
+    const must = perLevel.MUST;
+    out(`  ${api.padEnd(9)} ${c.pass} pass, ${c.fail} fail (${must.fail} MUST), ${c.error} error, ${c.skipped} skipped, ${c.unsupported} unsupported, ${c.untested} untested\n`);
+  }
+  if (r.diff !== undefined) {
+    out(`since ${r.diff.against.runId}: ${r.diff.regressions.length} regression(s), ${r.diff.fixes.length} fix(es), ${r.diff.other.length} other change(s)\n`);
+  }
+  if (r.baseline !== undefined) {
+    out(`baseline: ${r.baseline.known.length} known failure(s) held${r.baseline.stale.length > 0 ? `, ${r.baseline.stale.length} expectation(s) no longer hold (see summary.md)` : ''}\n`);
+  }
+  if (r.ownDescription !== undefined) {
+    const o = r.ownDescription;
+    out(`own API description: ${o.responses} responses judged, ${o.findings.filter((f) => f.nullOnly !== true).length} distinct disagreement(s), ${o.findings.filter((f) => f.nullOnly === true).length} only by null (information only; see summary.md)\n`);
+  }
+  for (const n of r.notes) out(`note: ${n}\n`);
+  for (const e of r.merged !== undefined ? r.runErrors.filter((e) => /^shard \d+\/\d+ missing/.test(e)) : []) out(`${e}\n`);
+  out(`reports: ${relative(process.cwd(), result.dir) || '.'}/ (${result.files.map((f) => relative(result.dir, f)).join(', ')})\n`);
+}
+
+function mergeCommand(program: Command, done: Done, out: (s: string) => void): Command {
+  return program
+    .command('merge')
+    .description('merge the reports of the shards of one run (run --shard i/n) into one report in every format, judged as an unsharded run')
+    .argument('<dir...>', 'each shard\'s run directory (reports/<run-id>), its reports directory (reports, using latest) or its conformance.json')
+    .option('--reports-dir <dir>', 'where reports/<run-id>/ and reports/latest of the merged report are written (default: reports)')
+    .option('--no-html', 'skip rendering the single-file Allure HTML report from the shards\' Allure results')
+    .option('--baseline <file>', 'known failures of this target (YAML "expectations:" list); they do not fail the merged run')
+    .option('--compare <file>', 'an earlier conformance.json to diff against (default: the reports dir\'s latest run, unless that is a shard\'s report)')
+    .option('--no-compare', 'do not diff against an earlier run')
+    .addHelpText('after', `
+The shards must come from one run: the same seed, configuration (but for the shard and the report settings), suite
+version and shard count; otherwise the merge is refused (exit 2). A missing shard is named: its checks are reported
+as errors (they did not run) and the merged run is INCOMPLETE (exit 3), or FAILED (exit 1) when a MUST requirement
+failed among the checks that ran.
+
+Exit codes (as for run):
+  0  no MUST requirement failed
+  1  a MUST requirement failed
+  2  bad usage, or shards that are not the shards of one run
+  3  no MUST requirement failed, but errors left some requirements undecided, a shard is missing,
+     or a shard was stopped early`)
+    .action(done(async (dirs: string[], opts: { reportsDir?: string; html: boolean; baseline?: string; compare?: string | boolean }) => {
+      const { mergeShards } = await import('./reporting/merge.js');
+      const pkg = (await import('../package.json', { with: { type: 'json' } })).default;
+      checkRunFiles({ run: { baseline: opts.baseline, compare: opts.compare ?? true } } as Config, opts);
+      const result = await mergeShards(dirs, {
+        reportsDir: opts.reportsDir ?? 'reports',
+        html: opts.html,
+        compare: opts.compare ?? true,
+        suiteVersion: pkg.version,
+        ...(opts.baseline !== undefined ? { baseline: opts.baseline } : {}),
+      });
+      printReport(result, out);
+      return result.report.exitCode;
     }));
 }
 
@@ -362,7 +416,93 @@ function selftestCommand(program: Command, done: Done, out: (s: string) => void)
     }));
 }
 
-export async function main(argv: string[], io = { out: (s: string) => void process.stdout.write(s), err: (s: string) => void process.stderr.write(s) }): Promise<number> {
+const SPEC_DIFF_HELP = `
+The target's document is matched with the suite's (specs/<api>.yaml) by method and path, never by operationId.
+Each difference is classified from the target's side: "target stricter" (a request or response valid under the
+suite's document may be invalid under the target's), "target looser" (the reverse) or "incompatible" (both).
+Without --target-spec, a configured ledger target's GET /docs/openapi is read; with no target configured, the
+embedded reference server's.
+
+Exit codes:
+  0  the comparison ran (differences are information, not a verdict)
+  2  bad usage, or the target's document cannot be read`;
+
+function specDiffCommand(program: Command, done: Done, out: (s: string) => void, err: (s: string) => void): Command {
+  return program
+    .command('spec-diff')
+    .description("compare a target's own OpenAPI document with the suite's: missing and extra operations, parameters, required sets, types, formats, enums, statuses")
+    .addOption(new Option('--api <api>', 'the interface whose documents are compared').choices([...APIS]).makeOptionMandatory())
+    .option('--target-spec <url|file>', "the target's OpenAPI 3.0 or 3.1 document (JSON or YAML; relative external $refs are bundled)")
+    .option('-c, --config <file>', 'configuration file: its ledger target (url, auth, headers, version) is used without --target-spec')
+    .option('--ledger-url <url>', 'base URL of the JSON Ledger API v2, whose GET /docs/openapi is read without --target-spec')
+    .option('--target-version <v>', "the target's version, for the operations the suite's version ranges expect (default: the configured target's, else the document's info.version)")
+    .addOption(new Option('--format <format>', 'output format (default: from the --output file name, else md)').choices(['md', 'json']))
+    .option('--output <file>', 'write the report to this file instead of stdout')
+    .option('--timeout-ms <n>', 'timeout of each request for the document', '10000')
+    .addOption(new Option('--ledger-version <v>', 'embedded reference only: the ledger version whose served document is read').choices([...LEDGER_VERSIONS]))
+    .addHelpText('after', SPEC_DIFF_HELP)
+    .action(done(async (o: { api: Api; targetSpec?: string; config?: string; ledgerUrl?: string; targetVersion?: string; format?: 'md' | 'json'; output?: string; timeoutMs: string; ledgerVersion?: LedgerVersion }) => {
+      if (!/^\d+$/.test(o.timeoutMs)) throw new UsageError(`--timeout-ms: "${o.timeoutMs}" is not a non-negative integer`);
+      const sd = await import('./spec-diff/index.js');
+      const fetchOptions = { timeoutMs: Number(o.timeoutMs) };
+      let source = o.targetSpec;
+      let version = o.targetVersion;
+      const embeddedOnly = () => {
+        if (o.ledgerVersion !== undefined) throw new UsageError('--ledger-version applies only to the embedded reference server, which is read when no --target-spec and no target is given');
+      };
+      if (source !== undefined) embeddedOnly();
+      let headers: Record<string, string> | undefined;
+      let close: (() => Promise<void>) | undefined;
+      if (source === undefined) {
+        const config = loadConfig({ flags: { ...(o.config !== undefined ? { config: o.config } : {}), ...(o.ledgerUrl !== undefined ? { ledgerUrl: o.ledgerUrl } : {}) } });
+        const target = config.targets[o.api];
+        if (o.api !== 'ledger') throw new UsageError(`--target-spec is needed for ${o.api}: only a participant serves its own document (FACTS.md); Splice publishes its documents with each release`);
+        if (target !== undefined) {
+          embeddedOnly();
+          source = sd.servedDocumentUrl(o.api, target.url)!;
+          version ??= target.version;
+          headers = await sd.servedDocumentHeaders(target, fetchOptions.timeoutMs);
+        } else if (config.useReference) {
+          const { startReference } = await import('../reference/index.js');
+          const server = await startReference(o.ledgerVersion !== undefined ? { ledgerVersion: o.ledgerVersion } : {});
+          close = () => server.close();
+          source = sd.servedDocumentUrl('ledger', server.urls.ledger)!;
+          err(`spec-diff: no target configured: reading the embedded reference server's document (ledger ${server.options.ledgerVersion})\n`);
+        } else throw new UsageError('--target-spec is needed: no ledger target is configured');
+      }
+      let result;
+      try {
+        result = await sd.specDiff({ api: o.api, targetSpec: source, ...fetchOptions, ...(headers !== undefined ? { headers } : {}), ...(version !== undefined ? { version } : {}) });
+      } catch (e) {
+        if (e instanceof sd.DocumentError) throw new UsageError(redactText(e.message));
+        throw e;
+      } finally {
+        await close?.();
+      }
+      const format = o.format ?? (o.output?.endsWith('.json') ? 'json' : 'md');
+      const text = format === 'json' ? sd.renderSpecDiffJson(result) : sd.renderSpecDiffMarkdown(result);
+      if (o.output === undefined) out(text);
+      else {
+        const { writeFileSync } = await import('node:fs');
+        try {
+          writeFileSync(o.output, text);
+        } catch (e) {
+          throw new UsageError(`--output: cannot write ${o.output}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+        }
+        const c = result.counts;
+        err(`spec-diff: ${c.differences} difference(s) (${c.stricter} target stricter, ${c.looser} target looser, ${c.incompatible} incompatible), ${c.expected} expected; written to ${o.output}\n`);
+      }
+      return EXIT.ok;
+    }));
+}
+
+type Io = { out: (s: string) => void; err: (s: string) => void };
+
+/**
+ * The command tree: every command with its flags (also read by the tests of the CI examples, which check that each
+ * command they run exists with the flags it uses). `code()` is the exit code the last action returned.
+ */
+export async function commandLine(io: Io): Promise<{ program: Command; code: () => number }> {
   const program = new Command('canton-conformance')
     .description('Conformance suite for the Canton JSON Ledger API v2, Splice Scan and Validator APIs and the token registry API')
     .version(`${(await import('../package.json', { with: { type: 'json' } })).default.version}`)
@@ -375,19 +515,26 @@ export async function main(argv: string[], io = { out: (s: string) => void proce
     code = await action(...args);
   };
   runCommand(program, done, io.out, io.err);
+  mergeCommand(program, done, io.out);
   doctorCommand(program, done, io.out);
   listCommand(program, done, io.out);
   serveCommand(program, done, io.out);
   faultsCommand(program, done, io.out);
   selftestCommand(program, done, io.out);
+  specDiffCommand(program, done, io.out, io.err);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
+  return { program, code: () => code };
+}
+
+export async function main(argv: string[], io: Io = { out: (s: string) => void process.stdout.write(s), err: (s: string) => void process.stderr.write(s) }): Promise<number> {
+  const { program, code } = await commandLine(io);
   if (argv.length === 0) {
     program.outputHelp();
     return EXIT.usage;
   }
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return code;
+    return code();
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.ok;

@@ -9,6 +9,8 @@ import { parse as parseYaml } from 'yaml';
 import { APIS, type Api } from './types.js';
 import { REDACTED, redactText, redactValue, registerSecret, registerUrlCredentials } from './redact.js';
 import type { LedgerVersion } from './versions.js';
+import { parseShard, type Shard } from './shard.js';
+import type { OwnDescriptionSource } from './spec-diff/validate.js';
 
 const schema = JSON.parse(readFileSync(new URL('./config.schema.json', import.meta.url), 'utf8')) as object;
 
@@ -54,6 +56,12 @@ export interface RunConfig {
   maxJsonDepth: number;
   /** run-wide deadline: after it no further check starts and the report says the run was cut (exit 3); unset = none */
   maxRunMs?: number;
+  /** response headers larger than this (in bytes, all of them) are an error */
+  maxHeaderBytes: number;
+  /** read-only mode: only GETs and the operations marked x-read-only reach the target; checks that need more skip */
+  readOnly: boolean;
+  /** the most requests a second the run sends, all checks and interfaces together; unset = no limit */
+  maxRequestsPerSecond?: number;
   reportsDir: string;
   only: Api[];
   requirements: string[];
@@ -62,12 +70,17 @@ export interface RunConfig {
   baseline?: string;
   /** earlier conformance.json to diff against: true = reports/latest, false = no diff */
   compare: string | boolean;
+  /** run only this share of the checks (--shard i/n); `canton-conformance merge` joins the shards' reports */
+  shard?: Shard;
+  /** per interface, the target's own OpenAPI document (file, URL, or `served`) every response is also judged against */
+  alsoValidateAgainst?: Partial<Record<Api, string>>;
 }
 
 export interface ReferenceSettings {
   faults: string[];
   ledgerVersion?: LedgerVersion;
   scanVersion?: string;
+  registryVersion?: string;
   trafficEnforcement?: boolean;
   transferLegs?: number;
   ansEntries?: number;
@@ -84,6 +97,13 @@ export interface Config {
   useReference: boolean;
   /** where the configuration came from, for the report */
   sources: string[];
+  /**
+   * Values that are secrets although no setting's name says so: those read from `${NAME}` in the file. Registered for
+   * redaction in every thread that records exchanges; never printed (printableConfig leaves them out).
+   */
+  secrets?: string[];
+  /** the documents of run.alsoValidateAgainst, read and bundled by the runner before the checks start */
+  alsoValidate?: Partial<Record<Api, OwnDescriptionSource>>;
   /** for the project's own tests: other specs, catalogue and suite files than the shipped ones */
   internal?: {
     specsDir?: string;
@@ -106,6 +126,8 @@ export const DEFAULT_RUN: RunConfig = {
   retries: 2,
   retryMaxWaitMs: 5000,
   maxJsonDepth: 512,
+  maxHeaderBytes: 64 * 1024,
+  readOnly: false,
   reportsDir: 'reports',
   only: [...APIS],
   requirements: [],
@@ -138,6 +160,12 @@ export interface ConfigFlags {
   ledgerVersion?: string;
   baseline?: string;
   compare?: string | boolean;
+  readOnly?: boolean;
+  maxRequestsPerSecond?: string;
+  /** i/n: run only the checks of shard i of n */
+  shard?: string;
+  /** `[api=]FILE|URL|served` (ledger when no api is named) */
+  alsoValidateAgainst?: string[];
 }
 
 /** The environment variables read, each the same as the flag in its comment. */
@@ -160,21 +188,35 @@ function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** `${NAME}` in any string of the file is replaced by the environment variable NAME, so secrets stay out of files. */
-function interpolate(v: unknown, env: NodeJS.ProcessEnv, path: string): unknown {
+/**
+ * Settings whose `${NAME}` values are not secrets: addresses (credentials inside a URL are registered by shape and
+ * value anyway), versions, and the run and reference sections (numbers, flags, paths).
+ */
+const NOT_SECRET_SETTING = /^(run|reference)(\.|$)|\.(url|tokenUrl|version)$/;
+
+/**
+ * `${NAME}` in any string of the file is replaced by the environment variable NAME, so secrets stay out of files. The
+ * values read are secrets (outside NOT_SECRET_SETTING): pushed to `secrets`.
+ */
+function interpolate(v: unknown, env: NodeJS.ProcessEnv, path: string, secrets: string[]): unknown {
   if (typeof v === 'string') {
     return v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
       const value = env[name];
       if (value === undefined) throw new ConfigError(`${path}: environment variable ${name} is not set`);
+      if (!NOT_SECRET_SETTING.test(path)) secrets.push(value);
       return value;
     });
   }
-  if (Array.isArray(v)) return v.map((x, i) => interpolate(x, env, `${path}[${i}]`));
-  if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, interpolate(x, env, path ? `${path}.${k}` : k)]));
+  if (Array.isArray(v)) return v.map((x, i) => interpolate(x, env, `${path}[${i}]`, secrets));
+  if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, interpolate(x, env, path ? `${path}.${k}` : k, secrets)]));
   return v;
 }
 
-export function readConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Json {
+/**
+ * Reads a configuration file, `${NAME}` replaced by the environment; the values so read that are secrets are pushed to
+ * `secrets` (and registered for redaction).
+ */
+export function readConfigFile(file: string, env: NodeJS.ProcessEnv = process.env, secrets: string[] = []): Json {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -190,7 +232,9 @@ export function readConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
   }
   if (data === null || data === undefined) return {};
   if (!isObject(data)) throw new ConfigError(`config file ${file}: the top level must be a mapping`);
-  return interpolate(data, env, '') as Json;
+  const out = interpolate(data, env, '', secrets) as Json;
+  for (const v of secrets) registerSecret(v);
+  return out;
 }
 
 function parseInteger(value: string, what: string): number {
@@ -204,6 +248,13 @@ export function parseVariantSeed(value: string, what: string): number {
   const n = parseInteger(value, what);
   if (n < 0 || n > 2147483647) throw new ConfigError(`${what}: ${n} is not between 0 and 2147483647`);
   return n;
+}
+
+/** A shard setting "i/n" (flag or file): 1 <= i <= n, integers. */
+function shardSetting(value: string, what: string): Shard {
+  const shard = parseShard(value);
+  if (typeof shard === 'string') throw new ConfigError(`${what}: ${shard}`);
+  return shard;
 }
 
 function parseApis(value: string, what: string): Api[] {
@@ -267,6 +318,22 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
   if (flags.html !== undefined) ensureRun(raw).html = flags.html;
   if (flags.baseline !== undefined) ensureRun(raw).baseline = flags.baseline;
   if (flags.compare !== undefined) ensureRun(raw).compare = flags.compare;
+  if (flags.readOnly === true) ensureRun(raw).readOnly = true;
+  if (flags.maxRequestsPerSecond !== undefined) {
+    const n = Number(flags.maxRequestsPerSecond);
+    if (flags.maxRequestsPerSecond.trim() === '' || !Number.isFinite(n)) throw new ConfigError(`flag --max-requests-per-second: "${flags.maxRequestsPerSecond}" is not a number`);
+    // the range is checked by the schema below, like run.maxRequestsPerSecond in a file
+    ensureRun(raw).maxRequestsPerSecond = n;
+  }
+  if (flags.shard !== undefined) {
+    shardSetting(flags.shard, 'flag --shard');
+    ensureRun(raw).shard = flags.shard;
+  }
+  for (const v of flags.alsoValidateAgainst ?? []) {
+    const m = /^(ledger|scan|validator|registry)=(.+)$/.exec(v);
+    const run = ensureRun(raw);
+    run.alsoValidateAgainst = { ...(isObject(run.alsoValidateAgainst) ? run.alsoValidateAgainst : {}), [m?.[1] ?? 'ledger']: m?.[2] ?? v };
+  }
   if (flags.fault !== undefined && flags.fault.length > 0) {
     if (!isObject(raw.reference)) raw.reference = {};
     (raw.reference as Json).faults = flags.fault;
@@ -314,7 +381,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const flags = opts.flags ?? {};
   const sources: string[] = [];
   const file = flags.config ?? (env.CONFORMANCE_CONFIG || undefined);
-  const raw: Json = file !== undefined ? readConfigFile(file, env) : {};
+  const secrets: string[] = [];
+  const raw: Json = file !== undefined ? readConfigFile(file, env, secrets) : {};
   if (file !== undefined) sources.push(`file ${file}`);
   applyOverrides(raw, env, flags);
   if (Object.keys(env).some((k) => k in ENV_VARS && k !== 'CONFORMANCE_CONFIG' && env[k])) sources.push('environment');
@@ -327,9 +395,10 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     throw new ConfigError(`invalid configuration: ${errs.join('; ')}`);
   }
   const run = { ...DEFAULT_RUN, ...(raw.run as Partial<RunConfig> | undefined) };
+  if (typeof run.shard === 'string') run.shard = shardSetting(run.shard, 'run.shard');
   const targets = normalizeTargets(raw.targets);
   const reference = { faults: [], ...(raw.reference as Partial<ReferenceSettings> | undefined) };
-  return { run, targets, reference, useReference: Object.keys(targets).length === 0, sources };
+  return { run, targets, reference, useReference: Object.keys(targets).length === 0, sources, ...(secrets.length > 0 ? { secrets: [...new Set(secrets)] } : {}) };
 }
 
 /**
@@ -393,5 +462,6 @@ export function printableConfig(config: Config): unknown {
   const targets = Object.fromEntries(
     Object.entries(config.targets).map(([api, t]) => [api, t === undefined ? t : { ...t, headers: Object.fromEntries(Object.keys(t.headers).map((h) => [h, REDACTED])) }]),
   );
-  return redactValue({ ...config, targets });
+  const { secrets: _values, ...rest } = config;
+  return redactValue({ ...rest, targets });
 }

@@ -10,12 +10,16 @@ import { loadCatalogue, type Requirement } from './catalogue.js';
 import { mayAnswerAnywhere, runGenericChecks } from './checks.js';
 import { CHECK_LABEL } from './reporting/allure-status.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
-import { HttpClient, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './http.js';
+import { HttpClient, ReadOnlyRefused, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './http.js';
+import { paceFor } from './pace.js';
+import { SUITE_WORKERS } from './suite-vitest.js';
 import { AuthUnavailable, TokenProvider } from './auth.js';
 import { redactText } from './redact.js';
 import { schemaRegistry, type SchemaRegistry } from './schemas.js';
 import type { Api, CheckDeclaration, CheckResultMeta, ExchangeRecord, FailureRecord, PropertyRecord, TrafficCounts, Verdict } from './types.js';
 import { outOfRange } from './versions.js';
+import { hash32, inShard } from './shard.js';
+import { tallyOwnDescription, type OwnDescriptionTally } from './spec-diff/validate.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -166,12 +170,6 @@ export interface CheckContext {
   uniqueName(prefix: string): string;
 }
 
-function hash32(s: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return h >>> 0;
-}
-
 const KEEP_EXCHANGES = 12;
 
 class Check implements CheckContext {
@@ -183,6 +181,8 @@ class Check implements CheckContext {
   /** declared requirements nothing in this check could judge, with why */
   readonly unobserved: Array<{ requirement: string; reason: string }> = [];
   requests = 0;
+  /** read-only mode's first refusal in this check, and how many failures were recorded before it */
+  refused: { reason: string; failuresBefore: number } | undefined;
   readonly traffic: TrafficCounts = { requests: 0, overloaded: 0, redirected: 0, transportErrors: 0 };
   /** properties share what is left of 80% of the check's time, so the check ends (and cleans up) within its limit */
   private readonly propertyDeadline: number;
@@ -229,7 +229,12 @@ class Check implements CheckContext {
       retries: this.config.run.retries,
       retryMaxWaitMs: this.config.run.retryMaxWaitMs,
       maxJsonDepth: this.config.run.maxJsonDepth,
+      maxHeaderBytes: this.config.run.maxHeaderBytes,
       headers: target.headers,
+      ...(this.config.secrets !== undefined ? { secrets: this.config.secrets } : {}),
+      ...(this.config.run.maxRequestsPerSecond !== undefined ? { pace: paceFor(this.config.run.maxRequestsPerSecond, SUITE_WORKERS) } : {}),
+      // read-only mode: the first refusal decides the verdict (skipped), also when a check caught it and went on
+      ...(this.config.run.readOnly ? { readOnly: this.schemas.readOnlyPolicy(api), onRefused: (e: ReadOnlyRefused) => void (this.refused ??= { reason: e.message, failuresBefore: this.failures.length }) } : {}),
       onExchange: (x) => {
         this.firstRequestAt ??= x.startedAt;
         this.lastResponseAt = new Date().toISOString();
@@ -270,7 +275,13 @@ class Check implements CheckContext {
     };
     for (const r of judged) if (judgedHere(r)) this.judged.add(r);
     this.collect(failures.filter((f) => judgedHere(f.requirement)));
+    // run --also-validate-against: the target's own description too, apart from every verdict
+    const own = this.config.alsoValidate?.[x.api];
+    if (own !== undefined) tallyOwnDescription((this.own ??= { responses: 0, findings: [] }), own, x, operation);
   }
+
+  /** what the target's own API description made of this check's responses (run --also-validate-against) */
+  own: OwnDescriptionTally | undefined;
 
   fail(message: string, o: { requirement?: string; exchange?: Exchange } = {}): never {
     throw new ConformanceFailure([
@@ -308,7 +319,7 @@ class Check implements CheckContext {
   async property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o: PropertyOptions = {}): Promise<void> {
     const numRuns = o.runs ?? this.config.run.runs;
     const budget = Math.max(1000, Math.floor(this.propertyDeadline - performance.now()));
-    let broken: TransportError | undefined;
+    let broken: TransportError | ReadOnlyRefused | undefined;
     const details = await fc.check(
       fc.asyncProperty(arb, async (value) => {
         // once the transport broke, shrinking would only repeat the same error, request after request
@@ -324,7 +335,7 @@ class Check implements CheckContext {
         this.propertyFailures = undefined;
         // generic-check failures make the run fail too, so fast-check shrinks towards a minimal offending input;
         // the predicate's own failure is kept beside them
-        if (thrown instanceof TransportError) broken = thrown;
+        if (thrown instanceof TransportError || thrown instanceof ReadOnlyRefused) broken = thrown;
         if (thrown instanceof ConformanceFailure) throw new ConformanceFailure([...collected, ...thrown.failures]);
         if (collected.length > 0) throw new ConformanceFailure(collected);
         if (thrown !== undefined) throw thrown;
@@ -341,7 +352,7 @@ class Check implements CheckContext {
         const where = `(fast-check seed ${details.seed}, path "${record.path}", counterexample ${record.counterexample})`;
         throw new ConformanceFailure(err.failures.map((f) => ({ ...f, message: `${f.message} ${where}` })));
       }
-      if (err instanceof NotRun) throw err;
+      if (err instanceof NotRun || err instanceof ReadOnlyRefused) throw err;
       if (err instanceof TransportError || err instanceof AuthUnavailable) throw err;
       if (o.requirement !== undefined) {
         throw new ConformanceFailure([{ requirement: o.requirement, message: `property failed: ${String(err)} (seed ${details.seed}, path "${record.path}")` }]);
@@ -416,6 +427,8 @@ class Check implements CheckContext {
       try {
         await c();
       } catch (e) {
+        // read-only mode refused the clean-up's request: nothing was created that it would remove
+        if (e instanceof ReadOnlyRefused) continue;
         problems.push(redactText((e as Error).message));
       }
     }
@@ -479,6 +492,17 @@ function describeTraffic(t: TrafficCounts): string {
 }
 
 function verdictOf(check: Check, thrown: unknown): { verdict: Verdict; reason?: string; error?: string } {
+  // read-only mode refused a request the check needed: skipped, whatever followed (a check that caught the refusal and
+  // went on judged a state it could not make); failures recorded before the first refusal still stand
+  const refused = check.refused ?? (thrown instanceof ReadOnlyRefused ? { reason: thrown.message, failuresBefore: check.failures.length } : undefined);
+  if (refused !== undefined) {
+    if (refused.failuresBefore === 0) {
+      check.failures.length = 0;
+      return { verdict: 'skipped', reason: refused.reason };
+    }
+    check.failures.length = refused.failuresBefore;
+    return { verdict: 'fail' };
+  }
   // a reason may quote what the target sent (which may echo a configured secret): redacted like every message
   if (thrown instanceof NotRun) return check.failures.length > 0 ? { verdict: 'fail' } : { verdict: thrown.verdict, reason: redactText(thrown.reason) };
   if (thrown instanceof AuthUnavailable) return check.failures.length > 0 ? { verdict: 'fail' } : { verdict: 'skipped', reason: redactText(thrown.message) };
@@ -516,13 +540,15 @@ function routed(config: Config, decl: CheckDeclaration): Config {
 }
 
 /**
- * Declares a conformance check. Not declared at all when a requirement selection (--requirement) excludes it.
+ * Declares a conformance check. Not declared at all when a requirement selection (--requirement) excludes it, or when
+ * it belongs to another shard than the run's (--shard i/n).
  */
 export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => Promise<void>): void {
   const config = inject('conformanceConfig');
   const selection = config.run.requirements;
   const routes = config.internal?.routes;
   if (routes !== undefined ? !routes.some((r) => r.checks.includes(decl.id)) : selection.length > 0 && !decl.requirements.some((r) => selection.includes(r))) return;
+  if (!inShard(decl.id, config.run.shard)) return;
   const meta: CheckResultMeta = { ...decl };
   test(decl.title, { meta: { conformance: meta }, timeout: config.run.checkTimeoutMs + 5000 }, async (ctx) => {
     const started = performance.now();
@@ -592,6 +618,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       ...(outcome.verdict === 'fail' ? { blocked: decl.requirements.filter((r) => !failed.has(r) && !check.judged.has(r) && !notJudged.has(r)) } : {}),
       ...(check.properties.length > 0 ? { properties: check.properties } : {}),
       ...(check.notes.length > 0 ? { notes: check.notes } : {}),
+      ...(check.own !== undefined ? { ownDescription: check.own } : {}),
       ...(check.judged.size > 0 ? { judged: [...check.judged] } : {}),
       ...(outcome.verdict === 'fail' || outcome.verdict === 'error' ? { exchanges: check.exchanges } : {}),
       ...(cleanupProblems.length > 0 ? { reason: [outcome.reason, `clean-up failed: ${cleanupProblems.join('; ')}`].filter(Boolean).join('; ') } : {}),

@@ -41,7 +41,7 @@ export async function doctor(config: Config): Promise<DoctorLine[]> {
   for (const [api, target] of Object.entries(config.targets) as Array<[Api, NonNullable<Config['targets'][Api]>]>) {
     if (!config.run.only.includes(api)) continue;
     const probe = PROBES[api];
-    const client = new HttpClient({ api, baseUrl: target.url, timeoutMs: config.run.timeoutMs, maxResponseBytes: config.run.maxResponseBytes, retries: config.run.retries, retryMaxWaitMs: config.run.retryMaxWaitMs, maxJsonDepth: config.run.maxJsonDepth, headers: target.headers });
+    const client = new HttpClient({ api, baseUrl: target.url, timeoutMs: config.run.timeoutMs, maxResponseBytes: config.run.maxResponseBytes, retries: config.run.retries, retryMaxWaitMs: config.run.retryMaxWaitMs, maxJsonDepth: config.run.maxJsonDepth, maxHeaderBytes: config.run.maxHeaderBytes, headers: target.headers });
     let token: string | undefined;
     if (api === 'validator' && target.auth.kind === 'none') {
       lines.push({ api, url: target.url, ok: false, detail: VALIDATOR_NEEDS_TOKEN });

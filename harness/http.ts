@@ -5,6 +5,7 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Api, ExchangeRecord } from './types.js';
+import type { RequestPace } from './pace.js';
 import { REDACTED, redactHeaders, redactText, registerSecret, registerUrlCredentials } from './redact.js';
 
 /** The harness or the network broke (refused, timed out, too large): the check's verdict is error, not fail. */
@@ -20,6 +21,23 @@ export class TransportError extends Error {
 export class TargetOverloaded extends TransportError {
   override name = 'TargetOverloaded';
 }
+
+/**
+ * Read-only mode (run.readOnly) refused a request that changes state: it never left the client, and the check that
+ * needed it ends skipped with this reason, never failed nor errored.
+ */
+export const READ_ONLY_REASON = 'read-only mode: ';
+export class ReadOnlyRefused extends Error {
+  override name = 'ReadOnlyRefused';
+}
+
+/** Which requests read-only mode lets reach the target: `path` is relative to the base URL, without the query. */
+export interface ReadOnlyPolicy {
+  allows(method: string, path: string): boolean;
+}
+
+/** Methods that change no state by definition (RFC 9110 9.2.1) and that the suite sends. */
+export const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
 export interface HttpRequest {
   method: string;
@@ -73,18 +91,36 @@ export interface ClientOptions {
   retryMaxWaitMs?: number;
   /** JSON bodies nested deeper than this are an error before they are parsed (run.maxJsonDepth) */
   maxJsonDepth?: number;
+  /** response headers larger than this (all of them, in bytes) are an error (run.maxHeaderBytes) */
+  maxHeaderBytes?: number;
+  /**
+   * read-only mode (run.readOnly): every request the policy does not allow is refused before it is sent, with a
+   * ReadOnlyRefused (told to onRefused first); GETs and HEADs always pass
+   */
+  readOnly?: ReadOnlyPolicy;
+  onRefused?: (e: ReadOnlyRefused) => void;
+  /** values never recorded: the configuration's secrets (run-wide), registered in this thread too */
+  secrets?: readonly string[];
+  /** the most requests per second this thread sends (run.maxRequestsPerSecond, already divided between threads) */
+  pace?: RequestPace;
 }
 
 export const DEFAULT_RETRIES = 2;
 export const DEFAULT_RETRY_MAX_WAIT_MS = 5000;
 export const DEFAULT_MAX_JSON_DEPTH = 512;
+export const DEFAULT_MAX_HEADER_BYTES = 64 * 1024;
 /** The wait before a retry when the answer has no Retry-After: this, then twice this. */
 const RETRY_BACKOFF_MS = 300;
 
-let sharedAgent: Agent | undefined;
-function agent(): Dispatcher {
-  sharedAgent ??= new Agent({ keepAliveTimeout: 10_000, connections: 32, connect: { timeout: 5_000 } });
-  return sharedAgent;
+const agents = new Map<number, Agent>();
+/** One connection pool per header bound (a run has one): undici refuses a response whose headers exceed it. */
+function agent(maxHeaderSize = DEFAULT_MAX_HEADER_BYTES): Dispatcher {
+  let a = agents.get(maxHeaderSize);
+  if (a === undefined) {
+    a = new Agent({ keepAliveTimeout: 10_000, connections: 32, connect: { timeout: 5_000 }, maxHeaderSize });
+    agents.set(maxHeaderSize, a);
+  }
+  return a;
 }
 
 export function buildUrl(baseUrl: string, path: string, query?: HttpRequest['query']): string {
@@ -130,6 +166,7 @@ export class HttpClient {
     // in worker threads, whose redaction set starts empty. Header values (an API-gateway key) and URL credentials are
     // then redacted in every recorded request and response, also when the target echoes them in a body.
     for (const v of Object.values(options.headers ?? {})) registerSecret(v);
+    for (const v of options.secrets ?? []) registerSecret(v);
     registerUrlCredentials(options.baseUrl);
     this.configuredHeaders = new Set(Object.keys(options.headers ?? {}).map((h) => h.toLowerCase()));
   }
@@ -150,7 +187,9 @@ export class HttpClient {
     const budget = this.options.retryMaxWaitMs ?? DEFAULT_RETRY_MAX_WAIT_MS;
     const earlier: Exchange[] = [];
     let waited = 0;
+    this.refuseWrites(req);
     for (let attempt = 0; ; attempt++) {
+      await this.options.pace?.take();
       const x = await this.sendOnce(req);
       if ((x.status !== 429 && x.status !== 503) || attempt >= retries) return withEarlier(x, earlier);
       const wait = retryAfterMs(x.headers['retry-after']) ?? RETRY_BACKOFF_MS * 2 ** attempt;
@@ -159,6 +198,21 @@ export class HttpClient {
       waited += wait;
       await new Promise((r) => setTimeout(r, wait));
     }
+  }
+
+  /** Read-only mode: a request that may change state never leaves the client (judged on the URL as it would be sent). */
+  private refuseWrites(req: HttpRequest): void {
+    const policy = this.options.readOnly;
+    const method = req.method.toUpperCase();
+    if (policy === undefined || SAFE_METHODS.has(method)) return;
+    const base = new URL(this.options.baseUrl).pathname.replace(/\/+$/, '');
+    // the path after dot segments are resolved, relative to the base URL; one that leaves the base matches nothing
+    const full = new URL(buildUrl(this.options.baseUrl, req.path, req.query)).pathname;
+    const path = full.startsWith(`${base}/`) ? full.slice(base.length) : undefined;
+    if (path !== undefined && policy.allows(method, path)) return;
+    const err = new ReadOnlyRefused(`${READ_ONLY_REASON}${method} ${redactText(path ?? full)} changes state`);
+    this.options.onRefused?.(err);
+    throw err;
   }
 
   private async sendOnce(req: HttpRequest): Promise<Exchange> {
@@ -209,7 +263,7 @@ export class HttpClient {
       return x;
     } catch (e) {
       record.durationMs = Math.round((performance.now() - t0) * 10) / 10;
-      const err = e instanceof TransportError ? e : new TransportError(describeTransportError(e, url, this.options.timeoutMs));
+      const err = e instanceof TransportError ? e : new TransportError(describeTransportError(e, url, this.options.timeoutMs, this.options.maxHeaderBytes));
       if (isTimeout(e)) timeoutsInARow.set(origin, { count: (timeoutsInARow.get(origin)?.count ?? 0) + 1, lastAt: Date.now() });
       record.transportError = redactText(err.message);
       this.options.onExchange?.(record);
@@ -229,12 +283,12 @@ export class HttpClient {
     headers: Record<string, string>,
     body: string | Uint8Array | undefined,
   ): Promise<{ status: number; resHeaders: Record<string, string>; text: string }> {
-    const { timeoutMs, maxResponseBytes } = this.options;
+    const { timeoutMs, maxResponseBytes, maxHeaderBytes } = this.options;
     const res = await request(url, {
       method: method as Dispatcher.HttpMethod,
       headers,
       body,
-      dispatcher: agent(),
+      dispatcher: agent(maxHeaderBytes),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       signal: AbortSignal.timeout(timeoutMs),
@@ -321,13 +375,14 @@ export function isTimeout(e: unknown): boolean {
   return err.name === 'TimeoutError' || err.name === 'AbortError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT';
 }
 
-function describeTransportError(e: unknown, url: string, timeoutMs: number): string {
+function describeTransportError(e: unknown, url: string, timeoutMs: number, maxHeaderBytes = DEFAULT_MAX_HEADER_BYTES): string {
   const err = e as Error & { code?: string; cause?: { code?: string; message?: string } };
   const code = err.code ?? err.cause?.code;
   const where = redactText(url);
   if (err.name === 'TimeoutError' || err.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return `no response from ${where} within ${timeoutMs} ms (run.timeoutMs)`;
   }
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') return `the response headers from ${where} exceed the ${maxHeaderBytes}-byte cap (run.maxHeaderBytes)`;
   if (code === 'ECONNREFUSED') return `connection refused by ${where}: is the target running?`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `cannot resolve the host of ${where}`;
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return `connecting to ${where} timed out`;

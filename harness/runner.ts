@@ -8,15 +8,18 @@ import type { Config } from './config.js';
 import { printableConfig, targetsFromBlock } from './config.js';
 import { loadCatalogue } from './catalogue.js';
 import { redactText } from './redact.js';
+import { READ_ONLY_REASON } from './http.js';
 import { PACKAGE_ROOT } from './paths.js';
 import type { Api } from './types.js';
 import { ConformanceCollector, type CollectedRun } from './reporting/collector.js';
-import { aggregate, trafficOf } from './reporting/aggregate.js';
+import { aggregate, runOutcome, trafficOf } from './reporting/aggregate.js';
 import type { RunReport } from './reporting/model.js';
-import { createRunDir, newRunId, renderAllureHtml, writeReports } from './reporting/write.js';
+import { createRunDir, newRunId, writeEveryReport } from './reporting/write.js';
+import { shardNote } from './reporting/merge.js';
 import { applyBaseline, loadBaseline } from './reporting/baseline.js';
 import { diffRuns, readEarlierReport } from './reporting/diff.js';
 import { createSuiteVitest, loadVitest, suiteGlobs } from './suite-vitest.js';
+import { summarizeOwnDescription } from './spec-diff/own-report.js';
 
 export interface RunOptions {
   /** where progress lines go (stderr by default) */
@@ -78,6 +81,7 @@ export async function startEmbeddedReference(config: Config): Promise<ReferenceH
     faults: r.faults,
     ...(r.ledgerVersion !== undefined ? { ledgerVersion: r.ledgerVersion } : {}),
     ...(r.scanVersion !== undefined ? { scanVersion: r.scanVersion } : {}),
+    ...(r.registryVersion !== undefined ? { registryVersion: r.registryVersion } : {}),
     ...(r.trafficEnforcement !== undefined ? { trafficEnforcement: r.trafficEnforcement } : {}),
     ...(r.transferLegs !== undefined ? { transferLegs: r.transferLegs } : {}),
     size: { ...(r.ansEntries !== undefined ? { ansEntries: r.ansEntries } : {}), ...(r.validatorLicenses !== undefined ? { validatorLicenses: r.validatorLicenses } : {}) },
@@ -135,8 +139,12 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   const catalogue = loadCatalogue(config.internal?.catalogueDir);
   // read before the run: a bad baseline is a configuration error, and reports/latest still names the earlier run
   const expectations = config.run.baseline !== undefined ? loadBaseline(config.run.baseline, catalogue) : [];
-  const compareFile = config.run.compare === false ? undefined : config.run.compare === true ? join(config.run.reportsDir, 'latest', 'conformance.json') : config.run.compare;
+  // a shard's partial verdicts are not diffed against an earlier run by default: the merged report is
+  const compareFile = config.run.compare === false ? undefined : config.run.compare === true ? (config.run.shard === undefined ? join(config.run.reportsDir, 'latest', 'conformance.json') : undefined) : config.run.compare;
   const earlier = compareFile !== undefined ? readEarlierReport(compareFile, typeof config.run.compare === 'string') : undefined;
+  // run --also-validate-against: the target's own documents, read before anything runs (a bad one is exit 2)
+  const own = config.run.alsoValidateAgainst !== undefined ? await import('./spec-diff/validate.js') : undefined;
+  const ownDocs = own !== undefined ? await own.loadOwnDescriptions(config, 'files') : undefined;
   const runId = newRunId(started);
   const dir = createRunDir(config.run.reportsDir, runId);
   void loadVitest().catch(() => undefined);
@@ -156,6 +164,15 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   }, Math.max(0, limitMs - (Date.now() - started.getTime()))) : undefined;
   timer?.unref();
   const reference = config.useReference ? await startEmbeddedReference(config) : undefined;
+  if (own !== undefined) {
+    try {
+      config.alsoValidate = own.writeOwnDescriptions(dir, await own.loadOwnDescriptions(config, 'served', ownDocs));
+    } catch (e) {
+      clearTimeout(timer);
+      await reference?.close();
+      throw e;
+    }
+  }
   let run: CollectedRun;
   try {
     run = await runVitest(config, join(dir, 'allure-results'), limitMs !== undefined ? { ...options, signal: soft.signal } : options);
@@ -193,10 +210,10 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     config: printableConfig(config),
     ...(reference !== undefined ? { reference: reference.info } : {}),
     selection: { apis: config.run.only, requirements: config.run.requirements },
-    outcome: run.interrupted ? `INTERRUPTED${stoppedBy !== undefined ? ` (${stoppedBy})` : ''}: the run was stopped early; among the checks that ran, ${agg.outcome.replace(/^[A-Z]+: /, '')}` : agg.outcome,
-    ...(run.interrupted ? { interrupted: { ...(stoppedBy !== undefined ? { by: stoppedBy } : {}), atOnce: options.stopNow?.aborted === true } } : {}),
-    exitCode: run.interrupted && agg.exitCode === 0 ? 3 : agg.exitCode,
+    ...(config.run.shard !== undefined ? { shard: config.run.shard } : {}),
+    ...runOutcome(agg, run.interrupted ? { ...(stoppedBy !== undefined ? { by: stoppedBy } : {}), atOnce: options.stopNow?.aborted === true } : undefined),
     traffic: trafficOf(run.checks),
+    ...(config.run.readOnly ? { readOnly: { skippedChecks: run.checks.filter((c) => c.verdict === 'skipped' && c.reason?.startsWith(READ_ONLY_REASON) === true).length } } : {}),
     counts: agg.counts,
     checkCounts: agg.checkCounts,
     requirements: agg.requirements,
@@ -204,16 +221,10 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     runErrors: run.runErrors,
     ...(baseline !== undefined ? { baseline } : {}),
     ...(earlier !== undefined && compareFile !== undefined ? { diff: diffRuns(earlier, compareFile, agg.requirements) } : {}),
-    notes: [],
+    ...(own !== undefined && config.alsoValidate !== undefined ? { ownDescription: summarizeOwnDescription(config.alsoValidate, run.checks) } : {}),
+    notes: config.run.shard !== undefined ? [shardNote(config.run.shard)] : [],
   };
-  let files = writeReports(dir, report);
-  if (config.run.html) {
-    const note = await renderAllureHtml(dir);
-    if (note !== undefined) {
-      report.notes.push(note);
-      files = writeReports(dir, report);
-    } else files.push(join(dir, 'allure-report', 'index.html'));
-  }
+  const files = await writeEveryReport(dir, report, config.run.html);
   const times = (pick: (c: RunReport['checks'][number]) => string | undefined) =>
     run.checks.map(pick).filter((t): t is string => t !== undefined).map((t) => Date.parse(t));
   const firsts = times((c) => c.firstRequestAt);

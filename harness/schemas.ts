@@ -13,6 +13,7 @@ import addFormatsModule from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
 import { SPECS_DIR } from './paths.js';
 import { APIS, type Api } from './types.js';
+import { SAFE_METHODS, type ReadOnlyPolicy } from './http.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under some loaders
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => void;
@@ -37,6 +38,8 @@ export interface OperationInfo {
   method: string;
   path: string;
   deprecated: boolean;
+  /** `x-read-only: true`: not a GET, but changes no state (read-only mode lets it through) */
+  readOnly: boolean;
   since?: string;
   until?: string;
   responses: Record<string, ResponseInfo>;
@@ -148,8 +151,9 @@ export function acceptNullOptionals(doc: Json): Json {
   return out;
 }
 
-export function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, validateFormats: true, verbose: true });
+/** `quiet`: an unknown format (a target's own document may use any) is ignored without a warning on the console. */
+export function createAjv(o: { quiet?: boolean } = {}): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, validateFormats: true, verbose: true, ...(o.quiet === true ? { logger: false as const } : {}) });
   addFormats(ajv);
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
   // JSON numbers above 2^53 lose precision but are still integers in the text; accept any integral number
@@ -210,6 +214,7 @@ export class SchemaRegistry {
           method: method.toUpperCase(),
           path,
           deprecated: op.deprecated === true,
+          readOnly: op['x-read-only'] === true,
           ...(typeof op['x-since'] === 'string' ? { since: op['x-since'] } : {}),
           ...(typeof op['x-until'] === 'string' ? { until: op['x-until'] } : {}),
           responses,
@@ -267,6 +272,24 @@ export class SchemaRegistry {
     if (media.pointer === undefined) return [];
     const v = this.validatorAt(api, media.pointer);
     return v(value) ? [] : formatErrors(v.errors);
+  }
+
+  /**
+   * Read-only mode's policy for one interface: GETs and HEADs, and the operations marked `x-read-only: true` (matched
+   * by method and path template; a path parameter holding an encoded slash or backslash matches nothing).
+   */
+  readOnlyPolicy(api: Api): ReadOnlyPolicy {
+    const marked = this.operations(api)
+      .filter((o) => o.readOnly)
+      .map((o) => ({ method: o.method, path: new RegExp(`^${o.path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('[^/]+')}$`) }));
+    return {
+      allows: (method, path) => {
+        const m = method.toUpperCase();
+        if (SAFE_METHODS.has(m)) return true;
+        if (/%2f|%5c/i.test(path)) return false;
+        return marked.some((o) => o.method === m && o.path.test(path));
+      },
+    };
   }
 
   /** Builds the path of an operation from its template and parameters. */

@@ -48,7 +48,7 @@ export interface SelfTestOptions {
 export const DEFAULT_VARIANT_SEEDS = [1, 2, 12, 28, 43];
 
 /** The reference server settings a scenario runs with (besides its fault). */
-export type Profile = Pick<ReferenceSettings, 'ledgerVersion' | 'scanVersion' | 'trafficEnforcement' | 'transferLegs' | 'variant'>;
+export type Profile = Pick<ReferenceSettings, 'ledgerVersion' | 'scanVersion' | 'registryVersion' | 'trafficEnforcement' | 'transferLegs' | 'variant'>;
 
 export interface CleanScenario {
   profile: Profile;
@@ -132,7 +132,7 @@ function below(until: string): string {
   return until;
 }
 
-const DEFAULT_PROFILE: Required<Pick<Profile, 'ledgerVersion' | 'scanVersion' | 'trafficEnforcement'>> = { ledgerVersion: '3.5', scanVersion: '0.8.0', trafficEnforcement: true };
+const DEFAULT_PROFILE: Required<Pick<Profile, 'ledgerVersion' | 'scanVersion' | 'registryVersion' | 'trafficEnforcement'>> = { ledgerVersion: '3.5', scanVersion: '0.8.0', registryVersion: '0.6.11', trafficEnforcement: true };
 
 /** The reference settings under which a requirement applies: a version inside its range, its features on. */
 export function profileFor(r: Requirement, override: Profile = {}): Profile {
@@ -145,6 +145,10 @@ export function profileFor(r: Requirement, override: Profile = {}): Profile {
   if ((r.api === 'scan' || r.api === 'validator') && (r.since !== undefined || r.until !== undefined)) {
     const v = pick([DEFAULT_PROFILE.scanVersion, ...(r.until !== undefined ? [below(r.until)] : []), ...(r.since !== undefined ? [r.since] : [])]);
     if (v !== undefined && compareVersions(v, DEFAULT_PROFILE.scanVersion) !== 0) p.scanVersion = v;
+  }
+  if (r.api === 'registry' && (r.since !== undefined || r.until !== undefined)) {
+    const v = pick([DEFAULT_PROFILE.registryVersion, ...(r.until !== undefined ? [below(r.until)] : []), ...(r.since !== undefined ? [r.since] : [])]);
+    if (v !== undefined && compareVersions(v, DEFAULT_PROFILE.registryVersion) !== 0) p.registryVersion = v;
   }
   if (r.features?.includes('trafficEnforcement')) p.trafficEnforcement = true;
   const merged: Profile = { ...p, ...override };

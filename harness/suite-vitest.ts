@@ -13,6 +13,9 @@ export const loadVitest = () => (vitestNode ??= import('vitest/node'));
 
 export const suiteGlobs = (apis: readonly Api[]) => apis.map((api) => `suites/${api}/**/*.test.ts`);
 
+/** The worker threads a run's checks share (run.maxRequestsPerSecond divides its slots between them). */
+export const SUITE_WORKERS = 2;
+
 type ReporterEntry = Reporter | [string, Record<string, unknown>];
 
 /**
@@ -34,7 +37,7 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       passWithNoTests: true,
       pool: 'threads',
       isolate: false,
-      maxWorkers: 2,
+      maxWorkers: SUITE_WORKERS,
       provide: { conformanceConfig: o.config },
       testTimeout: o.config.run.checkTimeoutMs + 10_000,
     } as Parameters<typeof createVitest>[1],

@@ -108,6 +108,11 @@ export interface CheckResultMeta extends CheckDeclaration {
    * JSON, 401 or 403): information for the vendor, never a verdict
    */
   notes?: string[];
+  /**
+   * `run --also-validate-against`: the check's responses judged against the target's own API description; information
+   * only, never a verdict
+   */
+  ownDescription?: { responses: number; findings: OwnDescriptionFinding[] };
   /** the last exchanges of the check, for context on a failure or error */
   exchanges?: ExchangeRecord[];
   requests?: number;
@@ -121,6 +126,20 @@ export interface CheckResultMeta extends CheckDeclaration {
   firstRequestAt?: string;
   /** when the check's last response (or transport error) arrived */
   lastResponseAt?: string;
+}
+
+/** Where one response disagrees with the target's own API description (run --also-validate-against). */
+export interface OwnDescriptionFinding {
+  api: Api;
+  /** the suite's method and path of the operation, e.g. "PATCH /v2/users/{user-id}" */
+  operation: string;
+  operationId?: string;
+  status: number;
+  /** operation not described; status not described (and no default); content type not described; body invalid */
+  kind: 'operation' | 'status' | 'content-type' | 'body';
+  /** the body is invalid only by JSON null for properties the document leaves optional without allowing null */
+  nullOnly?: boolean;
+  message: string;
 }
 
 declare module '@vitest/runner' {

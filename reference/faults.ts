@@ -19,7 +19,7 @@ export interface FaultDefinition {
    * reference settings the self-test runs this fault under, when the requirement's version range and features do not
    * imply them (e.g. `{ trafficEnforcement: false }` for a rule about a participant without enforcement)
    */
-  reference?: { ledgerVersion?: LedgerVersion; scanVersion?: string; trafficEnforcement?: boolean; transferLegs?: number };
+  reference?: { ledgerVersion?: LedgerVersion; scanVersion?: string; registryVersion?: string; trafficEnforcement?: boolean; transferLegs?: number };
 }
 
 /** The registry of every planted fault. Each API module adds its own list here. */

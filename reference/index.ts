@@ -26,6 +26,8 @@ export interface ReferenceOptions {
   trafficEnforcement?: boolean;
   /** scan and validator version (default '0.8.0'); before '0.6.8' POST /v0/activities still answers */
   scanVersion?: string;
+  /** registry version (default '0.6.11'); before '0.6.11' the allocation-instruction endpoints are not served */
+  registryVersion?: string;
   /** seeded data set size */
   size?: { ansEntries?: number; validatorLicenses?: number };
   /** transfer legs the allocation factory supports (default 25) */
@@ -46,6 +48,7 @@ export interface ResolvedReferenceOptions {
   ledgerVersion: LedgerVersion;
   trafficEnforcement: boolean;
   scanVersion: string;
+  registryVersion: string;
   size: { ansEntries: number; validatorLicenses: number };
   transferLegs: number;
   jwtSecret: string;
@@ -92,6 +95,7 @@ export function resolveReferenceOptions(o: ReferenceOptions = {}): ResolvedRefer
     ledgerVersion: o.ledgerVersion ?? '3.5',
     trafficEnforcement: o.trafficEnforcement ?? true,
     scanVersion: o.scanVersion ?? '0.8.0',
+    registryVersion: o.registryVersion ?? '0.6.11',
     size: { ansEntries: o.size?.ansEntries ?? size.ansEntries, validatorLicenses: o.size?.validatorLicenses ?? size.validatorLicenses },
     transferLegs: o.transferLegs ?? 25,
     jwtSecret: o.jwtSecret ?? DEFAULT_REFERENCE_SECRET,

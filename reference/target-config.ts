@@ -79,6 +79,8 @@ function ledgerFixtures(): Record<string, unknown> {
     choice: 'Archive',
     choiceArgument: {},
     interfaceId: '#reference-iou:Iou:Asset',
+    // an identity provider besides the default one (reference/ledger/state.ts)
+    otherIdentityProviderId: 'reference-idp',
     syntheticDars: true,
     ...referenceDars(),
   };
@@ -135,7 +137,13 @@ export function referenceTargets(ctx: ReferenceContext, base: string, auth: { ad
       fixtures: ledgerFixtures(),
     },
     scan: { url: `${base}/api/scan`, version: o.scanVersion, auth: { kind: 'none' }, fixtures: scanFixtures(ctx) },
-    validator: { url: `${base}/api/validator`, version: o.scanVersion, auth: hs256({ user: auth.validatorUser }) },
-    registry: { url: `${base}/api/registry`, version: '0.6.11', auth: { kind: 'none' }, fixtures: registryFixtures(ctx), disabledRequirements: registryKnownDifferences(o) },
+    // a second validator user (alice_user, acting for alice) and its party: whose entries a token lists
+    validator: {
+      url: `${base}/api/validator`,
+      version: o.scanVersion,
+      auth: hs256({ user: auth.validatorUser, secondUser: 'alice_user' }),
+      fixtures: { secondUserParty: party(ctx.world, 'alice') },
+    },
+    registry: { url: `${base}/api/registry`, version: o.registryVersion, auth: { kind: 'none' }, fixtures: registryFixtures(ctx), disabledRequirements: registryKnownDifferences(o) },
   };
 }

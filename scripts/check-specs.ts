@@ -566,6 +566,10 @@ async function checkDocument(api: Api, listed: ListedOperation[]): Promise<strin
           fail(`${file}: ${id} is at ${at}, README lists ${listing.method.toUpperCase()} ${listing.path}`);
         if (listing.deprecated && op.deprecated !== true) fail(`${file}: ${id} must be deprecated: true`);
       }
+      // read-only mode (run.readOnly) lets through GETs and the operations marked so: a marker is `true`, on another method
+      if ('x-read-only' in op && (op['x-read-only'] !== true || method === 'get')) {
+        fail(`${file}: ${id} x-read-only must be true, and only on an operation that is not a GET (a GET is read-only already)`);
+      }
       if (typeof op.summary !== 'string' || op.summary.length === 0) fail(`${file}: ${id} has no summary`);
       if (!Array.isArray(op.tags) || op.tags.length === 0) fail(`${file}: ${id} has no tags`);
 

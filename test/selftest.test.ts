@@ -34,6 +34,8 @@ describe('planted faults', () => {
     expect(profileFor({ ...base, id: 'scan.x', api: 'scan', until: '0.6.8' })).toEqual({ scanVersion: '0.6.7' });
     expect(profileFor({ ...base, id: 'scan.y', api: 'scan', since: '0.6.8' })).toEqual({});
     expect(profileFor({ ...base, id: 'ledger.x', api: 'ledger', until: '3.5' })).toEqual({ ledgerVersion: '3.4' });
+    expect(profileFor({ ...base, id: 'registry.x', api: 'registry', until: '0.6.11' })).toEqual({ registryVersion: '0.6.10' });
+    expect(profileFor({ ...base, id: 'registry.y', api: 'registry', since: '0.6.11' })).toEqual({});
     expect(profileFor({ ...base, id: 'ledger.y', api: 'ledger', since: '3.5', features: ['trafficEnforcement'] })).toEqual({});
     expect(profileFor({ ...base, id: 'ledger.z', api: 'ledger' }, { trafficEnforcement: false })).toEqual({ trafficEnforcement: false });
   });

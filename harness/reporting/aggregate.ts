@@ -99,6 +99,19 @@ export function aggregate(
   return { requirements, counts, checkCounts, exitCode, outcome: outcome + knownNote };
 }
 
+/**
+ * The outcome, exit code and interruption of a run's report: the aggregate's, or, for a run stopped early, the verdict
+ * among the checks that ran, with exit 3 unless a MUST requirement failed among them (1).
+ */
+export function runOutcome(agg: Aggregate, interrupted: { by?: string; atOnce: boolean } | undefined): { outcome: string; exitCode: number; interrupted?: { by?: string; atOnce: boolean } } {
+  if (interrupted === undefined) return { outcome: agg.outcome, exitCode: agg.exitCode };
+  return {
+    outcome: `INTERRUPTED${interrupted.by !== undefined ? ` (${interrupted.by})` : ''}: the run was stopped early; among the checks that ran, ${agg.outcome.replace(/^[A-Z]+: /, '')}`,
+    interrupted,
+    exitCode: agg.exitCode === 0 ? 3 : agg.exitCode,
+  };
+}
+
 function judge(r: Requirement, checks: CheckResultMeta[]): RequirementResult {
   const refs: CheckRef[] = [];
   const failures: RequirementResult['failures'] = [];

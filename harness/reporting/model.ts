@@ -3,6 +3,8 @@ import type { Aggregate, RunTraffic } from './aggregate.js';
 import type { BaselineOutcome } from './baseline.js';
 import type { RunDiff } from './diff.js';
 import type { Api, CheckResultMeta } from '../types.js';
+import type { Shard } from '../shard.js';
+import type { OwnDescriptionReport } from '../spec-diff/own-report.js';
 
 export interface RunReport {
   schemaVersion: 1;
@@ -18,6 +20,13 @@ export interface RunReport {
   config: unknown;
   reference?: { faults: string[]; ledgerVersion: string; scanVersion: string; variant?: { seed: number; choices: Record<string, string> } };
   selection: { apis: Api[]; requirements: string[] };
+  /** a sharded run (--shard i/n): the report covers only this share of the checks */
+  shard?: Shard;
+  /**
+   * a report merged from the shards of one run (`canton-conformance merge`): the shard count, the shards merged (with
+   * their run ids) and those missing (their checks are reported as errors: they did not run)
+   */
+  merged?: { count: number; shards: Array<Shard & { runId: string; startedAt: string; source: string }>; missing: number[] };
   outcome: string;
   exitCode: number;
   /**
@@ -30,6 +39,11 @@ export interface RunReport {
    * most answers were refusals or redirects (the target was overloaded or the URL misrouted, not judged)
    */
   traffic?: RunTraffic;
+  /**
+   * Present when the run was read-only (run.readOnly): only GETs and the operations marked x-read-only were sent;
+   * `skippedChecks` needed another request (refused before it was sent) and were skipped.
+   */
+  readOnly?: { skippedChecks: number };
   counts: Aggregate['counts'];
   checkCounts: Aggregate['checkCounts'];
   requirements: Aggregate['requirements'];
@@ -39,6 +53,11 @@ export interface RunReport {
   baseline?: BaselineOutcome & { file: string };
   /** what changed since the earlier run */
   diff?: RunDiff;
+  /**
+   * run --also-validate-against: where the target's responses disagree with its own API description; information
+   * only, never a verdict nor the exit code
+   */
+  ownDescription?: OwnDescriptionReport;
   /** notes about the reports themselves (e.g. the HTML renderer failed) */
   notes: string[];
 }

@@ -2,6 +2,7 @@
 import { curlFor } from '../http.js';
 import type { ExchangeRecord } from '../types.js';
 import type { RunReport } from './model.js';
+import { renderOwnDescription } from '../spec-diff/own-report.js';
 
 const EXCERPT = 1200;
 const excerpt = (s: string | undefined) => (s === undefined ? '' : s.length > EXCERPT ? `${s.slice(0, EXCERPT)}\n... (${s.length - EXCERPT} more characters)` : s);
@@ -31,8 +32,16 @@ export function renderSummary(r: RunReport): string {
     const what = t.overloaded >= t.redirected ? 'the target was overloaded' : 'the target redirected the requests (a misrouted URL or a gateway in front of it)';
     out.push(`> **Warning: ${what}: ${kinds}.** Such answers judge nothing: the requirements they touched are errors or not judged, not failures. Rerun when the target has capacity, or with the right URL.`, '');
   }
+  if (r.readOnly !== undefined) {
+    out.push(`> **Read-only run:** only GET requests and the operations the OpenAPI documents mark \`x-read-only\` were sent; ${r.readOnly.skippedChecks} check${r.readOnly.skippedChecks === 1 ? '' : 's'} that needed a request changing state ${r.readOnly.skippedChecks === 1 ? 'was' : 'were'} skipped ("read-only mode: ..."), and the requirements only they judge are not decided.`, '');
+  }
   out.push(`- run: \`${r.runId}\`, ${r.startedAt}, ${(r.durationMs / 1000).toFixed(1)} s, ${r.suite.name} ${r.suite.version}`);
   out.push(`- generation: seed ${r.seed}, ${r.runs} runs per property (rerun with \`--seed ${r.seed}\` for the same inputs)`);
+  if (r.shard !== undefined) out.push(`- shard ${r.shard.index}/${r.shard.count} of the checks only: \`canton-conformance merge\` joins the shards' reports into the run's verdicts`);
+  if (r.merged !== undefined) {
+    const missing = r.merged.missing.map((i) => `**shard ${i}/${r.merged!.count} missing**`);
+    out.push(`- merged from ${[...r.merged.shards.map((s) => `shard ${s.index}/${s.count} (\`${s.runId}\`)`), ...missing].join(', ')}`);
+  }
   for (const [api, t] of Object.entries(r.targets)) {
     out.push(`- ${api}: ${t.url}${t.version ? ` (version ${t.version})` : ''}${t.reference ? ' (embedded reference server)' : ''}`);
   }
@@ -138,6 +147,7 @@ export function renderSummary(r: RunReport): string {
     out.push('No check covers these yet, so this run says nothing about them:', '');
     for (const q of untested) out.push(`- \`${q.id}\` (${q.level}): ${q.statement}${q.reason && q.reason !== 'no check covers this requirement yet' ? ` (${q.reason})` : ''}`);
   }
+  if (r.ownDescription !== undefined) out.push('', ...renderOwnDescription(r.ownDescription));
   if (r.notes.length > 0) out.push('', '## Notes', '', ...r.notes.map((n) => `- ${n}`));
   const noted = r.checks.filter((c) => (c.notes ?? []).length > 0);
   if (noted.length > 0) {

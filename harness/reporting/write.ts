@@ -49,6 +49,19 @@ export function writeReports(dir: string, report: RunReport): string[] {
   return Object.keys(files).map((f) => join(dir, f));
 }
 
+/**
+ * Writes every report of a run (summary.md, junit.xml, conformance.json) and, with `html`, renders the Allure HTML; a
+ * rendering that fails is noted in the reports, which are then written again. Returns the files written.
+ */
+export async function writeEveryReport(dir: string, report: RunReport, html: boolean): Promise<string[]> {
+  const files = writeReports(dir, report);
+  if (!html) return files;
+  const note = await renderAllureHtml(dir);
+  if (note === undefined) return [...files, join(dir, 'allure-report', 'index.html')];
+  report.notes.push(note);
+  return writeReports(dir, report);
+}
+
 /** reports/latest -> the newest run, replaced atomically (a symlink renamed over the old one). */
 function pointLatest(dir: string): void {
   const parent = dirname(dir);

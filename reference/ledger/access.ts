@@ -43,10 +43,12 @@ export class Caller {
   private adminRefusal(cause: string): CantonError {
     return this.fault(F.adminRefusalAs404) ? err.notFound('USER_NOT_FOUND', cause) : err.permissionDenied(cause);
   }
-  /** ParticipantAdmin, or IdentityProviderAdmin for the given identity provider. */
+  /** ParticipantAdmin, or IdentityProviderAdmin of the given identity provider (the caller's own). */
+  administers(identityProviderId: string): boolean {
+    return this.isAdmin || (this.isIdpAdmin && (identityProviderId === this.user.identityProviderId || this.fault(PF.idpAdminAnyProvider)));
+  }
   requireIdpAdmin(identityProviderId: string): void {
-    if (this.isAdmin) return;
-    if (this.isIdpAdmin && identityProviderId === this.user.identityProviderId) return;
+    if (this.administers(identityProviderId)) return;
     throw this.adminRefusal('Claims do not authorize the use of identity provider administrative services.');
   }
   requireActAs(party: string): void {

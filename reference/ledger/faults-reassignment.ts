@@ -20,6 +20,8 @@ export const RF = {
   actAs: 'ledger-reassignment-act-as-unchecked',
   flatUnassign: 'ledger-reassignment-unassign-event-flat',
   nullField: 'ledger-reassignment-synchronizer-id-null',
+  commandId: 'ledger-reassignment-command-id-not-echoed',
+  createdOffset: 'ledger-reassignment-created-event-earlier-offset',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
@@ -43,4 +45,6 @@ registerFaults([
   r(RF.actAs, 'ledger.auth.act-as-submitter', 'a reassignment is accepted without CanActAs for the submitter'),
   r(RF.flatUnassign, `${S}.event-wrappers`, 'the unassign event comes with its fields directly under JsUnassignedEvent, not under value'),
   r(RF.nullField, `${S}.response-schema`, 'the reassignment carries synchronizerId as null'),
+  r(RF.commandId, `${S}.command-id-echoed`, "the reassignment's commandId is its updateId, not the submitted commandId"),
+  r(RF.createdOffset, 'ledger.events.offset-of-update', "an assign event's createdEvent carries the offset before the reassignment's"),
 ]);

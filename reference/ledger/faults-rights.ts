@@ -6,6 +6,7 @@ export const PF = {
   executeAsReads: 'ledger-rights-can-execute-as-reads',
   readAsIgnored: 'ledger-rights-can-read-as-ignored',
   anyPartyIgnored: 'ledger-rights-can-read-as-any-party-ignored',
+  idpAdminAnyProvider: 'ledger-rights-idp-admin-any-provider',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
@@ -13,5 +14,6 @@ registerFaults([
   r(PF.actAsNeedsReadAs, 'ledger.rights.can-act-as-submits', 'a submission is refused with 403 unless the caller also holds CanReadAs for the submitting party: CanActAs alone does not suffice'),
   r(PF.executeAsReads, 'ledger.rights.can-execute-as-grants-no-reads', 'CanExecuteAs for a party lets the user read as that party'),
   r(PF.readAsIgnored, 'ledger.rights.can-read-as-reads', 'CanReadAs is ignored: reading as a party needs CanActAs for it (or CanReadAsAnyParty)'),
+  r(PF.idpAdminAnyProvider, 'ledger.rights.identity-provider-admin-other-provider', 'an IdentityProviderAdmin administers the users of every identity provider, not only of its own'),
   r(PF.anyPartyIgnored, 'ledger.rights.can-read-as-any-party', 'CanReadAsAnyParty does not let the user read as a named party'),
 ]);

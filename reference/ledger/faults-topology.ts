@@ -17,12 +17,14 @@ export const TF = {
   unknownSync: 'ledger-generate-topology-unknown-synchronizer-accepted',
   duplicates: 'ledger-generate-topology-duplicate-participants-accepted',
   observeDefault: 'ledger-generate-topology-observation-only-by-default',
+  observeIgnored: 'ledger-generate-topology-observation-only-ignored',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
 const p = 'ledger.generate-external-party-topology';
 registerFaults([
   r(TF.observeDefault, `${p}.observation-only-default`, 'without localParticipantObservationOnly the local participant only observes'),
+  r(TF.observeIgnored, `${p}.observation-only-applied`, 'localParticipantObservationOnly true is accepted and ignored: the local participant still confirms'),
   r(TF.schema, `${p}.response-schema`, 'the response lacks publicKeyFingerprint'),
   r(TF.hint, `${p}.party-id-from-hint`, 'the partyId is built from a generated name instead of the partyHint'),
   r(TF.txsEmpty, `${p}.topology-transactions-non-empty`, 'topologyTransactions is an empty list'),

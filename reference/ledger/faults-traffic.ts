@@ -17,6 +17,7 @@ export const XF = {
   reflects: 'ledger-get-traffic-account-stale-balance',
   adminOnly: 'ledger-update-traffic-account-any-user',
   added: 'ledger-update-traffic-account-not-served',
+  early: 'ledger-update-traffic-account-served-before-3-5',
   getWrapped: 'ledger-get-traffic-account-wrapped',
   unwrapped: 'ledger-update-traffic-account-unwrapped',
 } as const;
@@ -42,4 +43,5 @@ registerFaults([
   r(XF.reflects, 'ledger.get-traffic-account.reflects-update', 'the read returns the balance before the last update'),
   r(XF.adminOnly, 'ledger.auth.traffic-admin-only', 'any authenticated user may update a traffic account'),
   r(XF.added, 'ledger.versioning.traffic-accounts-added', 'POST /v2/traffic/accounts answers 404 on 3.5 with traffic enforcement'),
+  r(XF.early, 'ledger.versioning.traffic-accounts-absent-before', 'a 3.4 participant with traffic enforcement serves POST /v2/traffic/accounts'),
 ]);

@@ -42,6 +42,7 @@ export const QF = {
   effectsNoExercise: 'ledger-event-format-ledger-effects-drops-exercises',
   byOffsetGone: 'ledger-transaction-by-offset-not-served',
   treeGone: 'ledger-submit-tree-not-served',
+  byOffsetKept: 'ledger-transaction-by-offset-still-served-3-6',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
@@ -90,4 +91,5 @@ registerFaults([
   r(QF.widen, 'ledger.event-format.filters-widen', 'a template filter next to a wildcard filter hides the events the wildcard selects'),
   r(QF.byOffsetGone, 'ledger.versioning.transaction-by-offset-served', 'POST /v2/updates/transaction-by-offset answers 404 (as after its removal)'),
   r(QF.treeGone, 'ledger.versioning.transaction-tree-served', 'POST /v2/commands/submit-and-wait-for-transaction-tree answers 404 (as after its removal)'),
+  { ...r(QF.byOffsetKept, 'ledger.versioning.transaction-by-offset-gone', 'a 3.6 participant still serves POST /v2/updates/transaction-by-offset'), reference: { ledgerVersion: '3.6' } },
 ]);

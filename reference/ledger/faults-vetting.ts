@@ -30,6 +30,8 @@ export const VF = {
   listDiffers: 'ledger-list-package-vetting-topology-filter-ignored',
   getGone: 'ledger-get-package-vetting-not-served',
   listGone: 'ledger-list-package-vetting-not-served',
+  getKept: 'ledger-get-package-vetting-still-served-3-6',
+  tokenStale: 'ledger-get-package-vetting-token-stale-after-change',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
@@ -45,6 +47,7 @@ registerFaults([
   r(VF.emptyTopologyNone, 'ledger.get-package-vetting.empty-topology-filter-any', 'a present but empty topologyStateFilter matches no record'),
   r(VF.topologyEither, 'ledger.get-package-vetting.topology-filter-both', 'with participantIds and synchronizerIds a record matching either is returned'),
   r(VF.foreignNamed, 'ledger.get-package-vetting.name-version-local-only', 'packages vetted only by another participant carry a packageName and packageVersion'),
+  r(VF.tokenStale, 'ledger.get-package-vetting.page-token-after-change', 'a page token handed out before the vetted packages changed is rejected with 400 as stale'),
   r(VF.tokenSingleUse, 'ledger.get-package-vetting.page-token-reusable', 'a page token is a server-side cursor: requested a second time it is rejected with 400'),
   r(VF.recordsReversed, 'ledger.get-package-vetting.records-sorted', 'the records of a page are in reverse order'),
   r(VF.packagesReversed, 'ledger.get-package-vetting.packages-sorted', 'the packages of a record are in reverse order'),
@@ -62,4 +65,5 @@ registerFaults([
   r(VF.listDiffers, 'ledger.list-package-vetting.same-as-get', 'POST /v2/package-vetting/list ignores the topologyStateFilter'),
   r(VF.getGone, 'ledger.versioning.get-package-vetting-served', 'GET /v2/package-vetting answers 404'),
   r(VF.listGone, 'ledger.versioning.list-package-vetting-served', 'POST /v2/package-vetting/list answers 404'),
+  { ...r(VF.getKept, 'ledger.versioning.get-package-vetting-gone', 'a 3.6 participant still serves GET /v2/package-vetting'), reference: { ledgerVersion: '3.6' } },
 ]);

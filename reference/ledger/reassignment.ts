@@ -187,6 +187,7 @@ function encodeEvents(u: ReassignmentUpdate, ef: EventFormat | undefined, has: H
     if (v === undefined) continue;
     const enc = e.kind === 'unassign' ? unassignedEvent(e, u.offset, v) : assignmentEvent(e, u.offset, v);
     if (e.kind === 'assign' && has(RF.noCreated)) delete (enc.JsAssignmentEvent as Obj).createdEvent;
+    if (e.kind === 'assign' && has(RF.createdOffset)) ((enc.JsAssignmentEvent as Obj).createdEvent as Obj).offset = u.offset - 1;
     out.push(e.kind === 'unassign' && has(RF.flatUnassign) ? { JsUnassignedEvent: (enc.JsUnassignedEvent as Obj).value } : enc);
   }
   return out;
@@ -210,7 +211,7 @@ export function reassignmentRoutes(app: FastifyInstance, ctx: ReferenceContext, 
     return {
       reassignment: {
         ...(has(RF.schema) ? {} : { updateId: u.updateId }),
-        commandId: u.commandId,
+        commandId: has(RF.commandId) ? u.updateId : u.commandId,
         workflowId: u.workflowId,
         offset: u.offset,
         events: encodeEvents(u, r.eventFormat, has, r.submitter),

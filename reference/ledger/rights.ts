@@ -72,7 +72,7 @@ export function targetUser(state: LedgerState, id: string, caller: Caller): User
   if (!isUserId(id)) throw err.invalidField('user_id', `Invalid user id ${JSON.stringify(id.slice(0, 200))}`);
   const user = state.world.users.get(id);
   // An identity provider admin does not see users of other identity providers.
-  if (user === undefined || (!caller.isAdmin && caller.id !== id && user.identityProviderId !== caller.user.identityProviderId)) {
+  if (user === undefined || (caller.id !== id && !caller.administers(user.identityProviderId) && user.identityProviderId !== caller.user.identityProviderId)) {
     throw userNotFound(id);
   }
   return user;

@@ -13,6 +13,7 @@ import './faults-rights.js';
 import { installLedgerBodyFaults } from './faults-wire.js';
 import './faults-setup.js';
 import { setupHttp } from './http.js';
+import { openApiRoutes } from './openapi.js';
 import { packageRoutes } from './packages.js';
 import { partyRoutes } from './parties.js';
 import { reassignmentRoutes } from './reassignment.js';
@@ -44,4 +45,5 @@ export async function ledgerRoutes(app: FastifyInstance, ctx: ReferenceContext):
   replacementRoutes(app, ctx, state);
   reassignmentRoutes(app, ctx, state);
   trafficRoutes(app, ctx, state);
+  openApiRoutes(app, ctx);
 }

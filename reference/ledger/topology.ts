@@ -65,7 +65,7 @@ function decodeRequest(body: Obj, has: Has): TopologyRequest {
     format: decodeEnum(key, 'format', KEY_FORMATS, 'publicKey', has),
     keyData: decodeBase64(reqString(key, 'keyData', 'publicKey'), 'publicKey.keyData'),
     keySpec: decodeEnum(key, 'keySpec', KEY_SPECS, 'publicKey', has),
-    localObservationOnly: optBool(body, 'localParticipantObservationOnly') ?? has(TF.observeDefault),
+    localObservationOnly: has(TF.observeIgnored) ? false : (optBool(body, 'localParticipantObservationOnly') ?? has(TF.observeDefault)),
     otherConfirming: optStringArray(body, 'otherConfirmingParticipantUids') ?? [],
     threshold: optInt(body, 'confirmationThreshold') ?? 0,
     observing: optStringArray(body, 'observingParticipantUids') ?? [],

@@ -19,7 +19,7 @@ const INT64_MAX = 2n ** 63n - 1n;
 
 /** The routes exist only where the participant exposes them. */
 export function trafficEnabled(ctx: ReferenceContext): boolean {
-  return ctx.options.ledgerVersion !== '3.4' && (ctx.options.trafficEnforcement || ctx.faults.has(XF.enforcement));
+  return (ctx.options.ledgerVersion !== '3.4' || ctx.faults.has(XF.early)) && (ctx.options.trafficEnforcement || ctx.faults.has(XF.enforcement));
 }
 
 function validateAccountId(accountId: string): void {

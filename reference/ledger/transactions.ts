@@ -460,7 +460,7 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
   });
 
   // FACTS.md: 3.6 no longer serves transaction-by-offset; the not-found handler answers it as any unknown route
-  if (ctx.options.ledgerVersion !== '3.6') route(app, ctx, 'POST', '/v2/updates/transaction-by-offset', async (c) => {
+  if (ctx.options.ledgerVersion !== '3.6' || has(QF.byOffsetKept)) route(app, ctx, 'POST', '/v2/updates/transaction-by-offset', async (c) => {
     try {
       return await byOffsetHandler(c);
     } catch (e) {

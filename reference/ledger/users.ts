@@ -288,7 +288,7 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
     const user = users.get(input.id);
     const idpMatches = user !== undefined && (user.identityProviderId === input.identityProviderId || (ctx.faults.has(F.idpModified) && mask.has('identity_provider_id')));
     if (user === undefined || !idpMatches) throw userNotFound(input.id);
-    if (!caller.isAdmin && user.identityProviderId !== caller.user.identityProviderId && !ctx.faults.has(F.updateByAnyone)) throw userNotFound(input.id);
+    if (!caller.administers(user.identityProviderId) && user.identityProviderId !== caller.user.identityProviderId && !ctx.faults.has(F.updateByAnyone)) throw userNotFound(input.id);
     // An empty resourceVersion disables the concurrency check.
     const stale =
       ctx.faults.has(F.emptyVersionChecked) && input.resourceVersion === ''

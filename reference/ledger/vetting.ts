@@ -143,10 +143,17 @@ function encodeRecord(state: LedgerState, r: VettingRecord, packages: VettedEntr
   };
 }
 
+/** For the stale-token fault: the state of the vetting records each page token was handed out at. */
+const tokenStamps = new WeakMap<LedgerState, Map<string, string>>();
+const vettingStamp = (state: LedgerState) => state.vettingInOrder().map((r) => `${r.synchronizerId}/${r.participantId}/${r.topologySerial}`).join(',');
+
 export function listVetted(state: LedgerState, q: VettingQuery, has: Has = none): Obj {
   const MAX_VETTED_PACKAGES_PAGE_SIZE = state.world.variant.limits.maxVettedPackagesPageSize;
   validateQuery(q, has, MAX_VETTED_PACKAGES_PAGE_SIZE);
   let after = decodeToken(q.pageToken, has);
+  if (has(VF.tokenStale) && q.pageToken !== '' && tokenStamps.get(state)?.get(q.pageToken) !== undefined && tokenStamps.get(state)?.get(q.pageToken) !== vettingStamp(state)) {
+    throw err.invalidArgument('Invalid page token: the vetted packages changed since it was issued');
+  }
   if (has(VF.tokenSingleUse) && q.pageToken !== '') {
     if (state.usedPageTokens.has(q.pageToken)) throw err.invalidArgument('Invalid page token');
     state.usedPageTokens.add(q.pageToken);
@@ -188,6 +195,10 @@ export function listVetted(state: LedgerState, q: VettingQuery, has: Has = none)
   // following tokens never reaches a page with an empty one
   const token = more && last !== undefined ? encodeToken(last) : has(VF.tokenOnLast) ? (last !== undefined ? encodeToken(last) : q.pageToken) : '';
   if (has(VF.emptyResult) && page.length === 0) throw err.notFound('NOT_FOUND', 'No vetted packages match the request');
+  if (has(VF.tokenStale) && token !== '') {
+    if (!tokenStamps.has(state)) tokenStamps.set(state, new Map());
+    tokenStamps.get(state)!.set(token, vettingStamp(state));
+  }
   return { vettedPackages: page, nextPageToken: token };
 }
 
@@ -225,6 +236,6 @@ export function vettingRoutes(app: FastifyInstance, ctx: ReferenceContext, state
     return out;
   };
   // FACTS.md: GET /v2/package-vetting is gone in 3.6; its replacement stays
-  if (ctx.options.ledgerVersion !== '3.6') route(app, ctx, 'GET', '/v2/package-vetting', handler('GET'));
+  if (ctx.options.ledgerVersion !== '3.6' || ctx.faults.has(VF.getKept)) route(app, ctx, 'GET', '/v2/package-vetting', handler('GET'));
   route(app, ctx, 'POST', '/v2/package-vetting/list', handler('POST'));
 }

@@ -7,9 +7,15 @@ export const AI_MALFORMED_BODY_ACCEPTED = 'registry-allocation-instruction-withd
 export const AI_SERVED_DURING_REASSIGNMENT = 'registry-allocation-instruction-withdraw-served-during-reassignment';
 export const AI_UNSUPPORTED = 'registry-allocation-instructions-unsupported';
 export const AI_NOT_SERVED = 'registry-versioning-allocation-endpoints-not-served';
+export const AI_SERVED_EARLY = 'registry-versioning-allocation-endpoints-served-before-0-6-11';
 export const TI_UNDER_V2 = 'registry-versioning-transfer-instruction-under-v2';
 
 registerFaults([
+  {
+    name: AI_SERVED_EARLY,
+    requirement: 'registry.versioning.allocation-endpoints-absent-before',
+    description: 'a 0.6.10 registry serves the allocation-instruction endpoints',
+  },
   {
     name: AI_MISSING_CHOICE_CONTEXT_DATA,
     requirement: 'registry.get-allocation-instruction-withdraw-context.response-schema',

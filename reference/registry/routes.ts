@@ -10,6 +10,7 @@ import * as AI from './faults-allocation-instruction.js';
 import * as AF from './faults-allocation-factory.js';
 import * as TI from './faults-transfer-instruction.js';
 import { installHttpFaults } from './faults-http.js';
+import { compareVersions } from '../../harness/versions.js';
 
 export interface DisclosedContract {
   templateId: string;
@@ -140,12 +141,14 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
   const s = registryState(ctx);
 
   const f = ctx.faults;
+  // SPEC.md Versioning: the allocation endpoints were added in 0.6.11
+  const allocationServed = !f.has(AI.AI_NOT_SERVED) && (compareVersions(ctx.options.registryVersion, '0.6.11') >= 0 || f.has(AI.AI_SERVED_EARLY));
   const withdrawContext = (templateId: string, kind: string) =>
     async (req: { params: unknown; body: unknown; url: string; method: string }) => {
       const id = wildcardSegment(req.params, '/choice-contexts/withdraw');
       if (id === undefined) throw routeNotFound(req);
       const allocation = templateId === TEMPLATES.allocationInstruction;
-      if (f.has(allocation ? AI.AI_NOT_SERVED : AI.TI_UNDER_V2)) throw routeNotFound(req);
+      if (allocation ? !allocationServed : f.has(AI.TI_UNDER_V2)) throw routeNotFound(req);
       if (allocation && f.has(AI.AI_UNSUPPORTED)) throw new HttpError(400, 'this registry does not support allocation instructions');
       const lenient = f.has(allocation ? AI.AI_MALFORMED_BODY_ACCEPTED : TI.TI_MALFORMED_BODY_ACCEPTED);
       const { excludeDebugFields, body } = commonBody(req.body, { allowAbsent: true, lenient, absentExcludes: f.has(CC.CC_DEBUG_EXCLUDED_BY_DEFAULT) });
@@ -172,7 +175,7 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
   app.post('/registry/transfer-instruction/v1/*', withdrawContext(TEMPLATES.transferInstruction, 'transfer instruction'));
 
   app.post('/registry/allocation-instruction/v2/allocation-factory', async (req) => {
-    if (f.has(AI.AI_NOT_SERVED)) throw routeNotFound(req);
+    if (!allocationServed) throw routeNotFound(req);
     if (f.has(AI.AI_UNSUPPORTED)) throw new HttpError(400, 'this registry does not support allocation instructions');
     const { excludeDebugFields, body } = commonBody(req.body, { allowAbsent: false, absentExcludes: f.has(CC.CC_DEBUG_EXCLUDED_BY_DEFAULT) });
     let choiceArguments = body.choiceArguments;

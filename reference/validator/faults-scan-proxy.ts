@@ -15,6 +15,7 @@ export const VALIDATOR_PROXY_FAULTS = {
   roundsSchema: 'validator-rounds-issuing-missing',
   featuredSchema: 'validator-featured-app-right-blob-missing',
   featured404: 'validator-featured-app-unknown-404',
+  featuredOther: 'validator-featured-app-right-of-another-provider',
   noAuth: 'validator-scan-proxy-answers-without-token',
 } as const;
 const F = VALIDATOR_PROXY_FAULTS;
@@ -31,6 +32,7 @@ registerFaults([
   { name: F.ansFtp, requirement: 'validator.ans.url-empty-or-http', description: 'non-empty entry urls of the proxy are ftp:// urls' },
   { name: F.roundsSchema, requirement: 'validator.get-open-and-issuing-mining-rounds.response-schema', description: 'issuing_mining_rounds is left out' },
   { name: F.featuredSchema, requirement: 'validator.get-featured-app-right.response-schema', description: 'a featured app right comes without created_event_blob' },
+  { name: F.featuredOther, requirement: 'validator.get-featured-app-right.provider-matches', description: "a featured provider is answered the right of the next featured provider, whose payload names that other provider" },
   { name: F.featured404, requirement: 'validator.get-featured-app-right.absent-not-404', description: 'a provider without a featured app right is answered 404' },
   { name: F.noAuth, requirement: 'validator.scan-proxy.requires-auth', description: 'the scan-proxy routes answer a request without an Authorization header (200 with the data) instead of 401' },
 ]);

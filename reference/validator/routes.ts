@@ -58,7 +58,8 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
       req.headers.authorization === undefined && ctx.faults.has(VALIDATOR_LIST_OWNED_ANS_ENTRIES_NO_AUTH)
         ? REFERENCE_VALIDATOR_USER
         : await authenticated(req, { unverified: ctx.faults.has(EF.unverified) });
-    const owner = partyOf(sub);
+    const onboarded = partyOf(sub);
+    const owner = ctx.faults.has(EF.subjectIgnored) && onboarded !== undefined && onboarded !== 'denied' ? data.validatorParty : onboarded;
     if (owner === 'denied') return sendError(reply.header('www-authenticate', BEARER_CHALLENGE), 401, `user ${sub} is deactivated`);
     if (owner === undefined) return sendError(reply, 404, `user ${sub} is not onboarded on this validator`);
     const now = Date.now();
@@ -84,7 +85,11 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
     const provider = wildcardSegment(req.params);
     if (provider === undefined) throw routeNotFound(req);
     await proxyAuth(req);
-    const right = data.featuredApps.get(provider);
+    let right = data.featuredApps.get(provider);
+    if (right !== undefined && ctx.faults.has(PF.featuredOther)) {
+      const all = [...data.featuredApps.values()];
+      right = all[(all.indexOf(right) + 1) % all.length];
+    }
     if (right === undefined && ctx.faults.has(PF.featured404)) return sendError(reply, 404, `no featured app right for ${provider}`);
     if (right !== undefined && ctx.faults.has(PF.featuredSchema)) {
       const { created_event_blob: _b, ...rest } = structuredClone(right);

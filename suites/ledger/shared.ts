@@ -94,7 +94,7 @@ export function submitTree(t: CheckContext, s: Submitter, commands: unknown[], o
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * One event of a response, unwrapped from its kind key. FACTS.md ("how real responses are encoded"): a transaction's

@@ -6,7 +6,7 @@ import { LEDGER_GRPC_STATUS } from '../../../harness/checks.js';
 import { FixtureError, connectedSynchronizers, createSubmitter, createUser, createdContractId, submitCreate, templateFixture, type Submitter } from '../../../harness/fixtures/ledger.js';
 import { allocateParty, grantRights, needUserTokens, right } from '../../../harness/fixtures/ledger-users.js';
 import { moves, reassignmentRequest, type Move } from '../../../generators/ledger/reassignment.js';
-import { WILDCARD, eventOf, eventsOf, judgeThat, present, noteWrappers, wrapperProblems, type Ev } from '../shared.js';
+import { WILDCARD, eventOf, eventsOf, isObj, judgeThat, present, noteWrappers, wrapperProblems, type Ev } from '../shared.js';
 
 const S = 'ledger.submit-and-wait-for-reassignment';
 const MULTI = { features: ['multiSynchronizer'] };
@@ -83,14 +83,28 @@ interface Wrappers {
 /**
  * Judges a 200 reassignment answer: the fields FACTS.md says a reassignment and an assignment event always carry
  * (response-schema), and notes the wrappers of its events in `wrappers` (event-wrappers, judged by judgeWrappers
- * after the property, so that a wrong wrapper does not cut the sequences short that judge the other rules).
+ * after the property, so that a wrong wrapper does not cut the sequences short that judge the other rules). With the
+ * commandId the submission sent, also the echo fields: the reassignment's commandId is the submitted one, and every
+ * offset its events carry (an unassign event's, an assign event's created event's) is the reassignment's own.
  */
-async function judgeReassignment(t: CheckContext, x: Exchange, what: string, wrappers: Wrappers): Promise<void> {
+async function judgeReassignment(t: CheckContext, x: Exchange, what: string, wrappers: Wrappers, commandId?: string): Promise<void> {
   const r = (x.json as { reassignment?: Obj } | undefined)?.reassignment;
   const missing = REASSIGNMENT_REQUIRED.filter((f) => !present(r?.[f]));
   const typed = typeof r?.updateId === 'string' && Number.isInteger(r.offset) && Array.isArray(r.events);
   await judgeThat(t, `${S}.response-schema`, missing.length === 0 && typed,
     missing.length > 0 ? `${what}: the reassignment lacks ${missing.join(', ')} (absent or null)` : `${what}: the reassignment's updateId, offset or events is not a string, an integer and a list`, x);
+  if (commandId !== undefined) {
+    await judgeThat(t, `${S}.command-id-echoed`, r?.commandId === commandId, `${what}: the reassignment carries commandId ${JSON.stringify(r?.commandId)}, the submission sent ${commandId}`, x);
+  }
+  if (present(r?.offset)) {
+    // an int64 may come as a decimal string: compared as text; an event without an offset is the schema's concern
+    const offsets = eventsOf(x).flatMap((e) => [
+      ...(present(e.event.offset) ? [{ kind: e.kind, offset: e.event.offset }] : []),
+      ...(isObj(e.event.createdEvent) && present(e.event.createdEvent.offset) ? [{ kind: `${e.kind}'s createdEvent`, offset: e.event.createdEvent.offset }] : []),
+    ]);
+    const other = offsets.find((o) => String(o.offset) !== String(r!.offset));
+    await judgeThat(t, 'ledger.events.offset-of-update', other === undefined, `${what}: the ${other?.kind} carries offset ${String(other?.offset)}, the reassignment ${String(r!.offset)}`, x);
+  }
   for (const a of eventsOf(x).filter((e) => e.kind === 'JsAssignmentEvent')) {
     const lacking = ASSIGNMENT_REQUIRED.filter((f) => !present(a.event[f]));
     await judgeThat(t, `${S}.response-schema`, lacking.length === 0, `${what}: an assignment event lacks ${lacking.join(', ')} (absent or null)`, x);
@@ -144,7 +158,9 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
         `${S}.event-wrappers`,
         `${S}.optional-fields-omittable`,
         `${S}.user-id-from-token`,
+        `${S}.command-id-echoed`,
         'ledger.events.assign-carries-created-event',
+        'ledger.events.offset-of-update',
       ],
     },
     async (t) => {
@@ -164,16 +180,17 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
               // each step judges its own requirements; a step the next one needs (an accepted unassignment, the id it
               // answers) ends the sequence when it fails, as the contract is then not where the next step expects it
               // the unassignment always asks for events: its reassignmentId is needed to assign
-              const u = await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source, target } } }, { ...m, withFormat: true });
+              const [uc, ac] = [t.uniqueName('unassign'), t.uniqueName('assign')];
+              const u = await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source, target } } }, { ...m, withFormat: true, commandId: uc });
               if (!(await t.judge(rule, () => t.expectStatus(u, 200, { requirement: rule, what: `unassignment ${i + 1} from ${source}` })))) return;
-              await judgeReassignment(t, u, `unassignment ${i + 1}`, wrappers);
+              await judgeReassignment(t, u, `unassignment ${i + 1}`, wrappers, uc);
               const ue = unassignEventOf(u);
               const withId = await judgeThat(t, `${S}.unassign-event-with-format`, ue !== undefined,
                 `unassignment ${i + 1}: with an eventFormat covering the submitter, no event carries a reassignmentId (events: ${seen(u)})`, u);
               if (!withId) return;
-              const a = await reassign(t, w, { AssignCommand: { value: { reassignmentId: ue!.event.reassignmentId, source, target } } }, m);
+              const a = await reassign(t, w, { AssignCommand: { value: { reassignmentId: ue!.event.reassignmentId, source, target } } }, { ...m, commandId: ac });
               if (!(await t.judge(rule, () => t.expectStatus(a, 200, { requirement: rule, what: `assignment ${i + 1} to ${target}` })))) return;
-              await judgeReassignment(t, a, `assignment ${i + 1}`, wrappers);
+              await judgeReassignment(t, a, `assignment ${i + 1}`, wrappers, ac);
               const before = counter;
               counter += 1;
               on = 1 - on;

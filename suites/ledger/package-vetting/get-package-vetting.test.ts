@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe } from 'vitest';
 import fc from 'fast-check';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
@@ -6,6 +7,7 @@ import {
   MAX_VETTING_PAGES, cmp, cmpRecords, comparePackageVersions, maxVettingPageSize, recordKey as key, vettingOpFor, vettingPage, type VPage as Page, type VPkg as Pkg, type VRecord, type VettingOp,
 } from '../../../harness/fixtures/ledger-vetting.js';
 import { ledgerOperationGone } from '../../../harness/versions.js';
+import { FixtureError, darArchive, vettingUploadQuery } from '../../../harness/fixtures/ledger.js';
 import { invalidNegativePageSize, invalidPageToken, vettingFilter, walkPageSize, type VettingFilter, type VettingUniverse } from '../../../generators/ledger/vetting.js';
 
 /** One page; a valid request must be answered 200 (the deprecated GET and its replacement are both served). */
@@ -356,6 +358,30 @@ describe('GET /v2/package-vetting', () => {
 
   conformance(
     {
+      id: 'ledger.get-package-vetting.page-token-after-change',
+      title: 'answers a pageToken requested again after a package was vetted with records that sort after the page that returned it',
+      api: 'ledger',
+      operations: ['getPackageVetting', 'uploadPackage'],
+      requirements: ['ledger.get-package-vetting.page-token-after-change'],
+    },
+    async (t) => {
+      // the listing changes by a package this check vets: a generated DAR, which only a test participant accepts
+      if (t.fixture<boolean>('syntheticDars') !== true) t.skip('needs fixture syntheticDars: the check vets a generated DAR to change the listing between two requests of one token');
+      const first = await page(t, { pageSize: 1 });
+      const last = first.records[first.records.length - 1];
+      if (first.token === '' || last === undefined) return t.skip('the target lists fewer than two vetting records: no page token to request again');
+      const up = await t.call('uploadPackage', { body: darArchive(t.uniqueName('cc-token'), '1.0.0', randomBytes(32).toString('hex')), query: await vettingUploadQuery(t), headers: { 'content-type': 'application/octet-stream' } });
+      if (up.status !== 200) throw new FixtureError(`setup: vetting a generated DAR answered ${up.status}: ${up.text.slice(0, 300)}`);
+      const x = await t.call(vettingOpFor(t), { json: { pageSize: 2, pageToken: first.token } });
+      t.expectStatus(x, 200, { what: 'the page token requested again after a package was vetted' });
+      const records = (x.json as { vettedPackages?: VRecord[] } | undefined)?.vettedPackages ?? [];
+      const early = records.find((r) => cmpRecords(r, last) <= 0);
+      t.expect(early === undefined, `after a package was vetted, the page token returned record ${early === undefined ? '' : key(early)}, which does not sort after ${key(last)}, the last record of the page that returned the token`, { exchange: x });
+    },
+  );
+
+  conformance(
+    {
       id: 'ledger.get-package-vetting.page-size-zero',
       title: 'accepts pageSize 0 and chooses the page size',
       api: 'ledger',
@@ -408,6 +434,22 @@ describe('GET /v2/package-vetting', () => {
       await t.judge(T, () => t.property(fc.tuple(invalidPageToken(), ops), async ([token, op]) => {
         t.expectStatus(await t.call(op, { json: { pageToken: token } }), 400, { requirement: T });
       }, { runs: t.scaledRuns(6), requirement: T }));
+    },
+  );
+});
+
+describe('GET /v2/package-vetting (gone in 3.6)', () => {
+  conformance(
+    {
+      id: 'ledger.versioning.get-package-vetting-gone',
+      title: 'answers GET /v2/package-vetting with 404 or 405 from 3.6 on',
+      api: 'ledger',
+      operations: ['getPackageVetting'],
+      requirements: ['ledger.versioning.get-package-vetting-gone'],
+    },
+    async (t) => {
+      // the empty request every served version answers with 200 (all fields are optional)
+      t.expectStatus(await t.call('getPackageVetting', { json: {} }), [404, 405], { what: 'GET /v2/package-vetting on a participant past its removal' });
     },
   );
 });

@@ -159,6 +159,37 @@ describe('POST /v2/parties/external/generate-topology', () => {
 
   conformance(
     {
+      id: 'ledger.generate-external-party-topology.observation-only',
+      title: 'accepts localParticipantObservationOnly true and generates other topology transactions than for false',
+      api: 'ledger',
+      operations: ['generateExternalPartyTopology'],
+      requirements: [`${P}.observation-only-applied`],
+    },
+    async (t) => {
+      // Black-box, the flag shows only in the generated transactions: the local participant's permission (observation
+      // instead of confirmation) is inside the PartyToParticipant mapping of a serialized, versioned protobuf message,
+      // whose schema neither SPEC.md nor FACTS.md gives. Decoding it would assert the implementation's field numbers,
+      // so the check judges what the specification fixes: the same request with true and with false generates other
+      // transactions. Another participant confirms (an observing-only party needs a confirmer) with an explicit
+      // threshold of 1, so the flag is the only difference.
+      const uid = await otherParticipantUid(t);
+      if (typeof uid !== 'string') t.skip(`${uid.why}: a party the local participant only observes needs another participant to confirm`);
+      const base = { synchronizer: await synchronizer(t), partyHint: t.uniqueName('cc-ext'), publicKey: ed25519DerKey(), otherConfirmingParticipantUids: [uid], confirmationThreshold: 1 };
+      const txs = async (observationOnly: boolean, what: string) => {
+        const x = await generate(t, { ...base, localParticipantObservationOnly: observationOnly });
+        t.expectStatus(x, 200, { what });
+        return { x, txs: JSON.stringify((x.json as { topologyTransactions?: unknown } | undefined)?.topologyTransactions ?? null) };
+      };
+      const confirming = await txs(false, 'localParticipantObservationOnly false');
+      const again = await txs(false, 'the same request again');
+      if (confirming.txs !== again.txs) t.skip('the same request generated different topology transactions: this target does not generate deterministically, so no difference can be laid to the flag');
+      const observing = await txs(true, 'localParticipantObservationOnly true');
+      t.expect(observing.txs !== confirming.txs, 'localParticipantObservationOnly true generated the same topology transactions as false: the local participant still confirms', { exchange: observing.x });
+    },
+  );
+
+  conformance(
+    {
       id: 'ledger.generate-external-party-topology.invalid',
       title: 'rejects empty key data (a 4xx, 400 as FACTS.md gives), unlisted key values, an empty hint, an unknown synchronizer and a participant named twice with 400',
       api: 'ledger',

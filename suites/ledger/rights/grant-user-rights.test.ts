@@ -3,10 +3,11 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { conformance } from '../../../harness/conformance.js';
 import { judgeBadRequests, judgeRejection } from '../../rejections.js';
+import { mayAnswerAnywhere } from '../../../harness/checks.js';
 import type { Exchange } from '../../../harness/http.js';
 import { allocateParties, allocateParty, createUser, darArchive } from '../../../harness/fixtures/ledger.js';
 import {
-  allRightVariants, createAdminUser, errorCode, grantRights, listRights, newlyGranted, readUser, right, rightKey, rightKeys, tokenFor, updateUser, userLimits, versionOf,
+  allRightVariants, annotationsOf, createAdminUser, errorCode, grantRights, listRights, newlyGranted, readUser, right, rightKey, rightKeys, tokenFor, updateUser, userLimits, userOf, versionOf,
 } from '../../../harness/fixtures/ledger-users.js';
 
 const api = 'ledger' as const;
@@ -180,6 +181,45 @@ describe('POST /v2/users/{user-id}/rights', () => {
       const target = await createUser(t);
       t.expectStatus(await updateUser(t, target.id, { metadata: { annotations: { by: 'idp-admin' } } }, ['metadata.annotations'], { auth }), 200, { what: 'update by an IdentityProviderAdmin' });
       t.expectStatus(await grantRights(t, target.id, [right.readAsAnyParty()], auth), 200, { what: 'grant by an IdentityProviderAdmin' });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.rights.identity-provider-admin-other-provider',
+      title: 'refuses an IdentityProviderAdmin that updates or grants rights to a user of another identity provider with a 4xx, leaving the user unchanged',
+      api,
+      operations: ['updateUser', 'grantUserRights', 'getUser', 'listUserRights'],
+      requirements: ['ledger.rights.identity-provider-admin-other-provider'],
+    },
+    async (t) => {
+      // the administrator belongs to the default identity provider (a token without an issuer names it); the user to
+      // another one the participant has configured, which no endpoint of SPEC.md creates: a fixture names it
+      const idp = t.fixture<string>('otherIdentityProviderId') ?? t.skip('no fixtures.otherIdentityProviderId: an identity provider other than the default one, configured on the participant');
+      const admin = await createUser(t, { rights: [right.identityProviderAdmin()] });
+      const auth = tokenFor(t, admin.id);
+      const target = await createUser(t, { identityProviderId: idp, annotations: { state: 'before' } });
+      // SPEC.md names no status for the refusal: any 4xx (403, or 404 for a user the caller cannot see); an overload
+      // answer judges nothing
+      const refused = (x: Exchange, what: string) => {
+        if (mayAnswerAnywhere('ledger', x.status)) t.expectStatus(x, 403, { what });
+        t.expect(x.status >= 400 && x.status < 500, `${what} answered ${x.status}, not a 4xx refusal`, { exchange: x });
+      };
+      // the request names the user's identity provider, then the administrator's own (where the user is not found)
+      for (const claimed of [idp, '']) {
+        const u = await t.call('updateUser', { params: { 'user-id': target.id }, json: { user: { id: target.id, identityProviderId: claimed, metadata: { resourceVersion: '', annotations: { state: 'after' } } }, updateMask: { paths: ['metadata.annotations'] } }, auth });
+        refused(u, `an update naming identity provider ${JSON.stringify(claimed)} by an IdentityProviderAdmin of the default one`);
+        const g = await t.call('grantUserRights', { params: { 'user-id': target.id }, json: { userId: target.id, rights: [right.readAsAnyParty()], identityProviderId: claimed }, auth });
+        refused(g, `a grant naming identity provider ${JSON.stringify(claimed)} by an IdentityProviderAdmin of the default one`);
+      }
+      const q = { query: { identityProviderId: idp } };
+      const read = await t.call('getUser', { params: { 'user-id': target.id }, ...q });
+      t.expectStatus(read, 200, { what: 'reading the user back as participant admin' });
+      t.expect(annotationsOf(userOf(read)).state === 'before', `the user's annotations changed to ${JSON.stringify(annotationsOf(userOf(read)))} although every update was refused`, { exchange: read });
+      const rights = await t.call('listUserRights', { params: { 'user-id': target.id }, ...q });
+      t.expectStatus(rights, 200, { what: "listing the user's rights as participant admin" });
+      const held = (rights.json as { rights?: unknown[] } | undefined)?.rights ?? [];
+      t.expect(held.length === 0, `the user holds ${JSON.stringify(rightKeys(held))} although every grant was refused`, { exchange: rights });
     },
   );
 

@@ -5,6 +5,7 @@ import type { Exchange } from '../../../harness/http.js';
 import { allocateParty, createUser } from '../../../harness/fixtures/ledger.js';
 import { invalidMissingDedupId, modelBalances, trafficUpdates, type TrafficUpdate } from '../../../generators/ledger/traffic.js';
 import { judgeThat } from '../shared.js';
+import { mayAnswerAnywhere } from '../../../harness/checks.js';
 
 const U = 'ledger.update-traffic-account';
 
@@ -200,6 +201,23 @@ describe('POST /v2/traffic/accounts', () => {
       const user = await createUser(t);
       const x = await t.call('updateTrafficAccount', { auth: { user: user.id }, json: { accountId: account, deduplicationId: t.uniqueName('dedup'), balanceDelta: 1 } });
       await judgeRejection(t, x, { requirement: 'ledger.auth.traffic-admin-only', badRequest: 'ledger.auth.permission-denied-403', statuses: [403], what: 'a traffic account update by a user who is not an admin' });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.versioning.traffic-accounts-absent-before',
+      title: 'never answers a traffic account update with 2xx before 3.5',
+      api: 'ledger',
+      operations: ['updateTrafficAccount'],
+      requirements: ['ledger.versioning.traffic-accounts-absent-before'],
+    },
+    async (t) => {
+      // a valid update of a party account: a participant that serves the route applies it (200) whatever the party
+      const x = await t.call('updateTrafficAccount', { json: { accountId: await freshAccount(t), deduplicationId: t.uniqueName('dedup'), balanceDelta: 1 } });
+      // an overload or cancellation answer says nothing about the route: it ends the check in error, never in a pass
+      if (mayAnswerAnywhere('ledger', x.status)) t.expectStatus(x, 404);
+      t.expect(x.status < 200 || x.status >= 300, `a ${t.target.version ?? ''} participant answered a traffic account update with ${x.status}: POST /v2/traffic/accounts, added in 3.5, is served`, { exchange: x });
     },
   );
 

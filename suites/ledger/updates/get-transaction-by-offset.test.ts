@@ -213,6 +213,26 @@ describe('POST /v2/updates/transaction-by-offset', () => {
 
   conformance(
     {
+      id: 'ledger.versioning.transaction-by-offset-gone',
+      title: 'answers transaction-by-offset with 404 or 405, not as a lookup, from 3.6 on',
+      api: 'ledger',
+      operations: ['getTransactionByOffset', 'getLedgerEnd'],
+      requirements: ['ledger.versioning.transaction-by-offset-gone'],
+    },
+    async (t) => {
+      // a valid request for an offset the ledger holds (its end, when there is one): a served endpoint answers it with
+      // the transaction, or with 404 UPDATE_NOT_FOUND when none is visible, 400 or 403; a route that is gone with 404 or 405
+      const end = await t.call('getLedgerEnd');
+      const at = Number((end.json as { offset?: unknown } | undefined)?.offset);
+      const offset = end.status === 200 && Number.isSafeInteger(at) && at > 0 ? at : 1;
+      const x = await t.call('getTransactionByOffset', { json: { offset, transactionFormat: { eventFormat: { filtersByParty: {}, filtersForAnyParty: WILDCARD, verbose: true }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } } });
+      t.expectStatus(x, [404, 405], { what: 'POST /v2/updates/transaction-by-offset on a participant past its removal' });
+      t.expect(errorCode(x) !== 'UPDATE_NOT_FOUND', 'answered 404 UPDATE_NOT_FOUND, the answer of a served lookup about the offset: the endpoint is still served', { exchange: x });
+    },
+  );
+
+  conformance(
+    {
       id: 'ledger.get-transaction-by-offset.not-found',
       title: 'answers an offset with no transaction, and one the parties cannot see, with 404 UPDATE_NOT_FOUND',
       api: 'ledger',

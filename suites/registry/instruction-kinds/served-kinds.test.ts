@@ -8,7 +8,7 @@ import { conformance, type CheckContext } from '../../../harness/conformance.js'
 import type { Exchange } from '../../../harness/http.js';
 import { KIND, factoryChoiceArguments, instructionIds, isObj } from '../../../harness/fixtures/registry.js';
 import { factoryRequest, hasTransferLegs } from '../../../generators/registry/GetFactoryRequest.js';
-import { expectStatus } from '../../v0-http-checks.js';
+import { expectStatus, notBusy } from '../../v0-http-checks.js';
 
 /** One valid request per configured endpoint: [label, requirement its path belongs to, exchange]. */
 async function probe(t: CheckContext): Promise<Array<[string, string, Exchange]>> {
@@ -41,6 +41,25 @@ describe('registry instruction kinds', () => {
     async (t) => {
       // each path's requirement in its own block: a missing allocation endpoint does not hide the transfer one
       for (const [label, requirement, x] of await probe(t)) await t.judge(requirement, () => expectStatus(t, x, [200, 400], { requirement, what: `a valid ${label} request` }));
+    },
+  );
+
+  conformance(
+    {
+      id: 'registry.versioning.allocation-endpoints-absent-before',
+      title: 'answers no valid allocation-instruction request with 2xx before 0.6.11',
+      api: 'registry',
+      operations: ['getAllocationInstructionWithdrawContext', 'getAllocationFactory'],
+      requirements: ['registry.versioning.allocation-endpoints-absent-before'],
+    },
+    async (t) => {
+      // the requests a registry that serves the endpoints answers with 200 (the configured instruction and arguments)
+      const sent = (await probe(t)).filter(([, requirement]) => requirement === 'registry.versioning.allocation-endpoints-added');
+      if (sent.length === 0) t.skip('no allocation instruction id nor factory choice arguments configured (registry fixtures): no valid allocation request to send');
+      for (const [label, , x] of sent) {
+        notBusy(t, x);
+        t.expect(x.status < 200 || x.status >= 300, `a ${t.target.version ?? ''} registry answered a valid ${label} request with ${x.status}: the endpoint, added in 0.6.11, is served`, { exchange: x });
+      }
     },
   );
 });

@@ -74,8 +74,8 @@ interface OwnedEntry {
   expiresAt?: unknown;
 }
 
-async function ownedEntries(t: CheckContext): Promise<{ entries: OwnedEntry[]; x: Exchange }> {
-  const x = await t.call('listOwnedAnsEntries', { auth: await validatorUser(t) });
+async function ownedEntries(t: CheckContext, role = 'user'): Promise<{ entries: OwnedEntry[]; x: Exchange }> {
+  const x = await t.call('listOwnedAnsEntries', { auth: await validatorUser(t, role) });
   expectStatus(t, x, 200, { requirement: 'validator.list-owned-ans-entries.response-schema' });
   const entries = (x.json as { entries?: unknown } | undefined)?.entries;
   return { entries: Array.isArray(entries) ? (entries.filter((e) => e !== null && typeof e === 'object') as OwnedEntry[]) : [], x };
@@ -175,6 +175,30 @@ describe('GET /v0/entry/all: owner and expiry', () => {
       const now = Date.now();
       const missed = scanEntries.find((s) => s.user === party && typeof s.contract_id === 'string' && !listed.has(s.contract_id) && (typeof s.expires_at !== 'string' || Date.parse(s.expires_at) > now + CLOCK_SKEW_MS));
       t.expect(missed === undefined, `scan lists entry "${String(missed?.name)}" (${String(missed?.contract_id)}) of the caller's party ${party}, unexpired, but GET /v0/entry/all does not`, { exchange: x });
+    },
+  );
+
+  conformance(
+    {
+      id: 'validator.list-owned-ans-entries.second-user',
+      title: "lists for a second user's token that user's entries, none of the first user's",
+      api: 'validator',
+      operations: ['listOwnedAnsEntries'],
+      requirements: ['validator.list-owned-ans-entries.token-subject-selects-user'],
+    },
+    async (t) => {
+      // needs a second validator user (role secondUser) acting for another party than the first: an entry has one
+      // owner, so no entry may be listed for both; which party each acts for comes from fixtures, else from scan
+      const second = await ownedEntries(t, 'secondUser');
+      const first = await ownedEntries(t);
+      const partyOf = async (fixture: string, l: { entries: OwnedEntry[] }) =>
+        t.fixture<string>(fixture) ?? (t.config.targets.scan !== undefined && l.entries[0] !== undefined ? await scanOwnerOf(t, l.entries[0]) : undefined);
+      const [a, b] = [await partyOf('validatorParty', first), await partyOf('secondUserParty', second)];
+      if (a === undefined || b === undefined) t.skip('which party each user acts for is unknown: configure fixtures.validatorParty and secondUserParty, or a scan target where their entries show their owner');
+      if (a === b) t.skip(`both users act for party ${a}: their listings may be the same`);
+      const firsts = new Set(first.entries.map((e) => String(e.contractId)));
+      const shared = second.entries.find((e) => firsts.has(String(e.contractId)));
+      t.expect(shared === undefined, `the second user's token (party ${b}) lists entry "${String(shared?.name)}" (${String(shared?.contractId)}), which the first user's token (party ${a}) lists too: the listing does not follow the token's subject`, { exchange: second.x });
     },
   );
 

@@ -46,10 +46,10 @@ describe('GET /v0/scan-proxy/featured-apps/{provider_party_id}', () => {
   conformance(
     {
       id: 'validator.get-featured-app-right.schema',
-      title: 'answers 200 with the featured_app_right Contract of a featured provider',
+      title: "answers 200 with the featured_app_right Contract of a featured provider, whose payload names that provider",
       api: 'validator',
       operations: ['getFeaturedAppRight'],
-      requirements: ['validator.get-featured-app-right.response-schema'],
+      requirements: ['validator.get-featured-app-right.response-schema', 'validator.get-featured-app-right.provider-matches'],
     },
     async (t) => {
       // a provider without a right answering 200 is a FACTS.md rule (SHOULD), judged by absent-not-404, not here
@@ -58,6 +58,13 @@ describe('GET /v0/scan-proxy/featured-apps/{provider_party_id}', () => {
       expectStatus(t, x, 200);
       const right = isObj(x.json) ? x.json.featured_app_right : undefined;
       t.expect(isObj(right), `featured provider ${featured} has no featured_app_right`, { exchange: x });
+      // SPEC.md leaves the payload an object; a right that names its provider (Splice's FeaturedAppRight: {dso, provider})
+      // must name the party asked for, else it is another provider's right
+      const provider = isObj(right) && isObj(right.payload) ? right.payload.provider : undefined;
+      await t.judge('validator.get-featured-app-right.provider-matches', () => {
+        if (typeof provider !== 'string') t.skip("the right's payload names no provider (payload.provider) to compare with the path");
+        t.expect(provider === featured, `the featured app right answered for ${featured} names provider ${String(provider)}: it is another provider's right`, { requirement: 'validator.get-featured-app-right.provider-matches', exchange: x });
+      });
     },
   );
 

@@ -1,0 +1,362 @@
+/**
+ * spec-diff: the suite's OpenAPI document of an interface against a target's own, operation by operation (matched by
+ * method and path shape, never by operationId). Each difference is classified from the target's side:
+ * - stricter: a message (request or response) valid under the suite's document may be invalid under the target's;
+ * - looser: a message valid under the target's document may be invalid under the suite's;
+ * - incompatible: both.
+ * What a document leaves undeclared (a parameter, a property) is taken as unconstrained, as JSON Schema reads it.
+ * Compared: operations, parameters (path parameters by position), request bodies, required sets, properties, types,
+ * formats, enums, statuses (a `default` or `4XX` response is the fallback for any status it covers) and media types.
+ * Not compared: lengths, patterns, bounds, descriptions, security. The nullability of an optional response property
+ * is not compared either: real servers send unset optional fields as null (FACTS.md), and the suite's documents leave
+ * that null implicit.
+ */
+import { deref, indexOperations, isObject, responseKeyFor, type Json, type LoadedDocument, type Operation } from './document.js';
+
+export type Classification = 'stricter' | 'looser' | 'incompatible';
+
+export interface Difference {
+  kind: 'operation' | 'parameter' | 'request-body' | 'media-type' | 'status' | 'required' | 'properties' | 'type' | 'format' | 'enum' | 'variants';
+  where: 'request' | 'response';
+  /** where in the operation, e.g. "response 200 application/json: body.user.id" */
+  at: string;
+  suite: string;
+  target: string;
+  classification: Classification;
+}
+
+export interface OperationDiff {
+  method: string;
+  /** the suite's path, or the target's for an operation only the target has */
+  path: string;
+  targetPath?: string;
+  operationId?: string;
+  targetOperationId?: string;
+  status: 'matched' | 'missing' | 'extra';
+  /** catalogue requirements that name this operation (the suite's own ids) */
+  requirements: string[];
+  /** why a missing operation is expected (version range, not in a served document): not counted as a difference */
+  expected?: string;
+  differences: Difference[];
+}
+
+export interface SpecDiff {
+  api: string;
+  suite: { source: string; openapi: string; version?: string };
+  target: { source: string; openapi: string; title?: string; version?: string };
+  /** the target version the expected differences were judged for */
+  judgedAtVersion?: string;
+  counts: { operations: number; matched: number; missing: number; extra: number; differences: number; stricter: number; looser: number; incompatible: number; expected: number };
+  operations: OperationDiff[];
+}
+
+export interface DiffOptions {
+  api: string;
+  /** the target's version (its configured one, else its document's info.version) */
+  version?: string;
+  /** operationId -> catalogue requirement ids */
+  requirementsOf?: (operationId: string) => string[];
+  /** why a missing suite operation is expected at the target's version (undefined: it is a difference) */
+  expectedMissing?: (op: Operation, version: string | undefined) => string | undefined;
+}
+
+type Side = { doc: Json };
+const MAX_DEPTH = 48;
+
+interface View {
+  /** undefined: any type */
+  types?: Set<string>;
+  format?: string;
+  enum?: unknown[];
+  properties: Map<string, unknown>;
+  required: Set<string>;
+  items?: unknown;
+  additional?: unknown;
+  variants?: Array<{ schema: unknown; ref?: string }>;
+}
+
+/** A schema's comparable content: `$ref`s followed, `allOf` merged, a `[X, null]` union read as a nullable X. */
+function view(side: Side, schema: unknown, depth = 0): View {
+  const { node } = deref(side.doc, schema);
+  const v: View = { properties: new Map(), required: new Set() };
+  if (!isObject(node) || depth > MAX_DEPTH) return v;
+  if (typeof node.type === 'string') v.types = new Set([node.type]);
+  else if (Array.isArray(node.type)) v.types = new Set(node.type as string[]);
+  if (typeof node.format === 'string') v.format = node.format;
+  if (Array.isArray(node.enum)) v.enum = node.enum;
+  if ('const' in node) v.enum = [node.const];
+  if (isObject(node.properties)) for (const [k, s] of Object.entries(node.properties)) v.properties.set(k, s);
+  if (Array.isArray(node.required)) for (const r of node.required) v.required.add(String(r));
+  if ('items' in node) v.items = node.items;
+  if (isObject(node.additionalProperties)) v.additional = node.additionalProperties;
+  for (const part of Array.isArray(node.allOf) ? node.allOf : []) {
+    const p = view(side, part, depth + 1);
+    if (p.types !== undefined) v.types = v.types === undefined ? p.types : new Set([...v.types].filter((t) => covers(p.types!, t)));
+    v.format ??= p.format;
+    v.enum ??= p.enum;
+    for (const [k, s] of p.properties) if (!v.properties.has(k)) v.properties.set(k, s);
+    for (const r of p.required) v.required.add(r);
+    v.items ??= p.items;
+    v.additional ??= p.additional;
+    v.variants ??= p.variants;
+  }
+  const union = Array.isArray(node.oneOf) ? node.oneOf : Array.isArray(node.anyOf) ? node.anyOf : undefined;
+  if (union !== undefined) {
+    const isNull = (b: unknown) => isObject(b) && b.type === 'null' && Object.keys(b).length === 1;
+    const rest = union.filter((b) => !isNull(b));
+    const nullable = rest.length < union.length;
+    if (rest.length === 1 && v.types === undefined && v.properties.size === 0) {
+      const inner = view(side, rest[0], depth + 1);
+      Object.assign(v, inner);
+    } else v.variants = rest.map((b) => ({ schema: b, ...(deref(side.doc, b).ref !== undefined ? { ref: deref(side.doc, b).ref } : {}) }));
+    if (nullable && v.types !== undefined) v.types = new Set([...v.types, 'null']);
+    if (nullable && v.enum !== undefined && !v.enum.includes(null)) v.enum = [...v.enum, null];
+  }
+  return v;
+}
+
+const covers = (set: Set<string>, t: string) => set.has(t) || (t === 'integer' && set.has('number'));
+const show = (s: Iterable<unknown>) => [...s].map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(', ');
+
+/** stricter when the target's set is inside the suite's, looser when it holds it, incompatible when neither. */
+function classifySets(suiteHolds: boolean, targetHolds: boolean): Classification | undefined {
+  if (suiteHolds && targetHolds) return undefined;
+  if (suiteHolds) return 'stricter';
+  if (targetHolds) return 'looser';
+  return 'incompatible';
+}
+
+const ORDERED_FORMATS: Record<string, string[]> = { int32: ['int64'] };
+
+class Comparer {
+  readonly seen = new Set<string>();
+  constructor(
+    readonly suite: Side,
+    readonly target: Side,
+    readonly out: Difference[],
+  ) {}
+
+  add(d: Difference): void {
+    this.out.push(d);
+  }
+
+  /** Names only one document lists at a place; `suiteOnlyMakes`: what a name only the suite lists makes the target. */
+  onlyIn(kind: Difference['kind'], where: Difference['where'], at: string, onlySuite: string[], onlyTarget: string[], suiteOnlyMakes: 'stricter' | 'looser'): void {
+    const classification: Classification = onlySuite.length > 0 && onlyTarget.length > 0 ? 'incompatible' : onlySuite.length > 0 ? suiteOnlyMakes : suiteOnlyMakes === 'looser' ? 'stricter' : 'looser';
+    this.add({ kind, where, at, suite: onlySuite.length > 0 ? `also ${onlySuite.join(', ')}` : '-', target: onlyTarget.length > 0 ? `also ${onlyTarget.join(', ')}` : '-', classification });
+  }
+
+  /**
+   * Compares two schemas at one place. `ignoreNull`: the place is an optional response property, whose null the
+   * comparison leaves aside.
+   */
+  schema(a: unknown, b: unknown, where: Difference['where'], at: string, ignoreNull: boolean, depth = 0): void {
+    if (depth > MAX_DEPTH) return;
+    const ra = deref(this.suite.doc, a).ref;
+    const rb = deref(this.target.doc, b).ref;
+    if (ra !== undefined && rb !== undefined) {
+      const key = `${ra}|${rb}|${where}|${ignoreNull}`;
+      if (this.seen.has(key)) return;
+      this.seen.add(key);
+    }
+    const va = view(this.suite, a);
+    const vb = view(this.target, b);
+    const strip = (s: Set<string> | undefined) => (s === undefined || !ignoreNull ? s : new Set([...s].filter((t) => t !== 'null')));
+    const ta = strip(va.types);
+    const tb = strip(vb.types);
+    if (ta !== undefined || tb !== undefined) {
+      const c = classifySets(ta === undefined || (tb !== undefined && [...tb].every((t) => covers(ta, t))), tb === undefined || (ta !== undefined && [...ta].every((t) => covers(tb, t))));
+      if (c !== undefined) this.add({ kind: 'type', where, at, suite: ta === undefined ? 'any type' : show(ta), target: tb === undefined ? 'any type' : show(tb), classification: c });
+    }
+    // a format of another type than the other side's says nothing more than the type difference already does
+    const disjoint = ta !== undefined && tb !== undefined && ![...tb].some((t) => covers(ta, t)) && ![...ta].some((t) => covers(tb, t));
+    if (va.format !== vb.format && !disjoint) {
+      const c =
+        va.format === undefined ? 'stricter' : vb.format === undefined ? 'looser' : ORDERED_FORMATS[vb.format]?.includes(va.format) ? 'stricter' : ORDERED_FORMATS[va.format]?.includes(vb.format) ? 'looser' : 'incompatible';
+      this.add({ kind: 'format', where, at, suite: va.format ?? 'none', target: vb.format ?? 'none', classification: c });
+    }
+    if (va.enum !== undefined || vb.enum !== undefined) {
+      const key = (x: unknown) => JSON.stringify(x);
+      const keep = (e: unknown[]) => (ignoreNull ? e.filter((x) => x !== null) : e);
+      const ea = va.enum === undefined ? undefined : new Set(keep(va.enum).map(key));
+      const eb = vb.enum === undefined ? undefined : new Set(keep(vb.enum).map(key));
+      const c = classifySets(ea === undefined || (eb !== undefined && [...eb].every((x) => ea.has(x))), eb === undefined || (ea !== undefined && [...ea].every((x) => eb.has(x))));
+      if (c !== undefined) this.add({ kind: 'enum', where, at, suite: ea === undefined ? 'any value' : [...ea].join(', '), target: eb === undefined ? 'any value' : [...eb].join(', '), classification: c });
+    }
+    const added = [...vb.required].filter((r) => !va.required.has(r));
+    const removed = [...va.required].filter((r) => !vb.required.has(r));
+    if (added.length + removed.length > 0) {
+      this.add({
+        kind: 'required',
+        where,
+        at,
+        suite: [...va.required].join(', ') || 'none',
+        target: [...vb.required].join(', ') || 'none',
+        classification: classifySets(removed.length === 0, added.length === 0) ?? 'incompatible',
+      });
+    }
+    const missing = [...va.properties.keys()].filter((k) => !vb.properties.has(k));
+    const extra = [...vb.properties.keys()].filter((k) => !va.properties.has(k));
+    if (missing.length + extra.length > 0 && va.properties.size > 0 && vb.properties.size > 0) {
+      // a property only the suite declares is unconstrained in the target's document: looser there
+      this.onlyIn('properties', where, at, missing, extra, 'looser');
+    }
+    for (const [name, sa] of va.properties) {
+      const sb = vb.properties.get(name);
+      if (sb === undefined) continue;
+      const optional = !va.required.has(name) && !vb.required.has(name);
+      this.schema(sa, sb, where, `${at}.${name}`, where === 'response' && optional, depth + 1);
+    }
+    if (va.items !== undefined && vb.items !== undefined) this.schema(va.items, vb.items, where, `${at}[]`, false, depth + 1);
+    if (va.additional !== undefined && vb.additional !== undefined) this.schema(va.additional, vb.additional, where, `${at}{}`, false, depth + 1);
+    this.variants(va, vb, where, at, depth);
+  }
+
+  private variants(va: View, vb: View, where: Difference['where'], at: string, depth: number): void {
+    if (va.variants === undefined && vb.variants === undefined) return;
+    if (va.variants === undefined || vb.variants === undefined) {
+      this.add({ kind: 'variants', where, at, suite: va.variants === undefined ? 'a single schema' : `one of ${va.variants.length}`, target: vb.variants === undefined ? 'a single schema' : `one of ${vb.variants.length}`, classification: 'incompatible' });
+      return;
+    }
+    // variants pair up by the name of the schema they refer to, else by the properties they require, else in order
+    const name = (ref?: string) => ref?.split('/').pop();
+    const signature = (side: Side, s: unknown) => [...view(side, s).required].sort().join(',');
+    const used = new Set<number>();
+    const unmatched: string[] = [];
+    va.variants.forEach((x, i) => {
+      let j = vb.variants!.findIndex((y, k) => !used.has(k) && x.ref !== undefined && name(y.ref) === name(x.ref));
+      if (j < 0) j = vb.variants!.findIndex((y, k) => !used.has(k) && signature(this.target, y.schema) === signature(this.suite, x.schema) && signature(this.suite, x.schema) !== '');
+      if (j < 0 && va.variants!.length === vb.variants!.length && !used.has(i)) j = i;
+      if (j < 0) {
+        unmatched.push(name(x.ref) ?? `#${i + 1}`);
+        return;
+      }
+      used.add(j);
+      this.schema(x.schema, vb.variants![j]!.schema, where, `${at}(${name(x.ref) ?? `#${i + 1}`})`, false, depth + 1);
+    });
+    const extra = vb.variants.flatMap((y, k) => (used.has(k) ? [] : [name(y.ref) ?? `#${k + 1}`]));
+    // a variant only the suite allows is one alternative fewer in the target's document: stricter there
+    if (unmatched.length + extra.length > 0) this.onlyIn('variants', where, at, unmatched, extra, 'stricter');
+  }
+
+  content(a: Record<string, unknown>, b: Record<string, unknown>, where: Difference['where'], at: string): void {
+    for (const mt of Object.keys(a)) {
+      if (!(mt in b)) this.add({ kind: 'media-type', where, at, suite: mt, target: `no ${mt}`, classification: 'stricter' });
+      else if (a[mt] !== undefined && b[mt] !== undefined) this.schema(a[mt], b[mt], where, `${at} ${mt}: body`, false);
+    }
+    for (const mt of Object.keys(b)) if (!(mt in a)) this.add({ kind: 'media-type', where, at, suite: `no ${mt}`, target: mt, classification: 'looser' });
+  }
+
+  operation(a: Operation, b: Operation): void {
+    const key = (p: Operation['parameters'][number], i: number) => (p.in === 'path' ? `path#${i}` : `${p.in}:${p.name}`);
+    const pa = new Map(a.parameters.map((p, i) => [key(p, i), p]));
+    const pb = new Map(b.parameters.map((p, i) => [key(p, i), p]));
+    for (const [k, p] of pa) {
+      const q = pb.get(k);
+      const at = `${p.in} parameter ${p.name}${q !== undefined && q.name !== p.name ? ` (target: ${q.name})` : ''}`;
+      if (q === undefined) {
+        this.add({ kind: 'parameter', where: 'request', at, suite: p.required ? 'required' : 'optional', target: 'not declared', classification: 'looser' });
+        continue;
+      }
+      if (p.required !== q.required) this.add({ kind: 'parameter', where: 'request', at, suite: p.required ? 'required' : 'optional', target: q.required ? 'required' : 'optional', classification: q.required ? 'stricter' : 'looser' });
+      this.schema(p.schema, q.schema, 'request', at, false);
+    }
+    for (const [k, q] of pb) {
+      if (!pa.has(k)) this.add({ kind: 'parameter', where: 'request', at: `${q.in} parameter ${q.name}`, suite: 'not declared', target: q.required ? 'required' : 'optional', classification: 'stricter' });
+    }
+    const ba = a.requestBody;
+    const bb = b.requestBody;
+    if (ba !== undefined || bb !== undefined) {
+      const state = (x: Operation['requestBody']) => (x === undefined ? 'not declared' : x.required ? 'required' : 'optional');
+      if (state(ba) !== state(bb)) {
+        const c = bb === undefined ? 'looser' : ba === undefined ? 'stricter' : bb.required ? 'stricter' : 'looser';
+        this.add({ kind: 'request-body', where: 'request', at: 'request body', suite: state(ba), target: state(bb), classification: c });
+      }
+      if (ba !== undefined && bb !== undefined) this.content(ba.content, bb.content, 'request', 'request body');
+    }
+    this.responses(a.responses, b.responses);
+  }
+
+  private responses(a: Operation['responses'], b: Operation['responses']): void {
+    const compared = new Set<string>();
+    for (const status of Object.keys(a)) {
+      const tk = status === 'default' ? ('default' in b ? 'default' : undefined) : responseKeyFor(b, status);
+      if (tk === undefined) {
+        this.add({ kind: 'status', where: 'response', at: `response ${status}`, suite: status === 'default' ? 'default (any status)' : 'documented', target: 'not documented, no default', classification: 'stricter' });
+        continue;
+      }
+      compared.add(`${status}|${tk}`);
+      this.content(a[status]!, b[tk]!, 'response', `response ${status}${tk !== status ? ` (target: ${tk})` : ''}`);
+    }
+    for (const status of Object.keys(b)) {
+      if (status in a) continue;
+      if (status === 'default') {
+        this.add({ kind: 'status', where: 'response', at: 'response default', suite: 'no default', target: 'default (any status)', classification: 'looser' });
+        continue;
+      }
+      const sk = responseKeyFor(a, status);
+      if (sk === undefined) {
+        this.add({ kind: 'status', where: 'response', at: `response ${status}`, suite: 'not documented, no default', target: 'documented', classification: 'looser' });
+      } else if (!compared.has(`${sk}|${status}`)) this.content(a[sk]!, b[status]!, 'response', `response ${status} (suite: ${sk})`);
+    }
+  }
+}
+
+/** Compares the suite's document of an interface with a target's. Both documents in the 3.1 form, bundled. */
+export function diffDocuments(suite: LoadedDocument, target: LoadedDocument, o: DiffOptions): SpecDiff {
+  const sa = indexOperations(suite.doc);
+  const sb = indexOperations(target.doc);
+  const info = (d: LoadedDocument) => (isObject(d.doc.info) ? d.doc.info : {});
+  const version = o.version ?? (typeof info(target).version === 'string' ? (info(target).version as string) : undefined);
+  const operations: OperationDiff[] = [];
+  const reqs = (id: string | undefined) => (id !== undefined ? (o.requirementsOf?.(id) ?? []) : []);
+  for (const [key, a] of sa) {
+    const b = sb.get(key);
+    const base = { method: a.method, path: a.path, ...(a.operationId !== undefined ? { operationId: a.operationId } : {}), requirements: reqs(a.operationId) };
+    if (b === undefined) {
+      const expected = o.expectedMissing?.(a, version);
+      const differences: Difference[] = expected !== undefined ? [] : [{ kind: 'operation', where: 'request', at: `${a.method} ${a.path}`, suite: 'documented', target: 'not documented', classification: 'stricter' }];
+      operations.push({ ...base, status: 'missing', ...(expected !== undefined ? { expected } : {}), differences });
+      continue;
+    }
+    const differences: Difference[] = [];
+    new Comparer({ doc: suite.doc }, { doc: target.doc }, differences).operation(a, b);
+    operations.push({ ...base, targetPath: b.path, ...(b.operationId !== undefined ? { targetOperationId: b.operationId } : {}), status: 'matched', differences });
+  }
+  for (const [key, b] of sb) {
+    if (sa.has(key)) continue;
+    operations.push({
+      method: b.method,
+      path: b.path,
+      ...(b.operationId !== undefined ? { targetOperationId: b.operationId } : {}),
+      status: 'extra',
+      requirements: [],
+      differences: [{ kind: 'operation', where: 'request', at: `${b.method} ${b.path}`, suite: 'not documented', target: 'documented', classification: 'looser' }],
+    });
+  }
+  const all = operations.flatMap((op) => op.differences);
+  const count = (c: Classification) => all.filter((d) => d.classification === c).length;
+  return {
+    api: o.api,
+    suite: { source: suite.source, openapi: suite.openapi, ...(typeof info(suite).version === 'string' ? { version: info(suite).version as string } : {}) },
+    target: {
+      source: target.source,
+      openapi: target.openapi,
+      ...(typeof info(target).title === 'string' ? { title: info(target).title as string } : {}),
+      ...(typeof info(target).version === 'string' ? { version: info(target).version as string } : {}),
+    },
+    ...(version !== undefined ? { judgedAtVersion: version } : {}),
+    counts: {
+      operations: operations.length,
+      matched: operations.filter((op) => op.status === 'matched').length,
+      missing: operations.filter((op) => op.status === 'missing' && op.expected === undefined).length,
+      extra: operations.filter((op) => op.status === 'extra').length,
+      differences: all.length,
+      stricter: count('stricter'),
+      looser: count('looser'),
+      incompatible: count('incompatible'),
+      expected: operations.filter((op) => op.expected !== undefined).length,
+    },
+    operations,
+  };
+}

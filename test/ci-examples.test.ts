@@ -1,0 +1,254 @@
+/**
+ * The CI examples of docs/ci/ work as written: each parses, every canton-conformance command it runs exists with the
+ * flags it uses (checked against the CLI's own command tree), every npm command exists (npm run: a script of
+ * package.json), the shards cover 1..n exactly once with the count the matrix or `parallel:` starts, the shard jobs
+ * cannot fail the pipeline before the merge runs, the merge finds the shards where the artifacts put them, and the
+ * merge's exit code is the gate.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { parse } from 'yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../harness/paths.js';
+import { commandLine } from '../harness/cli.js';
+import { parseShard } from '../harness/shard.js';
+
+type Json = Record<string, unknown>;
+const read = (file: string) => parse(readFileSync(join(PACKAGE_ROOT, file), 'utf8')) as Json;
+const scripts = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+
+/**
+ * The simple commands of a shell script, each as its words: lines joined at a trailing backslash, comments dropped,
+ * split at && || ; | and newlines, quotes removed, redirections dropped with their target.
+ */
+export function shellCommands(script: string): string[][] {
+  const commands: string[][] = [];
+  let words: string[] = [];
+  let word: string | undefined;
+  let quote: string | undefined;
+  let redirect = false;
+  const endWord = () => {
+    if (word !== undefined) {
+      if (redirect) redirect = false;
+      else words.push(word);
+    }
+    word = undefined;
+  };
+  const endCommand = () => {
+    endWord();
+    if (words.length > 0) commands.push(words);
+    words = [];
+  };
+  const text = script.replace(/\\\n/g, ' ');
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quote !== undefined) {
+      if (ch === quote) quote = undefined;
+      else word = (word ?? '') + ch;
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+      word ??= '';
+    } else if (ch === '#' && word === undefined) {
+      while (i < text.length && text[i] !== '\n') i++;
+      endCommand();
+    } else if (ch === '\n' || ch === ';' || ch === '&' || ch === '|') {
+      endCommand();
+    } else if (ch === '>') {
+      endWord();
+      if (text[i + 1] === '>') i++;
+      redirect = true;
+    } else if (ch === ' ' || ch === '\t') {
+      endWord();
+    } else word = (word ?? '') + ch;
+  }
+  endCommand();
+  return commands;
+}
+
+interface CliUse {
+  command: string;
+  /** flag name -> value (true for a flag without one) */
+  flags: Map<string, string | true>;
+  operands: string[];
+}
+
+/**
+ * Checks one command of a CI script: a canton-conformance command against the CLI's command tree, an npm command
+ * against npm's commands and package.json's scripts. Returns the canton-conformance use, problems as messages.
+ */
+function checkCommand(words: string[], program: Command, problems: string[]): CliUse | undefined {
+  const line = words.join(' ');
+  let w = words;
+  if (w[0] === 'npx') w = w.slice(1).filter((x) => !['--no-install', '--yes', '-y', '--no'].includes(x));
+  if (w[0] === 'npm') {
+    const sub = w[1];
+    if (sub === 'run' || sub === 'run-script') {
+      if (w[2] === undefined || !(w[2] in scripts)) problems.push(`${line}: package.json has no script ${w[2]}`);
+    } else if (!['ci', 'install', 'test', 'start'].includes(sub ?? '')) problems.push(`${line}: not an npm command this example should need`);
+    else if ((sub === 'test' || sub === 'start') && !(sub in scripts)) problems.push(`${line}: package.json has no ${sub} script`);
+    return undefined;
+  }
+  if (w[0] !== 'canton-conformance') return undefined;
+  const cmd = program.commands.find((c) => c.name() === w[1]);
+  if (cmd === undefined) {
+    problems.push(`${line}: canton-conformance has no command ${w[1]}`);
+    return undefined;
+  }
+  const use: CliUse = { command: cmd.name(), flags: new Map(), operands: [] };
+  for (let i = 2; i < w.length; i++) {
+    const arg = w[i]!;
+    if (!arg.startsWith('-')) {
+      use.operands.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.split('=', 2) as [string, string | undefined];
+    const opt = cmd.options.find((o) => o.long === name || o.short === name);
+    if (opt === undefined) {
+      problems.push(`${line}: ${cmd.name()} has no flag ${name}`);
+      continue;
+    }
+    if (opt.required || opt.optional) {
+      const value = inline ?? w[i + 1];
+      if (inline === undefined) i++;
+      if (value === undefined && opt.required) problems.push(`${line}: ${name} needs a value`);
+      use.flags.set(name, value ?? true);
+    } else {
+      if (inline !== undefined) problems.push(`${line}: ${name} takes no value`);
+      use.flags.set(name, true);
+    }
+  }
+  const needed = cmd.registeredArguments.filter((a) => a.required).length;
+  if (use.operands.length < needed) problems.push(`${line}: ${cmd.name()} needs ${cmd.registeredArguments.map((a) => a.name()).join(' ')}`);
+  if (use.operands.length > 0 && cmd.registeredArguments.length === 0) problems.push(`${line}: ${cmd.name()} takes no operand (${use.operands.join(' ')})`);
+  return use;
+}
+
+function checkScripts(scripts: string[], program: Command): { uses: CliUse[]; problems: string[] } {
+  const problems: string[] = [];
+  const uses = scripts.flatMap((s) => shellCommands(s)).map((c) => checkCommand(c, program, problems)).filter((u): u is CliUse => u !== undefined);
+  return { uses, problems };
+}
+
+/** The shards a --shard value names, for each value the CI gives its placeholders. */
+function shardsOf(value: string, substitutions: Array<Record<string, string>>): Array<{ index: number; count: number } | string> {
+  return substitutions.map((vars) => parseShard(Object.entries(vars).reduce((v, [k, x]) => v.split(k).join(x), value)));
+}
+
+let program: Command;
+beforeAll(async () => {
+  program = (await commandLine({ out: () => undefined, err: () => undefined })).program;
+});
+
+describe('the shell command reader of this test', () => {
+  it('splits, unquotes and drops comments and redirections', () => {
+    expect(shellCommands('npm ci && npx a --x "b c" # note\ncat f >> "$OUT" | tee g; \\\n  d e')).toEqual([['npm', 'ci'], ['npx', 'a', '--x', 'b c'], ['cat', 'f'], ['tee', 'g'], ['d', 'e']]);
+  });
+
+  it('finds a flag or a command that does not exist', () => {
+    const { problems } = checkScripts(['npx canton-conformance run --shards 1/3', 'npx canton-conformance merj a', 'npm run nope', 'npx canton-conformance merge'], program);
+    expect(problems).toEqual([
+      expect.stringContaining('run has no flag --shards'),
+      expect.stringContaining('run takes no operand (1/3)'),
+      expect.stringContaining('no command merj'),
+      expect.stringContaining('no script nope'),
+      expect.stringContaining('merge needs dir'),
+    ]);
+  });
+});
+
+describe('docs/ci/github-actions.yml', () => {
+  const wf = read('docs/ci/github-actions.yml');
+  const jobs = wf.jobs as Record<string, { needs?: string | string[]; if?: string; strategy?: { 'fail-fast'?: boolean; matrix?: Record<string, unknown[]> }; steps: Array<Json & { run?: string; uses?: string; with?: Json }> }>;
+  const shard = jobs.shard!;
+  const merge = jobs.merge!;
+  // ${{ expr }} stands for a value GitHub fills in: kept as one word
+  const runs = (job: typeof shard) => job.steps.filter((s) => typeof s.run === 'string').map((s) => s.run!.replace(/\$\{\{\s*([^}]*?)\s*\}\}/g, (_, e: string) => `\${{${e.replace(/\s/g, '')}}}`));
+
+  it('runs only commands that exist, with flags that exist', () => {
+    const { uses, problems } = checkScripts([...runs(shard), ...runs(merge)], program);
+    expect(problems).toEqual([]);
+    expect(uses.map((u) => u.command)).toEqual(['run', 'merge']);
+  });
+
+  it('runs every shard of one count once: the matrix is 1..n, and each shard job runs --shard i/n', () => {
+    const values = shard.strategy?.matrix?.shard as number[];
+    const run = checkScripts(runs(shard), program).uses.find((u) => u.command === 'run')!;
+    const shards = shardsOf(run.flags.get('--shard') as string, values.map((v) => ({ '${{matrix.shard}}': String(v) })));
+    expect(shards).toEqual(values.map((_, i) => ({ index: i + 1, count: values.length })));
+    expect(shard.strategy?.['fail-fast']).toBe(false);
+  });
+
+  it('keeps a shard from failing the workflow before the merge, and always uploads its run directory', () => {
+    const step = shard.steps.find((s) => s.run?.includes('canton-conformance run'))!;
+    expect(step['continue-on-error']).toBe(true);
+    const upload = shard.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
+    expect(upload.if).toBe('always()');
+    const reportsDir = checkScripts(runs(shard), program).uses[0]!.flags.get('--reports-dir') as string;
+    expect(String(upload.with?.path).split('\n')[0]).toBe(`${reportsDir}/`);
+    expect(String(upload.with?.name)).toMatch(/^conformance-shard-\$\{\{ matrix.shard \}\}$/);
+    expect(shard.steps.indexOf(upload)).toBeGreaterThan(shard.steps.indexOf(step));
+  });
+
+  it('merges after every shard, whatever they returned, from where the artifacts land; the merge is the gate', () => {
+    expect([merge.needs].flat()).toContain('shard');
+    expect(merge.if).toMatch(/!cancelled\(\)|always\(\)/);
+    const download = merge.steps.find((s) => s.uses?.startsWith('actions/download-artifact@'))!;
+    expect(download.with?.pattern).toBe('conformance-shard-*');
+    const m = checkScripts(runs(merge), program).uses.find((u) => u.command === 'merge')!;
+    // one directory per artifact under the download path (no merge-multiple): each is a shard's reports directory
+    expect(download.with?.['merge-multiple']).toBeUndefined();
+    expect(m.operands).toEqual([`${String(download.with?.path)}/*`]);
+    const gate = merge.steps.find((s) => s.run?.includes('canton-conformance merge'))!;
+    expect(gate['continue-on-error']).toBeUndefined();
+    const reportsDir = m.flags.get('--reports-dir') as string;
+    const summary = merge.steps.find((s) => s.run?.includes('GITHUB_STEP_SUMMARY'))!;
+    expect(summary.run).toContain(`cat ${reportsDir}/latest/summary.md >> "$GITHUB_STEP_SUMMARY"`);
+    expect(summary.if).toBe('always()');
+    const upload = merge.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
+    expect(upload.if).toBe('always()');
+    expect(String(upload.with?.path).split('\n')[0]).toBe(`${reportsDir}/`);
+  });
+});
+
+describe('docs/ci/gitlab-ci.yml', () => {
+  const ci = read('docs/ci/gitlab-ci.yml');
+  type Job = { stage?: string; parallel?: number; allow_failure?: boolean; needs?: string[]; script?: string[]; after_script?: string[]; before_script?: string[]; artifacts?: { when?: string; paths?: string[]; reports?: { junit?: string } } };
+  const shard = ci['conformance-shard'] as Job;
+  const merge = ci['conformance-merge'] as Job;
+  const lines = (job: Job) => [...(job.before_script ?? []), ...(job.script ?? []), ...(job.after_script ?? [])];
+
+  it('runs only commands that exist, with flags that exist', () => {
+    const { uses, problems } = checkScripts([...lines(shard), ...lines(merge)], program);
+    expect(problems).toEqual([]);
+    expect(uses.map((u) => u.command)).toEqual(['run', 'merge']);
+  });
+
+  it('runs every shard of one count once: parallel n jobs, each --shard $CI_NODE_INDEX/$CI_NODE_TOTAL', () => {
+    const n = shard.parallel!;
+    expect(n).toBeGreaterThan(1);
+    const run = checkScripts(lines(shard), program).uses[0]!;
+    const vars = Array.from({ length: n }, (_, i) => ({ $CI_NODE_INDEX: String(i + 1), $CI_NODE_TOTAL: String(n) }));
+    expect(shardsOf(run.flags.get('--shard') as string, vars)).toEqual(vars.map((_, i) => ({ index: i + 1, count: n })));
+  });
+
+  it('keeps a shard from failing the pipeline before the merge, and always keeps its reports, each in its own directory', () => {
+    expect(shard.allow_failure).toBe(true);
+    expect(shard.artifacts?.when).toBe('always');
+    const reportsDir = checkScripts(lines(shard), program).uses[0]!.flags.get('--reports-dir') as string;
+    // each shard its own directory, so that the merge job, which gets every shard's artifacts in one tree, sees all
+    expect(reportsDir).toMatch(/^shards\/\$CI_NODE_INDEX$/);
+    expect(shard.artifacts?.paths).toContain('shards/');
+  });
+
+  it('merges after the shards, from where their artifacts land; the merge is the gate', () => {
+    expect(merge.needs).toContain('conformance-shard');
+    expect(merge.allow_failure).toBeUndefined();
+    const m = checkScripts(lines(merge), program).uses.find((u) => u.command === 'merge')!;
+    expect(m.operands).toEqual(['shards/*']);
+    const reportsDir = m.flags.get('--reports-dir') as string;
+    expect(merge.artifacts?.when).toBe('always');
+    expect(merge.artifacts?.paths).toContain(`${reportsDir}/`);
+    expect(merge.artifacts?.reports?.junit).toMatch(new RegExp(`^${reportsDir}/`));
+  });
+});
