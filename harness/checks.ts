@@ -51,6 +51,18 @@ export const mayAnswerAnywhere = (api: string, status: number): boolean => (ANY_
 export const saysNothingOfTheRule = (api: string, status: number): boolean => mayAnswerAnywhere(api, status) || status === 502 || status === 504;
 
 /**
+ * 401 and 403, which an authenticating proxy or gateway in front of any endpoint may answer (issue 11): on an operation
+ * that does not document them they are allowed, not a documented-status failure. Whether an endpoint's own
+ * authentication rules hold is judged by the auth checks, which expect a 2xx for a valid token and a refusal without
+ * one; the body of such an answer is not judged (no schema is documented for it).
+ */
+export const PROXY_AUTH_STATUSES: readonly number[] = [401, 403];
+
+const isJsonMedia = (mediaType: string | undefined) => mediaType === 'application/json' || (mediaType?.endsWith('+json') ?? false);
+/** a 401 or 403 whose body is not JSON: an authenticating proxy's page, whose content type and body no rule judges */
+const proxyAuthPage = (x: Exchange): boolean => PROXY_AUTH_STATUSES.includes(x.status) && !isJsonMedia(x.mediaType);
+
+/**
  * A response that is no answer of the operation: an overload or cancellation status any endpoint may send, or a redirect
  * the operation does not document (a misrouted URL, a gateway). The status rules judge nothing on it: neither a failure
  * nor a pass (issue 12: no requirement passes on responses that judged nothing).
@@ -60,10 +72,12 @@ const answersNothing = (operation: OperationInfo, status: number): boolean =>
 
 export const statusDocumented: GenericCheck = {
   name: 'status_documented',
-  description: 'the response status is one the operation documents (429, 503 and the ledger 499 excepted: any endpoint may answer them; an undocumented redirect is not judged)',
+  description:
+    'the response status is one the operation documents (429, 503 and the ledger 499 excepted: any endpoint may answer them; an undocumented redirect is not judged; an undocumented 401 or 403, which an authenticating proxy may answer, is allowed)',
   run({ exchange, operation, schemas }) {
     if (answersNothing(operation, exchange.status)) return undefined;
     if (schemas.response(operation, exchange.status) !== undefined) return { requirement: `${operation.api}.http.documented-status` };
+    if (PROXY_AUTH_STATUSES.includes(exchange.status)) return undefined;
     return {
       requirement: `${operation.api}.http.documented-status`,
       message: `${operation.operationId} answered ${exchange.status}, which it does not document (documented: ${Object.keys(operation.responses).join(', ')})`,
@@ -75,7 +89,7 @@ export const contentTypeDocumented: GenericCheck = {
   name: 'content_type_documented',
   description: 'the response content type is one the operation documents for that status',
   run({ exchange, operation, schemas }) {
-    if (mayAnswerAnywhere(operation.api, exchange.status)) return undefined;
+    if (mayAnswerAnywhere(operation.api, exchange.status) || proxyAuthPage(exchange)) return undefined;
     const response = schemas.response(operation, exchange.status);
     if (response === undefined) return undefined;
     const documented = Object.keys(response.content);
@@ -104,9 +118,9 @@ export const bodyMatchesSchema: GenericCheck = {
     const media = response?.content[exchange.mediaType ?? ''];
     if (response === undefined || media === undefined || media.pointer === undefined) return undefined;
     const requirement = media.requirement ?? response.requirement ?? `${operation.api}.http.documented-status`;
-    const isJson = exchange.mediaType === 'application/json' || (exchange.mediaType?.endsWith('+json') ?? false);
+    const isJson = isJsonMedia(exchange.mediaType);
     // an overload status from a gateway may carry any body: only a JSON one is judged, against its documented schema
-    if (mayAnswerAnywhere(operation.api, exchange.status) && (!isJson || exchange.json === undefined)) return undefined;
+    if ((mayAnswerAnywhere(operation.api, exchange.status) || proxyAuthPage(exchange)) && (!isJson || exchange.json === undefined)) return undefined;
     if (isJson && exchange.json === undefined) {
       return {
         requirement,

@@ -15,6 +15,9 @@ import { hashHex } from './data/seed.js';
 import { advertisedTransferLegs } from './registry/faults-allocation-factory.js';
 import { registryKnownDifferences } from './registry/faults-choice-context.js';
 import { registryState } from './registry/routes.js';
+import { sharedScanData } from './data/shared.js';
+import { isExpiredIndex } from './data/ans.js';
+import { scanFixtureIds } from './scan/history.js';
 import { REASSIGNMENT_INSTRUMENT_ID } from './registry/state.js';
 
 /** One target as a configuration file writes it (harness/config.schema.json, `targets.<api>`). */
@@ -107,6 +110,20 @@ function registryFixtures(ctx: ReferenceContext): Record<string, unknown> {
   };
 }
 
+/**
+ * Scan fixtures that anchor rules no black-box walk can: ANS entries named in creation order (AnsEntry carries no
+ * creation time; names of several owners, so that name order and creation order differ), and the update whose first
+ * ingested verdict the seed knows (a later, REJECTED duplicate of it was dropped at ingestion).
+ */
+function scanFixtures(ctx: ReferenceContext): Record<string, unknown> {
+  const ans = sharedScanData(ctx).ans;
+  const oldestFirst = Array.from({ length: Math.min(ans.size, 16) }, (_, i) => i).filter((i) => !isExpiredIndex(i)).map((i) => ans.name(i));
+  return {
+    ansEntriesOldestFirst: oldestFirst,
+    firstVerdict: { updateId: scanFixtureIds().duplicateVerdictAttempt, verdict: { verdict_result: 'VERDICT_RESULT_ACCEPTED' } },
+  };
+}
+
 /** The `targets` block for a reference server listening at `base` (e.g. http://127.0.0.1:7575). */
 export function referenceTargets(ctx: ReferenceContext, base: string, auth: { adminUser: string; validatorUser: string }): ReferenceTargets {
   const o = ctx.options;
@@ -119,7 +136,7 @@ export function referenceTargets(ctx: ReferenceContext, base: string, auth: { ad
       features: { trafficEnforcement: o.trafficEnforcement },
       fixtures: ledgerFixtures(),
     },
-    scan: { url: `${base}/api/scan`, version: o.scanVersion, auth: { kind: 'none' } },
+    scan: { url: `${base}/api/scan`, version: o.scanVersion, auth: { kind: 'none' }, fixtures: scanFixtures(ctx) },
     // a second validator user (alice_user, acting for alice) and its party: whose entries a token lists
     validator: {
       url: `${base}/api/validator`,

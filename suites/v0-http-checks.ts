@@ -9,6 +9,7 @@
 import type fc from 'fast-check';
 import { conformance, type CallOptions, type CheckContext } from '../harness/conformance.js';
 import { validatorUser } from '../harness/fixtures/scan.js';
+import { mayAnswerAnywhere } from '../harness/checks.js';
 import { TargetOverloaded, type Exchange } from '../harness/http.js';
 
 export { validatorUser };
@@ -29,8 +30,8 @@ const what = (x: Exchange) => `${x.record.request.method} ${x.operationId ?? x.r
  * busy status instead of the one a rule needs: nothing was judged.
  */
 export function notBusy(_t: CheckContext, x: Exchange, wanted: readonly number[] = []): void {
-  if (BUSY_STATUSES.includes(x.status) && !wanted.includes(x.status)) {
-    throw new TargetOverloaded(`${what(x)} answered ${x.status} (overload or a timeout, which any scan, validator or registry endpoint may answer, FACTS.md): nothing judged`);
+  if ((BUSY_STATUSES.includes(x.status) || mayAnswerAnywhere(x.api, x.status)) && !wanted.includes(x.status)) {
+    throw new TargetOverloaded(`${what(x)} answered ${x.status} (overload, a timeout or a cancellation, which any endpoint may answer, FACTS.md): nothing judged`);
   }
 }
 
@@ -40,39 +41,7 @@ export function expectStatus(t: CheckContext, x: Exchange, status: number | numb
   t.expectStatus(x, status, o);
 }
 
-/**
- * A rejection where SPEC.md says "rejected" (MUST: a 4xx, not a busy 429), and separately the SHOULD that it is 400
- * (FACTS.md: Splice's servers answer 400 to what they cannot decode or accept). Each is judged on its own.
- */
-export async function judgeRejection(
-  t: CheckContext,
-  x: Exchange,
-  o: { requirement: string; badRequest: string; what?: string; deferBadRequest?: Array<{ x: Exchange; what: string }> },
-): Promise<void> {
-  notBusy(t, x);
-  const label = o.what ?? what(x);
-  await t.judge(o.requirement, () => {
-    t.expect(x.status >= 400 && x.status < 500, `${label}: expected a 4xx rejection, got ${x.status}${excerpt(x) ? `: ${excerpt(x)}` : ''}`, { requirement: o.requirement, exchange: x });
-  });
-  if (x.status < 400 || x.status >= 500) return;
-  t.note(`rejections answered ${x.status} with a ${x.mediaType === 'application/json' ? '{error} JSON' : String(x.mediaType ?? 'no content-type')} body`);
-  // inside a property the SHOULD is noted and judged after it (judgeBadRequests): its failure would end the property
-  if (o.deferBadRequest !== undefined) {
-    o.deferBadRequest.push({ x, what: label });
-    return;
-  }
-  await judgeBadRequests(t, o.badRequest, [{ x, what: label }]);
-}
-
-/** The SHOULD that rejections are 400, over rejections a property noted (judgeRejection's deferBadRequest). */
-export async function judgeBadRequests(t: CheckContext, badRequest: string, seen: Array<{ x: Exchange; what: string }>): Promise<void> {
-  if (seen.length === 0) return;
-  const other = seen.find((s) => s.x.status !== 400);
-  await t.judge(badRequest, () => {
-    if (other !== undefined) t.fail(`${other.what}: rejected with ${other.x.status}, not 400${excerpt(other.x) ? `: ${excerpt(other.x)}` : ''}`, { requirement: badRequest, exchange: other.x });
-  });
-}
-
+export { judgeBadRequests, judgeRejection } from './rejections.js';
 
 /** One property over generated requests; `requests` builds the arbitrary (it may look up ids first), `send` sends one. */
 export function robustnessCheck<R>(

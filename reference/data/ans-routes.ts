@@ -22,6 +22,8 @@ export interface ListAnsEntriesFaults {
   emptyPrefixMatchesNothing?: boolean;
   /** the newest page_size matching entries (a tail instead of a head), oldest of them first */
   newestPage?: boolean;
+  /** newest entries first (the head of the listing in reverse creation order) */
+  newestFirst?: boolean;
   expiredIncluded?: boolean;
   /** DSO-provided entries come first and push regular entries out of the page */
   dsoFirst?: boolean;
@@ -52,6 +54,9 @@ export function listAnsEntriesHandler(ans: AnsStore, faults: ListAnsEntriesFault
       const all = ans.list(prefix, ans.size + ans.dsoEntries.length, now);
       const regular = all.filter((e) => e.contract_id != null);
       entries = [...regular.slice(Math.max(0, regular.length - size)), ...all.filter((e) => e.contract_id == null)].slice(0, size);
+    } else if (faults.newestFirst) {
+      const all = ans.list(prefix, ans.size + ans.dsoEntries.length, now);
+      entries = [...all.filter((e) => e.contract_id != null).reverse(), ...all.filter((e) => e.contract_id == null)].slice(0, size);
     } else if (faults.dsoFirst) {
       const dso = ans.dsoEntries.filter((d) => d.name.startsWith(prefix)).map((d) => ({ ...d }));
       entries = [...dso, ...ans.list(prefix, size, now).filter((e) => e.contract_id != null)].slice(0, size);

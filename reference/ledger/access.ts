@@ -2,7 +2,8 @@
  * Authorization of an authenticated user by its rights, as a participant checks claims derived from them.
  */
 import type { UserRecord } from '../world.js';
-import { err } from './errors.js';
+import { err, type CantonError } from './errors.js';
+import { F } from './faults-users.js';
 import { PF } from './faults-rights.js';
 
 export class Caller {
@@ -36,7 +37,11 @@ export class Caller {
   }
 
   requireAdmin(): void {
-    if (!this.isAdmin) throw err.permissionDenied('Claims do not authorize the use of administrative services.');
+    if (!this.isAdmin) throw this.adminRefusal('Claims do not authorize the use of administrative services.');
+  }
+  /** PERMISSION_DENIED (403); under a planted fault, a 404 that hides the resource instead */
+  private adminRefusal(cause: string): CantonError {
+    return this.fault(F.adminRefusalAs404) ? err.notFound('USER_NOT_FOUND', cause) : err.permissionDenied(cause);
   }
   /** ParticipantAdmin, or IdentityProviderAdmin of the given identity provider (the caller's own). */
   administers(identityProviderId: string): boolean {
@@ -44,7 +49,7 @@ export class Caller {
   }
   requireIdpAdmin(identityProviderId: string): void {
     if (this.administers(identityProviderId)) return;
-    throw err.permissionDenied('Claims do not authorize the use of identity provider administrative services.');
+    throw this.adminRefusal('Claims do not authorize the use of identity provider administrative services.');
   }
   requireActAs(party: string): void {
     if (!this.canActAs(party)) throw err.permissionDenied(`Claims do not authorize to act as party '${party}'`);

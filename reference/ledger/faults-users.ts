@@ -85,6 +85,9 @@ const defs = {
   reactivatedRefused: ['ledger-auth-reactivated-still-refused', 'ledger.auth.reactivated-user-accepted', 'a user once deactivated stays refused after reactivation'],
   updateByAnyone: ['ledger-auth-update-user-unchecked', 'ledger.auth.update-user-requires-admin', 'any authenticated user may update users'],
   grantByAnyone: ['ledger-auth-grant-rights-unchecked', 'ledger.auth.grant-rights-requires-admin', 'any authenticated user may grant rights'],
+  missingTokenAs400: ['ledger-auth-missing-token-as-400', 'ledger.auth.unauthenticated-401', 'a request without a valid token is refused with 400 INVALID_ARGUMENT instead of 401 (a refusal, but not the status FACTS.md gives)'],
+  adminRefusalAs404: ['ledger-auth-admin-refusal-as-404', 'ledger.auth.permission-denied-403', 'user management by a user without admin rights is refused with 404 USER_NOT_FOUND instead of 403 (hiding the user)'],
+  deactivatedAs400: ['ledger-auth-deactivated-user-as-400', 'ledger.auth.refused-user-401-or-403', 'a deactivated user is refused with 400 FAILED_PRECONDITION instead of 401 or 403'],
   // setup endpoints
   createNoUser: ['ledger-create-user-response-without-user', 'ledger.create-user.response-schema', 'POST /v2/users answers 200 with an empty object'],
   existing400: ['ledger-create-user-existing-400', 'ledger.create-user.existing-id-conflict', 'creating an existing user answers 400 INVALID_ARGUMENT'],

@@ -102,7 +102,10 @@ async function unparsedBody(req: FastifyRequest): Promise<Buffer | undefined> {
 
 async function authenticate(req: FastifyRequest, ctx: ReferenceContext): Promise<Caller> {
   const sub = (await bearerSubject(req, ctx.options.jwtSecret)) ?? faultySubject(req, ctx);
-  if (sub === undefined) throw err.unauthenticated('The command is missing a (valid) JWT token');
+  if (sub === undefined) {
+    if (ctx.faults.has(F.missingTokenAs400)) throw err.invalidArgument('The command is missing a (valid) JWT token');
+    throw err.unauthenticated('The command is missing a (valid) JWT token');
+  }
   const user: UserRecord | undefined = ctx.world.users.get(sub);
   // An unknown or deactivated user is refused with 403, or 401 in a variant that chose it (FACTS.md allows either).
   const refused = (cause: string) => (ctx.world.variant.refusedUserStatus === 401 ? err.unauthenticated(cause) : err.permissionDenied(cause));
@@ -110,6 +113,7 @@ async function authenticate(req: FastifyRequest, ctx: ReferenceContext): Promise
     return new Caller({ id: sub, primaryParty: '', isDeactivated: false, identityProviderId: '', primaryPartyAuthentication: false, annotations: {}, resourceVersion: '0', rights: [] }, (f) => ctx.faults.has(f));
   }
   if (user === undefined) throw refused(`Could not resolve the rights of user ${sub}: the user does not exist`);
+  if (user.isDeactivated && ctx.faults.has(F.deactivatedAs400)) throw err.failedPrecondition('USER_DEACTIVATED', `User ${sub} is deactivated`);
   if (user.isDeactivated && !(ctx.faults.has(F.deactivatedReads) && req.method === 'GET')) throw refused(`User ${sub} is deactivated`);
   if (ctx.faults.has(F.reactivatedRefused) && wasDeactivated(user)) throw refused(`User ${sub} is deactivated`);
   return new Caller(user, (f) => ctx.faults.has(f));

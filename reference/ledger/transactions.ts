@@ -488,6 +488,10 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
     const r = decodeByOffset(body);
     const caller = await c.caller();
     if (r.offset === 0 && has(QF.nonPositive)) throw updateNotFound(r.offset);
+    if (r.offset <= 0 && has(QF.nonPositiveAccepted)) {
+      const now = new Date().toISOString();
+      return { transaction: { updateId: `cc-empty-${-r.offset}`, commandId: '', workflowId: '', effectiveAt: now, events: [], offset: r.offset, synchronizerId: '', recordTime: now } };
+    }
     faultyEventFormat((body.transactionFormat as { eventFormat?: unknown } | undefined)?.eventFormat, r.eventFormat, has);
     if (r.offset <= 0) throw new CantonError('NON_POSITIVE_OFFSET', 'INVALID_ARGUMENT', `Offset ${r.offset} in offset is not a positive integer`);
     const { ef, shape } = formatOf(r, has);

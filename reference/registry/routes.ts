@@ -5,7 +5,7 @@ import type { ContractRecord } from '../world.js';
 import { HttpError, installJsonErrors, routeNotFound, isPlainObject, objectBody, undecodable, wildcardSegment } from '../data/http.js';
 import { REASSIGNMENT_INSTRUMENT_ID, seedRegistry, type RegistryState } from './state.js';
 import { TEMPLATES } from '../data/templates.js';
-import { REGISTRY_TRANSFER_INSTRUCTION_WITHDRAW_UNKNOWN_ID_CONFLICT } from './faults-thin.js';
+import { REGISTRY_TRANSFER_INSTRUCTION_WITHDRAW_UNKNOWN_ID_CONFLICT, REGISTRY_TRANSFER_INSTRUCTION_WITHDRAW_UNKNOWN_ID_EMPTY_CONTEXT } from './faults-thin.js';
 import * as CC from './faults-choice-context.js';
 import * as AI from './faults-allocation-instruction.js';
 import * as AF from './faults-allocation-factory.js';
@@ -155,7 +155,7 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
       const { excludeDebugFields, body } = commonBody(req.body, { allowAbsent: true, lenient, absentExcludes: f.has(CC.CC_DEBUG_EXCLUDED_BY_DEFAULT) });
       const instr = ctx.world.contracts.get(id);
       if (instr === undefined || instr.templateId !== templateId) {
-        if (allocation && f.has(AI.AI_UNKNOWN_ID_EMPTY_CONTEXT)) return { choiceContextData: { values: {} }, disclosedContracts: [] };
+        if (f.has(allocation ? AI.AI_UNKNOWN_ID_EMPTY_CONTEXT : REGISTRY_TRANSFER_INSTRUCTION_WITHDRAW_UNKNOWN_ID_EMPTY_CONTEXT)) return { choiceContextData: { values: {} }, disclosedContracts: [] };
         const conflict = templateId === TEMPLATES.transferInstruction && ctx.faults.has(REGISTRY_TRANSFER_INSTRUCTION_WITHDRAW_UNKNOWN_ID_CONFLICT);
         throw new HttpError(conflict ? 409 : 404, `${kind} ${id} not found`);
       }

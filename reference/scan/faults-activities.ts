@@ -4,6 +4,7 @@ import { registerFaults } from '../faults.js';
 export const SCAN_ACTIVITY_FAULTS = {
   stillServed: 'scan-activities-still-served',
   removedEarly: 'scan-activities-removed-early',
+  gone410: 'scan-activities-removed-as-410',
   schema: 'scan-activities-round-string',
   ascending: 'scan-activities-ascending',
   inclusive: 'scan-activities-begin-after-inclusive',
@@ -15,6 +16,7 @@ const F = SCAN_ACTIVITY_FAULTS;
 
 registerFaults([
   { name: F.stillServed, requirement: 'scan.versioning.activities-removed', description: 'POST /v0/activities still answers 200 from 0.6.8 on' },
+  { name: F.gone410, requirement: 'scan.versioning.activities-removed-404', description: 'POST /v0/activities is answered 410 Gone {error} from 0.6.8 on (not served, but not the 404 real scans answer)' },
   { name: F.removedEarly, requirement: 'scan.versioning.activities-served', description: 'POST /v0/activities answers 404 before 0.6.8' },
   { name: F.schema, requirement: 'scan.list-activities.response-schema', description: 'activity round is rendered as a string' },
   { name: F.ascending, requirement: 'scan.list-activities.descending', description: 'activities are listed in ascending event_id order' },

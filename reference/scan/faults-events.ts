@@ -26,6 +26,7 @@ const F = {
   counterPair: 'scan-events-assign-counter-off-by-one',
   counterIncreases: 'scan-events-counter-repeats',
   singleVerdict: 'scan-events-listing-serves-rejected-verdict',
+  laterVerdict: 'scan-events-later-duplicate-verdict-returned',
   stableVerdict: 'scan-events-verdict-restamped',
   offset: 'scan-events-reassignment-offset-number',
   listSchema: 'scan-list-events-events-missing',
@@ -33,6 +34,7 @@ const F = {
   resolvable: 'scan-events-migration-1-not-found',
   getSchema: 'scan-get-event-tree-event-type-number',
   unknownId: 'scan-get-event-unknown-id-200',
+  unknownId400: 'scan-get-event-unknown-id-400',
   encodings: 'scan-get-event-protobuf-rejected',
   defaultEncoding: 'scan-get-event-default-protobuf',
   invalidEncoding: 'scan-get-event-invalid-encoding-ignored',
@@ -64,6 +66,7 @@ registerFaults([
   { name: F.counterZero, requirement: 'scan.events.counter-zero-at-creation', description: 'reassignment counters are one lower (the first unassignment carries 0)' },
   { name: F.counterPair, requirement: 'scan.events.counter-equal-on-pair', description: 'assignments carry their unassignment counter plus one' },
   { name: F.counterIncreases, requirement: 'scan.events.counter-increases', description: 'a second unassignment (and its assignment) repeats counter 1' },
+  { name: F.laterVerdict, requirement: 'scan.events.verdict-first-ingested', description: 'the later duplicate verdict of an update (REJECTED, dropped at ingestion as built) replaces the first one: GET and POST /v0/events serve it' },
   { name: F.singleVerdict, requirement: 'scan.events.verdict-single-per-update', description: 'POST /v0/events serves the rejected duplicate verdict where GET serves the stored one' },
   { name: F.stableVerdict, requirement: 'scan.events.verdict-stable', description: "a looked-up verdict's finalization_time is re-stamped on every read" },
   { name: F.offset, requirement: 'scan.events.reassignment-shape', description: 'a reassignment offset is rendered as a JSON number instead of a string' },
@@ -72,6 +75,7 @@ registerFaults([
   { name: F.resolvable, requirement: 'scan.list-events.update-ids-resolvable', description: 'GET /v0/events/{update_id} answers 404 for updates of migration 1 that POST /v0/events lists' },
   { name: F.getSchema, requirement: 'scan.get-event-by-id.response-schema', description: 'GET /v0/events/{update_id} renders tree event_type as a number' },
   { name: F.unknownId, requirement: 'scan.get-event-by-id.unknown-id-not-found', description: 'an unknown update id is answered 200 with every part null' },
+  { name: F.unknownId400, requirement: 'scan.get-event-by-id.unknown-id-404', description: 'an unknown update id is answered 400 {error} (a rejection, but not the 404 real scans answer)' },
   { name: F.encodings, requirement: 'scan.get-event-by-id.encodings-accepted', description: 'daml_value_encoding=protobuf_json is rejected with 400' },
   { name: F.defaultEncoding, requirement: 'scan.get-event-by-id.default-encoding-compact', description: 'without daml_value_encoding, values come in protobuf_json' },
   { name: F.invalidEncoding, requirement: 'scan.get-event-by-id.invalid-encoding-rejected', description: 'an unknown daml_value_encoding falls back to compact_json (200)' },
@@ -139,6 +143,7 @@ export function applyEventFaults(body: Obj, c: EventFaultContext): Obj {
     if (c.mode === 'get' && body.update === null && has(F.verdictOnlyEmpty)) body.verdict = null;
   }
   if (c.mode === 'list' && has(F.singleVerdict) && c.rejectedVerdict !== undefined) body.verdict = structuredClone(c.rejectedVerdict);
+  if (has(F.laterVerdict) && c.rejectedVerdict !== undefined) body.verdict = structuredClone(c.rejectedVerdict);
   if (isObj(body.traffic_summary) && has(F.trafficShape)) body.traffic_summary.total_traffic_cost = String(body.traffic_summary.total_traffic_cost);
   if (isObj(body.app_activity_records) && has(F.activityShape)) {
     for (const r of (body.app_activity_records.records as Obj[] | undefined) ?? []) r.weight = (r.weight as number) + 0.5;

@@ -61,8 +61,9 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
           : encoding(rawEnc, 'query');
     const ev = history.get(id);
     if (ev === undefined && ctx.faults.has(EF.unknownId)) return reply.send({ update: null, verdict: null, traffic_summary: null, app_activity_records: null });
+    if (ev === undefined && ctx.faults.has(EF.unknownId400)) return sendError(reply, 400, `update ${id} not found`);
     if (ev === undefined || (ev.migrationId === 1 && ctx.faults.has(EF.resolvable))) return sendError(reply, 404, `update ${id} not found`);
-    return reply.send(applyEventFaults(history.render(ev, enc), { faults: ctx.faults, mode: 'get' }));
+    return reply.send(applyEventFaults(history.render(ev, enc), { faults: ctx.faults, mode: 'get', rejectedVerdict: history.verdicts.rejected.find((v) => v.update_id === ev.updateId) }));
   });
 
   app.post('/v0/events', async (req, reply) => {
@@ -118,6 +119,8 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
     // an unset next_page_token is null, as Splice's encoder writes unset optional fields
     const body: Record<string, unknown> = { validator_licenses: licenses, next_page_token: null };
     if (page.next !== undefined && !(after !== undefined && lf.has(LF.tokenDropped))) body.next_page_token = page.next;
+    // the last page names its last license (sequence number 1): the page after it is empty and carries no token
+    if (lf.has(LF.shortPageToken) && page.next === undefined && licenses.length > 0) body.next_page_token = 1;
     if (lf.has(LF.tokenLoops) && page.next === undefined) {
       // the last page of licenses names its last license (sequence number 1); the empty page after it repeats the token
       if (licenses.length > 0) body.next_page_token = 1;
@@ -127,7 +130,7 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
   });
 
   app.post('/v0/activities', async (req, reply) => {
-    if (!activitiesAvailable) return sendError(reply, 404, 'POST /v0/activities was removed in scan 0.6.8');
+    if (!activitiesAvailable) return sendError(reply, ctx.faults.has(AF.gone410) ? 410 : 404, 'POST /v0/activities was removed in scan 0.6.8');
     const body = objectBody(req.body, false);
     const ps = body.page_size === undefined && ctx.faults.has(AF.pageSizeDefault) ? 10 : body.page_size;
     if (typeof ps !== 'number' || !Number.isInteger(ps)) throw undecodable('page_size', 'is missing or not an integer');

@@ -6,7 +6,7 @@ import { errorAsMessage, pathOf } from '../data/http.js';
 const F = {
   serverError: 'validator-http-500-on-long-provider',
   status: 'validator-http-422-on-malformed-page-size',
-  contentType: 'validator-http-text-401',
+  contentType: 'validator-http-html-400',
   noChallenge: 'validator-http-401-without-www-authenticate',
   errorBody: 'validator-errors-message-field',
   prefix: 'validator-http-rounds-not-under-v0',
@@ -16,7 +16,7 @@ const F = {
 registerFaults([
   { name: F.serverError, requirement: 'validator.http.no-server-error', description: 'a provider_party_id longer than 300 characters is answered 500' },
   { name: F.status, requirement: 'validator.http.documented-status', description: 'a scan-proxy page_size that is not an integer is answered 422' },
-  { name: F.contentType, requirement: 'validator.http.documented-content-type', description: '401 answers of GET /v0/entry/all have a text/html body (a framework rejection may be text/plain, never HTML)' },
+  { name: F.contentType, requirement: 'validator.http.documented-content-type', description: '400 answers of GET /v0/scan-proxy/ans-entries have a text/html body (a framework rejection may be text/plain, never HTML; an HTML 401 or 403 may come from an authenticating proxy and is not judged)' },
   { name: F.noChallenge, requirement: 'validator.auth.www-authenticate', description: 'a 401 for a missing or invalid bearer token carries no WWW-Authenticate header' },
   { name: F.errorBody, requirement: 'validator.errors.error-body', description: 'errors of GET /v0/scan-proxy/ans-entries carry message instead of error' },
   { name: F.prefix, requirement: 'validator.versioning.path-prefix', description: 'GET /v0/scan-proxy/open-and-issuing-mining-rounds is not served (404)' },
@@ -38,9 +38,9 @@ export function installValidatorHttpFaults(app: FastifyInstance, faults: FaultSe
   app.addHook('onSend', async (req, reply, payload) => {
     const path = pathOf(req.url);
     if (faults.has(F.noChallenge) && reply.statusCode === 401) reply.removeHeader('www-authenticate');
-    if (faults.has(F.contentType) && path.endsWith('/v0/entry/all') && reply.statusCode === 401) {
+    if (faults.has(F.contentType) && path.endsWith('/v0/scan-proxy/ans-entries') && reply.statusCode === 400) {
       reply.type('text/html');
-      return '<html><body>unauthorized</body></html>';
+      return '<html><body>bad request</body></html>';
     }
     if (faults.has(F.errorBody) && path.endsWith('/v0/scan-proxy/ans-entries') && reply.statusCode >= 400 && typeof payload === 'string') return errorAsMessage(payload);
     return payload;

@@ -54,6 +54,7 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
   };
 
   app.get('/v0/entry/all', async (req, reply) => {
+    if (req.headers.authorization === undefined && ctx.faults.has(EF.missingToken403)) return sendError(reply, 403, 'no bearer token');
     const sub =
       req.headers.authorization === undefined && ctx.faults.has(VALIDATOR_LIST_OWNED_ANS_ENTRIES_NO_AUTH)
         ? REFERENCE_VALIDATOR_USER

@@ -74,6 +74,19 @@ describe('statuses any endpoint may answer (429, 503, the ledger 499)', () => {
     expect(run('ledger', 'getLedgerEnd', 499, 'application/json', { whatever: 1 }).failures).toEqual([]);
   });
 
+  it('an undocumented 401 or 403 (an authenticating proxy in front of the endpoint) is allowed, not a documented-status failure', () => {
+    const cases = [['scan', 'listAnsEntries', 401], ['scan', 'listAnsEntries', 403], ['registry', 'getAllocationFactory', 401], ['registry', 'getAllocationFactory', 403], ['validator', 'getOpenAndIssuingMiningRounds', 403]] as const;
+    for (const [api, op, status] of cases) {
+      const { failures, judged } = run(api, op, status, 'text/html', '<html>sign in</html>');
+      expect(failures, `${api} ${status}`).toEqual([]);
+      expect(judged, `${api} ${status}`).not.toContain(`${api}.http.documented-status`);
+    }
+    // a proxy's non-JSON 401 or 403 on an operation that documents a JSON one: its content type and body are not judged
+    for (const status of [401, 403]) expect(run('ledger', 'getLedgerEnd', status, 'text/html', '<html>sign in</html>').failures, `ledger ${status}`).toEqual([]);
+    // a documented 401 is judged as before, its body included
+    expect(run('validator', 'listScanProxyAnsEntries', 401, 'application/json', { message: 'x' }).failures.map((f) => f.requirement)).toEqual(['validator.errors.error-body']);
+  });
+
   it('other undocumented statuses and 5xx still fail', () => {
     expect(run('scan', 'listAnsEntries', 418, 'application/json', { error: 'x' }).failures.map((f) => f.requirement)).toContain('scan.http.documented-status');
     expect(run('scan', 'listAnsEntries', 502, 'application/json', { error: 'x' }).failures.map((f) => f.requirement)).toContain('scan.http.no-server-error');

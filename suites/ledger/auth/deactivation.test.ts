@@ -7,21 +7,26 @@ import { createAdminUser, grantRights, revokeRights, right, tokenFor, updateUser
 import { TargetOverloaded, type Exchange } from '../../../harness/http.js';
 import { saysNothingOfTheRule } from '../../../harness/checks.js';
 import { ledgerOperationGone, outOfRange } from '../../../harness/versions.js';
+import { judgeBadRequests, judgeRejection } from '../../rejections.js';
 import { byOffsetServed, pastRemoval, trafficServed } from '../shared.js';
 
 const api = 'ledger' as const;
-const refused = (s: number) => s === 401 || s === 403;
+/** a refusal, the MUST (SPEC.md: access denied); which 4xx it is, is a SHOULD of its own (FACTS.md) */
+const refused = (s: number) => s >= 400 && s < 500;
+const UNAUTHENTICATED = 'ledger.auth.unauthenticated-401';
+const PERMISSION_DENIED = 'ledger.auth.permission-denied-403';
+const USER_REFUSED = 'ledger.auth.refused-user-401-or-403';
 /** FACTS.md: 429, 503 and 499 may answer any request (overload, cancellation), and a gateway 502 or 504: none of them judges a refusal. */
 const overloaded = (x: Exchange) => saysNothingOfTheRule('ledger', x.status);
 
 /**
- * Judges each answer that says something of the rule (not an overload or gateway status); when none does, nothing was
- * judged: an error, never a pass on answers that judged nothing.
+ * The answers that say something of the rule (not an overload or gateway status); when none does, nothing was judged:
+ * an error, never a pass on answers that judged nothing.
  */
-function expectEach(t: CheckContext, answers: ReadonlyArray<readonly [string, Exchange]>, ok: (status: number) => boolean, what: (op: string, status: number) => string): void {
-  const telling = answers.filter(([, x]) => !overloaded(x));
-  if (telling.length === 0) throw new TargetOverloaded(`every answer was an overload or gateway status (${[...new Set(answers.map(([, x]) => x.status))].join(', ')}): nothing judged`);
-  for (const [op, x] of telling) t.expect(ok(x.status), what(op, x.status), { exchange: x });
+function telling<T extends readonly [string, Exchange]>(answers: readonly T[]): T[] {
+  const told = answers.filter(([, x]) => !overloaded(x));
+  if (told.length === 0) throw new TargetOverloaded(`every answer was an overload or gateway status (${[...new Set(answers.map(([, x]) => x.status))].join(', ')}): nothing judged`);
+  return told;
 }
 
 /** One well-formed request per user management operation, addressing `other` (a user that exists). */
@@ -104,23 +109,25 @@ describe('ledger authentication: users', () => {
   conformance(
     {
       id: 'ledger.auth.deactivated-user-refused',
-      title: 'refuses a deactivated user with 401 or 403 on every ledger endpoint',
+      title: 'refuses a deactivated user with a 4xx on every ledger endpoint, 401 or 403 as real participants do',
       api,
       operations: ['updateUser'],
-      requirements: ['ledger.auth.deactivated-user-refused'],
+      requirements: ['ledger.auth.deactivated-user-refused', USER_REFUSED],
     },
     async (t) => {
       const u = await createAdminUser(t, { rights: [right.readAsAnyParty(), right.executeAsAnyParty()] });
       const auth = tokenFor(t, u.id);
       t.expectStatus(await updateUser(t, u.id, { isDeactivated: true }, ['is_deactivated']), 200, { what: 'deactivating the user' });
       let judged = 0;
+      const seen: Array<{ x: Exchange; what: string }> = [];
       for (const [op, x] of await everyOp(t, u.id, auth)) {
         if (notServed(t, op, x) || overloaded(x)) continue;
         judged++;
-        t.expect(refused(x.status), `${op} as a deactivated user answered ${x.status}`, { exchange: x });
+        await judgeRejection(t, x, { requirement: 'ledger.auth.deactivated-user-refused', badRequest: USER_REFUSED, what: `${op} as a deactivated user`, deferBadRequest: seen });
         if (refused(x.status)) t.note(`a deactivated user is refused with ${x.status}`);
       }
       if (judged === 0) t.skip('every request was answered as not served or with an overload status (429, 499, 503)');
+      await judgeBadRequests(t, USER_REFUSED, seen, [401, 403]);
     },
   );
 
@@ -145,20 +152,25 @@ describe('ledger authentication: users', () => {
   );
 
   conformance(
-    { id: 'ledger.auth.users-missing-token', title: 'answers 401 to user management requests without a token', api, operations: ['createUser', 'listUsers', 'getUser', 'deleteUser', 'updateUser', 'grantUserRights', 'listUserRights', 'revokeUserRights'], requirements: ['ledger.auth.missing-token-unauthenticated'] },
+    { id: 'ledger.auth.users-missing-token', title: 'refuses user management requests without a token with a 4xx, 401 as FACTS.md gives', api, operations: ['createUser', 'listUsers', 'getUser', 'deleteUser', 'updateUser', 'grantUserRights', 'listUserRights', 'revokeUserRights'], requirements: ['ledger.auth.missing-token-unauthenticated', UNAUTHENTICATED] },
     async (t) => {
       const other = await createUser(t);
-      expectEach(t, await userOps(t, other.id, 'none'), (s) => s === 401, (op, s) => `${op} without a token answered ${s}`);
+      const seen: Array<{ x: Exchange; what: string }> = [];
+      for (const [op, x] of telling(await userOps(t, other.id, 'none'))) {
+        await judgeRejection(t, x, { requirement: 'ledger.auth.missing-token-unauthenticated', badRequest: UNAUTHENTICATED, what: `${op} without a token`, deferBadRequest: seen });
+      }
+      await judgeBadRequests(t, UNAUTHENTICATED, seen, [401]);
     },
   );
 
   conformance(
-    { id: 'ledger.auth.users-invalid-token', title: 'answers 401 to a malformed or wrongly signed token', api, operations: ['listUsers', 'getUser', 'deleteUser'], requirements: ['ledger.auth.invalid-token-unauthenticated'] },
+    { id: 'ledger.auth.users-invalid-token', title: 'refuses a malformed or wrongly signed token with a 4xx, 401 as FACTS.md gives', api, operations: ['listUsers', 'getUser', 'deleteUser'], requirements: ['ledger.auth.invalid-token-unauthenticated', UNAUTHENTICATED] },
     async (t) => {
       const other = await createUser(t);
       const admin = t.client.tokens.userOf('admin') ?? 'participant_admin';
       const forged = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(admin).setIssuedAt().setExpirationTime('10m')
         .sign(new TextEncoder().encode('not-the-secret-of-this-participant-0123456789'));
+      const seen: Array<{ x: Exchange; what: string }> = [];
       const answers: Array<[string, Exchange]> = [];
       for (const token of ['not-a-jwt', forged]) {
         const kind = token === forged ? 'wrongly signed' : 'malformed';
@@ -168,7 +180,10 @@ describe('ledger authentication: users', () => {
           [`deleteUser with a ${kind} token`, await t.call('deleteUser', { params: { 'user-id': other.id }, auth: { token } })],
         );
       }
-      expectEach(t, answers, (s) => s === 401, (op, s) => `${op} answered ${s}`);
+      for (const [what, x] of telling(answers)) {
+        await judgeRejection(t, x, { requirement: 'ledger.auth.invalid-token-unauthenticated', badRequest: UNAUTHENTICATED, what, deferBadRequest: seen });
+      }
+      await judgeBadRequests(t, UNAUTHENTICATED, seen, [401]);
     },
   );
 
@@ -183,29 +198,35 @@ describe('ledger authentication: users', () => {
   );
 
   conformance(
-    { id: 'ledger.auth.users-missing-right', title: 'answers 403 to a user without admin rights managing another user', api, operations: ['createUser', 'listUsers', 'getUser', 'deleteUser', 'listUserRights', 'revokeUserRights'], requirements: ['ledger.auth.missing-right-forbidden'] },
+    { id: 'ledger.auth.users-missing-right', title: 'refuses a user without admin rights managing another user with a 4xx, 403 as FACTS.md gives', api, operations: ['createUser', 'listUsers', 'getUser', 'deleteUser', 'listUserRights', 'revokeUserRights'], requirements: ['ledger.auth.missing-right-forbidden', PERMISSION_DENIED] },
     async (t) => {
       const plain = await createUser(t, { rights: [right.readAsAnyParty()] });
       const other = await createUser(t);
+      const seen: Array<{ x: Exchange; what: string }> = [];
       // updateUser and grantUserRights have their own requirements
       const answers = (await userOps(t, other.id, tokenFor(t, plain.id))).filter(([op]) => op !== 'updateUser' && op !== 'grantUserRights');
-      expectEach(t, answers, (s) => s === 403, (op, s) => `${op} by a user without admin rights answered ${s}`);
+      for (const [op, x] of telling(answers)) {
+        await judgeRejection(t, x, { requirement: 'ledger.auth.missing-right-forbidden', badRequest: PERMISSION_DENIED, what: `${op} by a user without admin rights`, deferBadRequest: seen });
+      }
+      await judgeBadRequests(t, PERMISSION_DENIED, seen, [403]);
     },
   );
 
   const adminOnly: Array<[string, string, string, string]> = [
-    ['ledger.auth.update-user-admin', 'refuses a user update by a user without admin rights with 403', 'ledger.auth.update-user-requires-admin', 'updateUser'],
-    ['ledger.auth.grant-rights-admin', 'refuses a rights grant by a user without admin rights with 403', 'ledger.auth.grant-rights-requires-admin', 'grantUserRights'],
+    ['ledger.auth.update-user-admin', 'refuses a user update by a user without admin rights with a 4xx, 403 as FACTS.md gives', 'ledger.auth.update-user-requires-admin', 'updateUser'],
+    ['ledger.auth.grant-rights-admin', 'refuses a rights grant by a user without admin rights with a 4xx, 403 as FACTS.md gives', 'ledger.auth.grant-rights-requires-admin', 'grantUserRights'],
   ];
   for (const [id, title, requirement, op] of adminOnly) {
-    conformance({ id, title, api, operations: [op], requirements: [requirement] }, async (t) => {
+    conformance({ id, title, api, operations: [op], requirements: [requirement, PERMISSION_DENIED] }, async (t) => {
       const plain = await createUser(t, { rights: [right.readAsAnyParty()] });
       const other = await createUser(t);
       const auth = tokenFor(t, plain.id);
+      const seen: Array<{ x: Exchange; what: string }> = [];
       const x = op === 'updateUser' ? await updateUser(t, other.id, { primaryParty: '' }, ['primary_party'], { auth }) : await grantRights(t, other.id, [right.readAsAnyParty()], auth);
-      t.expectStatus(x, 403);
+      await judgeRejection(t, x, { requirement, badRequest: PERMISSION_DENIED, what: `${op} of another user by a user without admin rights`, deferBadRequest: seen });
       const self = op === 'updateUser' ? await updateUser(t, plain.id, { metadata: { annotations: { a: 'b' } } }, ['metadata.annotations'], { auth }) : await grantRights(t, plain.id, [right.participantAdmin()], auth);
-      t.expectStatus(self, 403, { what: `${op} of itself by a user without admin rights` });
+      await judgeRejection(t, self, { requirement, badRequest: PERMISSION_DENIED, what: `${op} of itself by a user without admin rights`, deferBadRequest: seen });
+      await judgeBadRequests(t, PERMISSION_DENIED, seen, [403]);
     });
   }
 
@@ -219,7 +240,7 @@ describe('ledger authentication: users', () => {
         ['getUser', await t.call('getUser', { params: { 'user-id': ghost }, auth })],
         ['listUserRights', await t.call('listUserRights', { params: { 'user-id': ghost }, auth })],
       ] as const;
-      expectEach(t, answers, refused, (op, s) => `${op} with a token of an unknown user answered ${s}`);
+      for (const [op, x] of telling(answers)) t.expect(x.status === 401 || x.status === 403, `${op} with a token of an unknown user answered ${x.status}`, { exchange: x });
     },
   );
 });

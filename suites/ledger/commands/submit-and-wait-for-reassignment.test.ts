@@ -1,5 +1,6 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import { judgeRejection } from '../../rejections.js';
 import type { Exchange } from '../../../harness/http.js';
 import { LEDGER_GRPC_STATUS } from '../../../harness/checks.js';
 import { FixtureError, connectedSynchronizers, createSubmitter, createUser, createdContractId, submitCreate, templateFixture, type Submitter } from '../../../harness/fixtures/ledger.js';
@@ -138,6 +139,8 @@ async function expectCantonError(t: CheckContext, x: Exchange, requirement: stri
   }
 }
 
+const BAD_REQUEST = 'ledger.errors.bad-request-400';
+
 describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
   conformance(
     {
@@ -261,32 +264,33 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
   conformance(
     {
       id: 'ledger.submit-and-wait-for-reassignment.empty-commands',
-      title: 'rejects a submission with no commands with 400',
+      title: 'rejects a submission with no commands with a 4xx, 400 as FACTS.md gives',
       api: 'ledger',
       operations: ['submitAndWaitForReassignment'],
-      requirements: [`${S}.empty-commands-rejected`],
+      requirements: [`${S}.empty-commands-rejected`, BAD_REQUEST],
     },
     async (t) => {
       const s = await createSubmitter(t);
       const x = await t.call('submitAndWaitForReassignment', { auth: { user: s.userId }, json: { reassignmentCommands: { commandId: t.uniqueName('reassign'), submitter: s.party, userId: s.userId, commands: [] } } });
-      t.expectStatus(x, 400);
+      await judgeRejection(t, x, { requirement: `${S}.empty-commands-rejected`, badRequest: BAD_REQUEST, what: 'a reassignment with no commands' });
     },
   );
 
   conformance(
     {
       id: 'ledger.submit-and-wait-for-reassignment.act-as',
-      title: 'refuses a reassignment by a caller without CanActAs for the submitter with 403',
+      title: 'refuses a reassignment by a caller without CanActAs for the submitter with a 4xx, 403 as FACTS.md gives',
       api: 'ledger',
       operations: ['submitAndWaitForReassignment'],
       ...MULTI,
-      requirements: ['ledger.auth.act-as-submitter'],
+      requirements: ['ledger.auth.act-as-submitter', 'ledger.auth.permission-denied-403'],
     },
     async (t) => {
       const w = await world(t);
       const cid = await w.create();
       const other = await createUser(t);
-      t.expectStatus(await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } }, { withFormat: false }, { user: other.id }), 403);
+      const x = await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } }, { withFormat: false }, { user: other.id });
+      await judgeRejection(t, x, { requirement: 'ledger.auth.act-as-submitter', badRequest: 'ledger.auth.permission-denied-403', statuses: [403], what: 'an unassignment by a caller without CanActAs for the submitter' });
     },
   );
 

@@ -1,4 +1,5 @@
 import { describe } from 'vitest';
+import { judgeBadRequests, judgeRejection } from '../../rejections.js';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
 import { LEDGER_GRPC_STATUS } from '../../../harness/checks.js';
@@ -76,10 +77,10 @@ describe('ledger errors', () => {
   conformance(
     {
       id: 'ledger.errors.missing-field',
-      title: 'answers a body missing a required field whose empty default is invalid with 400, text/plain or a JsCantonError',
+      title: 'rejects a body missing a required field whose empty default is invalid with a 4xx, text/plain or a JsCantonError, 400 as FACTS.md gives',
       api: 'ledger',
       operations: ['generateExternalPartyTopology', 'getTransactionByOffset'],
-      requirements: ['ledger.errors.missing-field-rejected'],
+      requirements: ['ledger.errors.missing-field-rejected', 'ledger.errors.bad-request-400'],
     },
     async (t) => {
       // FACTS.md: a participant decoding leniently fills a missing field with its empty default and then fails
@@ -94,14 +95,19 @@ describe('ledger errors', () => {
         ['generateExternalPartyTopology', without(topology, 'synchronizer'), 'synchronizer'],
         ['getTransactionByOffset', { requestingParties: [] }, 'offset'],
       ];
+      const seen: Array<{ x: Exchange; what: string }> = [];
       for (const [op, json, field] of cases) {
         if (ledgerOperationGone(t.target.version, op) !== undefined) continue;
         const x = await t.call(op, { json });
         if (op === 'getTransactionByOffset' && (routeNotServed(x) || !byOffsetServed(t, x))) continue; // not served: nothing to judge
         const canton = x.mediaType === 'application/json' && errorCode(x) !== undefined;
-        if (x.status === 400) t.note(`a missing required field is rejected with a 400 ${canton ? 'JsCantonError' : String(x.mediaType)} body`);
-        t.expect(x.status === 400 && (x.mediaType === 'text/plain' || canton), `${op} without ${field}: ${x.status} ${String(x.mediaType)}, not a 400 with text/plain or a JsCantonError: ${x.text.slice(0, 200)}`, { exchange: x });
+        if (x.status >= 400 && x.status < 500) t.note(`a missing required field is rejected with a ${x.status} ${canton ? 'JsCantonError' : String(x.mediaType)} body`);
+        await judgeRejection(t, x, { requirement: 'ledger.errors.missing-field-rejected', badRequest: 'ledger.errors.bad-request-400', what: `${op} without ${field}`, deferBadRequest: seen });
+        await t.judge('ledger.errors.missing-field-rejected', () => {
+          if (x.status >= 400 && x.status < 500) t.expect(x.mediaType === 'text/plain' || canton, `${op} without ${field}: ${x.status} ${String(x.mediaType)}, neither text/plain nor a JsCantonError: ${x.text.slice(0, 200)}`, { requirement: 'ledger.errors.missing-field-rejected', exchange: x });
+        });
       }
+      await judgeBadRequests(t, 'ledger.errors.bad-request-400', seen);
     },
   );
 
@@ -165,9 +171,9 @@ describe('ledger errors', () => {
           // no such route: whether it should be served is judged by the traffic checks (ledger.versioning.traffic-accounts-added)
           unprovoked[401] = unprovoked[403] = 'POST /v2/traffic/accounts answered 404 without a JsCantonError: not served';
         } else {
-          await judgeError(t, anonymous, { status: 401, requirement: 'ledger.auth.missing-token-unauthenticated' });
+          await judgeError(t, anonymous, { status: 401, requirement: 'ledger.auth.unauthenticated-401' });
           const plain = await createUser(t);
-          await judgeError(t, await t.call('updateTrafficAccount', { auth: { user: plain.id }, json: body }), { status: 403, requirement: 'ledger.auth.traffic-admin-only' });
+          await judgeError(t, await t.call('updateTrafficAccount', { auth: { user: plain.id }, json: body }), { status: 403, requirement: 'ledger.auth.permission-denied-403' });
         }
       }
       const tmpl = t.fixture<string>('templateId') !== undefined ? templateFixture(t) : undefined;

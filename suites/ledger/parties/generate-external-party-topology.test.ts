@@ -1,6 +1,8 @@
 import { describe } from 'vitest';
 import fc from 'fast-check';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import type { Exchange } from '../../../harness/http.js';
+import { expectRejected, judgeBadRequests, judgeRejection } from '../../rejections.js';
 import { connectedSynchronizers } from '../../../harness/fixtures/ledger.js';
 import { tryAllVettingRecords } from '../../../harness/fixtures/ledger-vetting.js';
 import {
@@ -36,6 +38,8 @@ async function otherParticipantUid(t: CheckContext): Promise<string | { why: str
 }
 
 const generate = (t: CheckContext, json: Record<string, unknown>) => t.call('generateExternalPartyTopology', { json });
+
+const BAD_REQUEST = 'ledger.errors.bad-request-400';
 
 describe('POST /v2/parties/external/generate-topology', () => {
   conformance(
@@ -95,10 +99,10 @@ describe('POST /v2/parties/external/generate-topology', () => {
   conformance(
     {
       id: 'ledger.generate-external-party-topology.thresholds',
-      title: 'accepts a confirmationThreshold of 0 or none, rejects a negative one and one above the confirmers with 400',
+      title: 'accepts a confirmationThreshold of 0 or none, rejects a negative one with a 4xx (400 as FACTS.md gives) and one above the confirmers with 400',
       api: 'ledger',
       operations: ['generateExternalPartyTopology'],
-      requirements: [`${P}.zero-threshold-defaults`, `${P}.negative-threshold-rejected`, `${P}.threshold-above-confirmers-rejected`],
+      requirements: [`${P}.zero-threshold-defaults`, `${P}.negative-threshold-rejected`, `${P}.threshold-above-confirmers-rejected`, BAD_REQUEST],
     },
     async (t) => {
       const sync = await synchronizer(t);
@@ -107,9 +111,13 @@ describe('POST /v2/parties/external/generate-topology', () => {
         t.expectStatus(await generate(t, { ...base, confirmationThreshold: 0 }), 200, { requirement: `${P}.zero-threshold-defaults` });
         t.expectStatus(await generate(t, base), 200, { requirement: `${P}.zero-threshold-defaults` });
       });
+      const seen: Array<{ x: Exchange; what: string }> = [];
       await t.judge(`${P}.negative-threshold-rejected`, () => t.property(invalidNegativeThreshold(), async (n) => {
-        t.expectStatus(await generate(t, { ...base, confirmationThreshold: n }), 400, { requirement: `${P}.negative-threshold-rejected` });
+        const x = await generate(t, { ...base, confirmationThreshold: n });
+        expectRejected(t, x, { requirement: `${P}.negative-threshold-rejected`, what: `confirmationThreshold ${n}` });
+        seen.push({ x, what: `confirmationThreshold ${n}` });
       }, { runs: t.scaledRuns(3), requirement: `${P}.negative-threshold-rejected` }));
+      await judgeBadRequests(t, BAD_REQUEST, seen);
       // only the local participant confirms: any threshold above 1 exceeds the confirmers
       await t.judge(`${P}.threshold-above-confirmers-rejected`, async () => {
         t.expectStatus(await generate(t, { ...base, confirmationThreshold: 2 }), 400, { requirement: `${P}.threshold-above-confirmers-rejected` });
@@ -183,10 +191,11 @@ describe('POST /v2/parties/external/generate-topology', () => {
   conformance(
     {
       id: 'ledger.generate-external-party-topology.invalid',
-      title: 'rejects empty key data, unlisted key values, an empty hint, an unknown synchronizer and a participant named twice with 400',
+      title: 'rejects empty key data (a 4xx, 400 as FACTS.md gives), unlisted key values, an empty hint, an unknown synchronizer and a participant named twice with 400',
       api: 'ledger',
       operations: ['generateExternalPartyTopology'],
       requirements: [
+        BAD_REQUEST,
         `${P}.empty-key-data-rejected`,
         `${P}.unknown-key-value-rejected`,
         `${P}.empty-party-hint-rejected`,
@@ -201,7 +210,7 @@ describe('POST /v2/parties/external/generate-topology', () => {
       // each rule judged on its own: one accepted invalid request leaves the others judged
       const rejected = (requirement: string, json: Record<string, unknown>) =>
         t.judge(requirement, async () => t.expectStatus(await generate(t, json), 400, { requirement }));
-      await rejected(`${P}.empty-key-data-rejected`, { ...base, publicKey: empty });
+      await judgeRejection(t, await generate(t, { ...base, publicKey: empty }), { requirement: `${P}.empty-key-data-rejected`, badRequest: BAD_REQUEST, what: 'empty keyData' });
       await t.judge(`${P}.unknown-key-value-rejected`, () => t.property(invalidKeyEnum(), async (key) => {
         t.expectStatus(await generate(t, { ...base, publicKey: key }), 400, { requirement: `${P}.unknown-key-value-rejected` });
       }, { runs: t.scaledRuns(4), requirement: `${P}.unknown-key-value-rejected` }));

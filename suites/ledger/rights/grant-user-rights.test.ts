@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { conformance } from '../../../harness/conformance.js';
+import { judgeBadRequests, judgeRejection } from '../../rejections.js';
 import { mayAnswerAnywhere } from '../../../harness/checks.js';
 import type { Exchange } from '../../../harness/http.js';
 import { createUser, darArchive, existingParties, existingParty } from '../../../harness/fixtures/ledger.js';
@@ -12,6 +13,8 @@ import {
 const api = 'ledger' as const;
 /** Bound of the parties the rights-limit check allocates (3 rights each): enough for the default limit of 1000. */
 const MAX_PARTIES_FOR_LIMIT = 400;
+
+const BAD_REQUEST = 'ledger.errors.bad-request-400';
 
 describe('POST /v2/users/{user-id}/rights', () => {
   conformance(
@@ -140,22 +143,27 @@ describe('POST /v2/users/{user-id}/rights', () => {
   );
 
   conformance(
-    { id: 'ledger.rights.unknown-kind', title: 'rejects a right of an unknown kind with 400', api, operations: ['grantUserRights'], requirements: ['ledger.rights.unknown-kind-rejected'] },
+    { id: 'ledger.rights.unknown-kind', title: 'rejects a right of an unknown kind with a 4xx, 400 as FACTS.md gives', api, operations: ['grantUserRights'], requirements: ['ledger.rights.unknown-kind-rejected', BAD_REQUEST] },
     async (t) => {
       const u = await createUser(t);
+      const seen: Array<{ x: Exchange; what: string }> = [];
       for (const kind of [{ CanSing: { value: {} } }, { canActAs: { value: { party: 'p' } } }]) {
-        t.expectStatus(await grantRights(t, u.id, [{ kind }]), 400, { what: `granting right kind ${Object.keys(kind)[0]}` });
+        const what = `granting right kind ${Object.keys(kind)[0]}`;
+        await judgeRejection(t, await grantRights(t, u.id, [{ kind }]), { requirement: 'ledger.rights.unknown-kind-rejected', badRequest: BAD_REQUEST, what, deferBadRequest: seen });
       }
+      await judgeBadRequests(t, BAD_REQUEST, seen);
     },
   );
 
   conformance(
-    { id: 'ledger.rights.party-required', title: 'rejects CanActAs, CanExecuteAs and CanReadAs without value.party with 400', api, operations: ['grantUserRights'], requirements: ['ledger.rights.party-required'] },
+    { id: 'ledger.rights.party-required', title: 'rejects CanActAs, CanExecuteAs and CanReadAs without value.party with a 4xx, 400 as FACTS.md gives', api, operations: ['grantUserRights'], requirements: ['ledger.rights.party-required', BAD_REQUEST] },
     async (t) => {
       const u = await createUser(t);
+      const seen: Array<{ x: Exchange; what: string }> = [];
       for (const name of ['CanActAs', 'CanExecuteAs', 'CanReadAs']) {
-        t.expectStatus(await grantRights(t, u.id, [{ kind: { [name]: { value: {} } } }]), 400, { what: `granting ${name} without a party` });
+        await judgeRejection(t, await grantRights(t, u.id, [{ kind: { [name]: { value: {} } } }]), { requirement: 'ledger.rights.party-required', badRequest: BAD_REQUEST, what: `granting ${name} without a party`, deferBadRequest: seen });
       }
+      await judgeBadRequests(t, BAD_REQUEST, seen);
     },
   );
 

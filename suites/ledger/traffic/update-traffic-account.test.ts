@@ -1,5 +1,7 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import { expectRejected, judgeBadRequests, judgeRejection } from '../../rejections.js';
+import type { Exchange } from '../../../harness/http.js';
 import { allocateParty, createUser } from '../../../harness/fixtures/ledger.js';
 import { invalidMissingDedupId, modelBalances, trafficUpdates, type TrafficUpdate } from '../../../generators/ledger/traffic.js';
 import { judgeThat } from '../shared.js';
@@ -52,6 +54,8 @@ async function startingBalance(t: CheckContext, account: string): Promise<number
   t.expect(Number.isSafeInteger(u.balance), notInteger(u), { requirement: `${U}.response-schema`, exchange: x });
   return u.balance as number;
 }
+
+const BAD_REQUEST = 'ledger.errors.bad-request-400';
 
 describe('POST /v2/traffic/accounts', () => {
   conformance(
@@ -167,32 +171,36 @@ describe('POST /v2/traffic/accounts', () => {
   conformance(
     {
       id: 'ledger.update-traffic-account.dedup-id-required',
-      title: 'rejects an update without deduplicationId with 400',
+      title: 'rejects an update without deduplicationId with a 4xx, 400 as FACTS.md gives',
       api: 'ledger',
       operations: ['updateTrafficAccount'],
-      requirements: [`${U}.dedup-id-required`],
+      requirements: [`${U}.dedup-id-required`, BAD_REQUEST],
     },
     async (t) => {
       const account = await freshAccount(t);
+      const seen: Array<{ x: Exchange; what: string }> = [];
       await t.property(invalidMissingDedupId(), async (body) => {
-        t.expectStatus(await t.call('updateTrafficAccount', { json: { accountId: account, ...body } }), 400);
+        const x = await t.call('updateTrafficAccount', { json: { accountId: account, ...body } });
+        expectRejected(t, x, { what: 'an update without deduplicationId' });
+        seen.push({ x, what: 'an update without deduplicationId' });
       }, { runs: t.scaledRuns(3) });
+      await judgeBadRequests(t, BAD_REQUEST, seen);
     },
   );
 
   conformance(
     {
       id: 'ledger.update-traffic-account.admin-only',
-      title: 'refuses a traffic account update by a user who is not an admin with 403',
+      title: 'refuses a traffic account update by a user who is not an admin with a 4xx, 403 as FACTS.md gives',
       api: 'ledger',
       operations: ['updateTrafficAccount'],
-      requirements: ['ledger.auth.traffic-admin-only'],
+      requirements: ['ledger.auth.traffic-admin-only', 'ledger.auth.permission-denied-403'],
     },
     async (t) => {
       const account = await freshAccount(t);
       const user = await createUser(t);
       const x = await t.call('updateTrafficAccount', { auth: { user: user.id }, json: { accountId: account, deduplicationId: t.uniqueName('dedup'), balanceDelta: 1 } });
-      t.expectStatus(x, 403);
+      await judgeRejection(t, x, { requirement: 'ledger.auth.traffic-admin-only', badRequest: 'ledger.auth.permission-denied-403', statuses: [403], what: 'a traffic account update by a user who is not an admin' });
     },
   );
 

@@ -1,6 +1,7 @@
 import { describe } from 'vitest';
 import fc from 'fast-check';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import { expectRejected, judgeRejection } from '../../rejections.js';
 import { createUser } from '../../../harness/fixtures/ledger.js';
 import { annotationsOf, errorCode, grantRights, listRights, readUser, right, rightKey, tryCreateUser, updateUser, userOf, versionOf } from '../../../harness/fixtures/ledger-users.js';
 import { FORBIDDEN_USER_ID_CHARS, USER_ID_ALPHABET, tooLongUserId, userId, userIdWithInvalidChar } from '../../../generators/ledger/userId.js';
@@ -49,32 +50,33 @@ describe('POST /v2/users', () => {
   );
 
   const invalidCases: Array<[string, string, string, () => fc.Arbitrary<string>, string[]]> = [
-    ['ledger.create-user.id-too-long', 'rejects user ids longer than 128 characters with 400 on create, update and grant', 'ledger.users.id-too-long-rejected', tooLongUserId, ['a'.repeat(129)]],
-    ['ledger.create-user.id-invalid-character', 'rejects user ids with a character outside the allowed set with 400 on create, update and grant', 'ledger.users.id-invalid-character-rejected', userIdWithInvalidChar, FORBIDDEN_USER_ID_CHARS.map((c) => `cc${c}id`)],
+    ['ledger.create-user.id-too-long', 'rejects user ids longer than 128 characters with a 4xx on create, update and grant', 'ledger.users.id-too-long-rejected', tooLongUserId, ['a'.repeat(129)]],
+    ['ledger.create-user.id-invalid-character', 'rejects user ids with a character outside the allowed set with a 4xx on create, update and grant', 'ledger.users.id-invalid-character-rejected', userIdWithInvalidChar, FORBIDDEN_USER_ID_CHARS.map((c) => `cc${c}id`)],
   ];
   for (const [id, title, requirement, arb, fixed] of invalidCases) {
     conformance({ id, title, api, operations: ['createUser', 'updateUser', 'grantUserRights'], requirements: [requirement] }, async (t) => {
       const tryAll = async (bad: string) => {
         const c = await tryCreateUser(t, { id: bad });
-        t.expectStatus(c, 400, { what: `creating user ${JSON.stringify(bad)}` });
+        // the MUST is a 4xx; the exact 400 with INVALID_FIELD is ledger.users.invalid-id-code's (FACTS.md)
+        expectRejected(t, c, { what: `creating user ${JSON.stringify(bad)}` });
         const u = await updateUser(t, bad, { primaryParty: '' }, ['primary_party']);
-        t.expectStatus(u, 400, { what: `updating user ${JSON.stringify(bad)}` });
+        expectRejected(t, u, { what: `updating user ${JSON.stringify(bad)}` });
         const g = await grantRights(t, bad, [right.readAsAnyParty()]);
-        t.expectStatus(g, 400, { what: `granting rights to user ${JSON.stringify(bad)}` });
+        expectRejected(t, g, { what: `granting rights to user ${JSON.stringify(bad)}` });
       };
       for (const bad of fixed) {
         const c = await tryCreateUser(t, { id: bad });
-        t.expectStatus(c, 400, { what: `creating user ${JSON.stringify(bad)}` });
+        expectRejected(t, c, { what: `creating user ${JSON.stringify(bad)}` });
       }
       await t.property(arb(), tryAll, { runs: t.scaledRuns(15) });
     });
   }
 
   conformance(
-    { id: 'ledger.create-user.id-empty', title: 'rejects an empty user id with 400', api, operations: ['createUser'], requirements: ['ledger.users.id-empty-rejected'] },
+    { id: 'ledger.create-user.id-empty', title: 'rejects an empty user id with a 4xx', api, operations: ['createUser'], requirements: ['ledger.users.id-empty-rejected'] },
     async (t) => {
       const x = await tryCreateUser(t, { id: '' });
-      t.expectStatus(x, 400);
+      expectRejected(t, x);
     },
   );
 
@@ -203,14 +205,14 @@ describe('POST /v2/users', () => {
   conformance(
     {
       id: 'ledger.create-user.resource-version-rejected',
-      title: 'rejects a non-empty metadata.resourceVersion on creation with 400',
+      title: 'rejects a non-empty metadata.resourceVersion on creation with a 4xx, 400 as FACTS.md gives',
       api,
       operations: ['createUser'],
-      requirements: ['ledger.create-user.non-empty-resource-version-rejected'],
+      requirements: ['ledger.create-user.non-empty-resource-version-rejected', 'ledger.errors.bad-request-400'],
     },
     async (t) => {
       const x = await tryCreateUser(t, { id: t.uniqueName('cc-rv'), metadata: { resourceVersion: '1', annotations: {} } });
-      t.expectStatus(x, 400);
+      await judgeRejection(t, x, { requirement: 'ledger.create-user.non-empty-resource-version-rejected', badRequest: 'ledger.errors.bad-request-400', what: 'creating a user with resourceVersion "1"' });
     },
   );
 });

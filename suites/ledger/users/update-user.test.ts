@@ -1,5 +1,7 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import { expectRejected, judgeRejection } from '../../rejections.js';
+import type { Exchange } from '../../../harness/http.js';
 import fc from 'fast-check';
 import { createUser, existingParty } from '../../../harness/fixtures/ledger.js';
 import { annotationsOf, errorCode, getUser, hasPpa, readUser, tryCreateUser, updateUser, userOf, versionOf } from '../../../harness/fixtures/ledger-users.js';
@@ -8,11 +10,14 @@ import {
   nameOfLength, nameWithBadChar, nameWithBadEnd, prefixOfLength,
 } from '../../../generators/ledger/annotations.js';
 
+/** the SHOULD of a rejection's exact 400 (FACTS.md) where no rule names a code for it */
+const BAD_REQUEST = 'ledger.errors.bad-request-400';
+
 describe('PATCH /v2/users/{user-id}', () => {
   conformance(
     {
       id: 'ledger.update-user.empty-mask',
-      title: 'rejects an update mask with no path with 400',
+      title: 'rejects an update mask with no path with a 4xx',
       api: 'ledger',
       operations: ['updateUser'],
       requirements: ['ledger.update-user.empty-mask-rejected'],
@@ -23,7 +28,8 @@ describe('PATCH /v2/users/{user-id}', () => {
         params: { 'user-id': user.id },
         json: { user: { id: user.id, primaryParty: 'someone', metadata: { resourceVersion: '', annotations: {} } }, updateMask: { paths: [] } },
       });
-      t.expectStatus(x, 400);
+      // the exact 400 and its code are judged by ledger.update-user.invalid-mask-code
+      expectRejected(t, x);
     },
   );
 });
@@ -396,31 +402,38 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
 
 describe('PATCH /v2/users/{user-id}: annotations', () => {
   /** Sends the annotations on create and on update of a fresh user; both must answer `status`. */
-  async function onCreateAndUpdate(t: CheckContext, a: Record<string, string>, status: number, what: string): Promise<void> {
+  /** `expected`: a status, or how to judge a rejection (the MUST of a 4xx, with or without the SHOULD of its 400) */
+  async function onCreateAndUpdate(t: CheckContext, a: Record<string, string>, expected: number | ((x: Exchange, what: string) => Promise<void> | void), what: string): Promise<void> {
+    const judge = async (x: Exchange, w: string) => (typeof expected === 'number' ? t.expectStatus(x, expected, { what: w }) : expected(x, w));
     const c = await tryCreateUser(t, { id: t.uniqueName('cc-ann'), metadata: { resourceVersion: '', annotations: a } });
-    t.expectStatus(c, status, { what: `creating a user with ${what}` });
+    await judge(c, `creating a user with ${what}`);
     const u = await createUser(t);
     const x = await updateUser(t, u.id, { metadata: { annotations: a } }, ['metadata.annotations']);
-    t.expectStatus(x, status, { what: `updating a user with ${what}` });
+    await judge(x, `updating a user with ${what}`);
   }
+  /** a rejection whose exact 400 another check judges with its code (invalid-key-code) */
+  const rejectedKey = (t: CheckContext) => (x: Exchange, what: string) => expectRejected(t, x, { what });
+  /** a rejection judged as the MUST of a 4xx and the SHOULD of a 400 (ledger.errors.bad-request-400) */
+  const rejectedWith400 = (t: CheckContext, requirement: string) => (x: Exchange, what: string) => judgeRejection(t, x, { requirement, badRequest: BAD_REQUEST, what });
 
   const rejected: Array<[string, string, string, string[], (() => fc.Arbitrary<string>) | undefined]> = [
-    ['ledger.annotations.prefix-too-long', 'rejects a key prefix of 254 characters with 400', 'ledger.annotations.prefix-max-253', [`${prefixOfLength(254)}/n`], undefined],
-    ['ledger.annotations.prefix-not-dns', 'rejects key prefixes that are not DNS subdomains with 400', 'ledger.annotations.prefix-dns-subdomain', ['-a/n', 'a-/n', 'a..b/n', '.a/n', 'a_b/n'], () => fc.tuple(invalidPrefix(), annotationName(10)).map(([p, n]) => `${p}/${n}`)],
-    ['ledger.annotations.name-empty', 'rejects a key whose name is empty with 400', 'ledger.annotations.name-required', ['example.com/', ''], undefined],
-    ['ledger.annotations.name-too-long', 'rejects a key name of 64 characters with 400', 'ledger.annotations.name-max-63', [nameOfLength(64), `example.com/${nameOfLength(64)}`], undefined],
-    ['ledger.annotations.name-bad-char', 'rejects key names with characters other than letters, digits, dot, hyphen, underscore with 400', 'ledger.annotations.name-characters', ['a b', 'a*b', 'a@b', 'a:b', 'aéb', 'a+b', 'a~b', 'a#b'], nameWithBadChar],
-    ['ledger.annotations.name-bad-end', 'rejects key names that start or end with a non-alphanumeric with 400', 'ledger.annotations.name-alphanumeric-ends', ['.a', 'a.', '-a', 'a-', '_a', 'a_', 'example.com/a_'], nameWithBadEnd],
-    ['ledger.annotations.two-slashes', 'rejects keys with more than one slash with 400', 'ledger.annotations.single-slash', ['a/b/c', 'example.com/a/b'], keyWithTwoSlashes],
+    ['ledger.annotations.prefix-too-long', 'rejects a key prefix of 254 characters with a 4xx', 'ledger.annotations.prefix-max-253', [`${prefixOfLength(254)}/n`], undefined],
+    ['ledger.annotations.prefix-not-dns', 'rejects key prefixes that are not DNS subdomains with a 4xx', 'ledger.annotations.prefix-dns-subdomain', ['-a/n', 'a-/n', 'a..b/n', '.a/n', 'a_b/n'], () => fc.tuple(invalidPrefix(), annotationName(10)).map(([p, n]) => `${p}/${n}`)],
+    ['ledger.annotations.name-empty', 'rejects a key whose name is empty with a 4xx', 'ledger.annotations.name-required', ['example.com/', ''], undefined],
+    ['ledger.annotations.name-too-long', 'rejects a key name of 64 characters with a 4xx', 'ledger.annotations.name-max-63', [nameOfLength(64), `example.com/${nameOfLength(64)}`], undefined],
+    ['ledger.annotations.name-bad-char', 'rejects key names with characters other than letters, digits, dot, hyphen, underscore with a 4xx', 'ledger.annotations.name-characters', ['a b', 'a*b', 'a@b', 'a:b', 'aéb', 'a+b', 'a~b', 'a#b'], nameWithBadChar],
+    ['ledger.annotations.name-bad-end', 'rejects key names that start or end with a non-alphanumeric with a 4xx', 'ledger.annotations.name-alphanumeric-ends', ['.a', 'a.', '-a', 'a-', '_a', 'a_', 'example.com/a_'], nameWithBadEnd],
+    ['ledger.annotations.two-slashes', 'rejects keys with more than one slash with a 4xx', 'ledger.annotations.single-slash', ['a/b/c', 'example.com/a/b'], keyWithTwoSlashes],
   ];
   for (const [id, title, requirement, fixed, arb] of rejected) {
     conformance({ id, title, api, operations: ['createUser', 'updateUser'], requirements: [requirement] }, async (t) => {
-      for (const key of fixed) await onCreateAndUpdate(t, { [key]: 'v' }, 400, `annotation key ${JSON.stringify(key)}`);
+      // the MUST is a 4xx; the exact 400 with INVALID_ARGUMENT is ledger.annotations.invalid-key-code's (FACTS.md)
+      for (const key of fixed) await onCreateAndUpdate(t, { [key]: 'v' }, rejectedKey(t), `annotation key ${JSON.stringify(key)}`);
       if (arb !== undefined) {
         const u = await createUser(t);
         await t.property(arb(), async (key) => {
           const x = await updateUser(t, u.id, { metadata: { annotations: { [key]: 'v' } } }, ['metadata.annotations']);
-          t.expectStatus(x, 400, { what: `updating with annotation key ${JSON.stringify(key)}` });
+          expectRejected(t, x, { what: `updating with annotation key ${JSON.stringify(key)}` });
         }, { runs: t.scaledRuns(15) });
       }
     });
@@ -464,13 +477,14 @@ describe('PATCH /v2/users/{user-id}: annotations', () => {
   );
 
   conformance(
-    { id: 'ledger.annotations.size-over-limit', title: 'rejects annotations of 262145 UTF-8 bytes with 400', api, operations: ['createUser', 'updateUser'], requirements: ['ledger.annotations.total-size-limit'] },
+    { id: 'ledger.annotations.size-over-limit', title: 'rejects annotations of 262145 UTF-8 bytes with a 4xx, 400 as FACTS.md gives', api, operations: ['createUser', 'updateUser'], requirements: ['ledger.annotations.total-size-limit', BAD_REQUEST] },
     async (t) => {
-      await onCreateAndUpdate(t, annotationsOfSize(MAX_ANNOTATIONS_BYTES + 1), 400, 'annotations of 262145 bytes');
+      const rejected = rejectedWith400(t, 'ledger.annotations.total-size-limit');
+      await onCreateAndUpdate(t, annotationsOfSize(MAX_ANNOTATIONS_BYTES + 1), rejected, 'annotations of 262145 bytes');
       // over the limit only together with what the user already has
       const u = await createUser(t, { annotations: annotationsOfSize(1000, { keyPrefix: 'old' }) });
       const x = await updateUser(t, u.id, { metadata: { annotations: annotationsOfSize(MAX_ANNOTATIONS_BYTES - 999) } }, ['metadata.annotations']);
-      t.expectStatus(x, 400, { what: 'an update bringing the annotations to 262145 bytes' });
+      await rejected(x, 'an update bringing the annotations to 262145 bytes');
     },
   );
 
@@ -485,11 +499,11 @@ describe('PATCH /v2/users/{user-id}: annotations', () => {
   );
 
   conformance(
-    { id: 'ledger.annotations.size-utf8', title: 'counts multi-byte characters by their UTF-8 bytes toward the limit', api, operations: ['createUser', 'updateUser'], requirements: ['ledger.annotations.size-counted-in-utf8-bytes'] },
+    { id: 'ledger.annotations.size-utf8', title: 'counts multi-byte characters by their UTF-8 bytes toward the limit', api, operations: ['createUser', 'updateUser'], requirements: ['ledger.annotations.size-counted-in-utf8-bytes', BAD_REQUEST] },
     async (t) => {
       const a = annotationsOfSize(MAX_ANNOTATIONS_BYTES + 1, { multibyte: true });
       t.expect(annotationsBytes(a) === MAX_ANNOTATIONS_BYTES + 1, 'generator: wrong size');
-      await onCreateAndUpdate(t, a, 400, 'annotations of 262145 UTF-8 bytes in fewer characters');
+      await onCreateAndUpdate(t, a, rejectedWith400(t, 'ledger.annotations.size-counted-in-utf8-bytes'), 'annotations of 262145 UTF-8 bytes in fewer characters');
       await onCreateAndUpdate(t, annotationsOfSize(MAX_ANNOTATIONS_BYTES, { multibyte: true }), 200, 'annotations of 262144 UTF-8 bytes with multi-byte characters');
     },
   );
@@ -506,10 +520,10 @@ describe('PATCH /v2/users/{user-id}: annotations', () => {
   );
 
   conformance(
-    { id: 'ledger.annotations.empty-value-on-create', title: 'rejects an annotation with an empty value on creation with 400', api, operations: ['createUser'], requirements: ['ledger.annotations.empty-value-rejected-on-create'] },
+    { id: 'ledger.annotations.empty-value-on-create', title: 'rejects an annotation with an empty value on creation with a 4xx, 400 as FACTS.md gives', api, operations: ['createUser'], requirements: ['ledger.annotations.empty-value-rejected-on-create', BAD_REQUEST] },
     async (t) => {
       const x = await tryCreateUser(t, { id: t.uniqueName('cc-ann'), metadata: { resourceVersion: '', annotations: { a: 'x', b: '' } } });
-      t.expectStatus(x, 400);
+      await judgeRejection(t, x, { requirement: 'ledger.annotations.empty-value-rejected-on-create', badRequest: BAD_REQUEST, what: 'creating a user with an annotation of empty value' });
     },
   );
 

@@ -3,7 +3,7 @@ import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
 import { isObj } from '../../../harness/fixtures/scan.js';
-import { expectStatus, notBusy } from '../../v0-http-checks.js';
+import { expectStatus, judgeRejection, notBusy } from '../../v0-http-checks.js';
 
 // POST /v0/activities was removed in scan 0.6.8: the requirements below carry since/until, so the wrapper runs the
 // removal check on newer scans and the listing checks on older ones only.
@@ -24,13 +24,14 @@ describe('POST /v0/activities (removed in 0.6.8)', () => {
   conformance(
     {
       id: 'scan.versioning.activities-removed',
-      title: 'answers 404 from 0.6.8 on',
+      title: 'is not served from 0.6.8 on: a 4xx, 404 as FACTS.md gives',
       api: 'scan',
       operations: ['listActivities'],
-      requirements: ['scan.versioning.activities-removed'],
+      requirements: ['scan.versioning.activities-removed', 'scan.versioning.activities-removed-404'],
     },
     async (t) => {
-      expectStatus(t, await t.call('listActivities', { json: { page_size: 10 } }), 404);
+      const x = await t.call('listActivities', { json: { page_size: 10 } });
+      await judgeRejection(t, x, { requirement: 'scan.versioning.activities-removed', badRequest: 'scan.versioning.activities-removed-404', statuses: [404], what: 'POST /v0/activities from 0.6.8 on' });
     },
   );
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { conformance } from '../../../harness/conformance.js';
+import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import { ansNames, dsoAndSvs, entryKey, isDsoProvided, listAns, type AnsEntryLike } from '../../../harness/fixtures/scan.js';
 import { ansNamePrefix, nonEmptyAnsNamePrefix } from '../../../generators/scan/AnsNamePrefix.js';
 import { invalidPageLimitAbove, invalidPageLimitBelow, MAX_PAGE, MIN_PAGE, pageLimit } from '../../../generators/scan/PageLimits.js';
@@ -34,6 +34,26 @@ describe('GET /v0/ans-entries', () => {
 });
 
 type Listed = AnsEntryLike;
+const OLDER_FIRST = 'scan.list-ans-entries.older-first';
+
+/**
+ * Judges older-first against fixtures.ansEntriesOldestFirst (entry names, oldest first): those of them an unfiltered
+ * page of 1000 lists appear in that order. Returns why nothing was judged, or undefined when the order was judged.
+ */
+async function judgeNamedOrder(t: CheckContext): Promise<string | undefined> {
+  const named = t.fixture<unknown>('ansEntriesOldestFirst');
+  if (named === undefined) return 'no fixtures.ansEntriesOldestFirst (entry names in creation order, oldest first) is configured';
+  if (!Array.isArray(named) || named.some((n) => typeof n !== 'string')) return 'fixtures.ansEntriesOldestFirst is not a list of entry names';
+  const l = await listAns(t, 'listAnsEntries', { page_size: MAX_PAGE });
+  const at = new Map(l.entries.map((e, i) => [String(e.name), i]));
+  const listed = (named as string[]).filter((n) => at.has(n));
+  if (listed.length < 2) return `fewer than two of the ${named.length} entries of fixtures.ansEntriesOldestFirst are among the ${l.entries.length} entries of an unfiltered page of ${MAX_PAGE} (expired, or beyond that page)`;
+  for (let i = 1; i < listed.length; i++) {
+    const [older, newer] = [listed[i - 1]!, listed[i]!];
+    t.expect(at.get(older)! < at.get(newer)!, `entry "${older}", created before "${newer}" (fixtures.ansEntriesOldestFirst), is listed after it (positions ${at.get(older)} and ${at.get(newer)})`, { exchange: l.exchange });
+  }
+  return undefined;
+}
 const regular = (es: Listed[]) => es.filter((e) => typeof e.contract_id === 'string');
 const keys = (es: Listed[]) => es.map(entryKey);
 
@@ -131,7 +151,7 @@ describe('GET /v0/ans-entries: contents', () => {
   conformance(
     {
       id: 'scan.list-ans-entries.older-first',
-      title: 'lists older entries first: a smaller page is the head of a larger one',
+      title: 'lists older entries first: a smaller page is the head of a larger one, and entries named in creation order come in that order',
       api: 'scan',
       operations: ['listAnsEntries'],
       requirements: ['scan.list-ans-entries.older-first'],
@@ -152,6 +172,9 @@ describe('GET /v0/ans-entries: contents', () => {
         },
         { runs: t.scaledRuns(15) },
       );
+      // consistency alone is kept by newest-first too: the order is anchored by entries the target names in creation order
+      const why = await judgeNamedOrder(t);
+      if (why !== undefined) t.notObserved(OLDER_FIRST, `${why}; the consistency of pages alone, which newest-first keeps too, does not decide older-first`);
     },
   );
 

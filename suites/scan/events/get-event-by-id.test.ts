@@ -84,15 +84,16 @@ describe('GET /v0/events/{update_id}', () => {
   conformance(
     {
       id: 'scan.get-event-by-id.unknown-id',
-      title: 'answers 404 with an error body for an update id it does not hold',
+      title: 'answers a 4xx with an error body for an update id it does not hold, 404 as FACTS.md gives',
       api: 'scan',
       operations: ['getEventById'],
-      requirements: ['scan.get-event-by-id.unknown-id-not-found'],
+      requirements: ['scan.get-event-by-id.unknown-id-not-found', 'scan.get-event-by-id.unknown-id-404'],
     },
     async (t) => {
       const hex = [...t.uniqueName('unknown-update')].map((c) => c.charCodeAt(0).toString(16)).join('').padEnd(64, '0').slice(0, 64);
       const x = await t.call('getEventById', { params: { update_id: `1220${hex}` } });
-      expectStatus(t, x, 404);
+      // the error body is judged by the generic checks (scan.errors.error-body) on every 4xx
+      await judgeRejection(t, x, { requirement: 'scan.get-event-by-id.unknown-id-not-found', badRequest: 'scan.get-event-by-id.unknown-id-404', statuses: [404], what: 'an update id scan does not hold' });
     },
   );
 
@@ -255,6 +256,39 @@ describe('GET /v0/events/{update_id}', () => {
           t.expect(sameJson(again, e.body.verdict), `update ${e.updateId}: a repeated lookup returned another verdict: ${JSON.stringify(again)} after ${JSON.stringify(e.body.verdict)}`, { exchange: x });
         }
       }
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.events.verdict-first-ingested',
+      title: 'returns the first ingested verdict of an update the target names (fixtures.firstVerdict), not a later duplicate',
+      api: 'scan',
+      operations: ['getEventById'],
+      requirements: ['scan.events.verdict-first-ingested'],
+    },
+    async (t) => {
+      // De-duplication happens at ingestion, inside scan: only a target that knows which verdict came first for an
+      // update (fixtures.firstVerdict: { updateId, verdict: { field: value } }) makes it observable.
+      const f = t.fixture<unknown>('firstVerdict');
+      const fixture = isObj(f) && typeof f.updateId === 'string' && isObj(f.verdict) && Object.keys(f.verdict).length > 0 ? { updateId: f.updateId, verdict: f.verdict } : undefined;
+      if (fixture === undefined) {
+        t.notObserved('scan.events.verdict-first-ingested', f === undefined
+          ? 'no fixtures.firstVerdict ({ updateId, verdict: fields of the first verdict ingested for it }) is configured: which verdict came first is known only inside scan'
+          : 'fixtures.firstVerdict is not { updateId: string, verdict: { field: value, ... } }');
+        return;
+      }
+      const x = await t.call('getEventById', { params: { update_id: fixture.updateId } });
+      expectStatus(t, x, 200, { requirement: 'scan.get-event-by-id.response-schema' });
+      const verdict = isObj(x.json) ? x.json.verdict : undefined;
+      t.expect(isObj(verdict), `update ${fixture.updateId}, whose first verdict fixtures.firstVerdict names, is answered without a verdict`, { exchange: x });
+      // finalization_time may differ between scans (SPEC.md): compared only when the fixture gives it, for this scan
+      const differing = Object.entries(fixture.verdict).filter(([k, v]) => !sameJson((verdict as Obj)[k], v));
+      t.expect(
+        differing.length === 0,
+        `update ${fixture.updateId}: the verdict returned is not the first one ingested (fixtures.firstVerdict): ${differing.map(([k, v]) => `${k} ${JSON.stringify((verdict as Obj)[k])}, not ${JSON.stringify(v)}`).join('; ')}`,
+        { exchange: x },
+      );
     },
   );
 });

@@ -23,6 +23,9 @@ interface Walk {
   loop?: { page: number; token: unknown };
 }
 
+const TOKEN_ABSENT = 'scan.list-validator-licenses.token-absent-on-last-page';
+const SHORT_PAGE = 'scan.list-validator-licenses.short-page-no-token';
+
 /** bound of every walk, in pages */
 const MAX_PAGES = 12;
 /** bound of the reference walk (limit 1000), in pages */
@@ -204,25 +207,41 @@ describe('GET /v0/admin/validator/licenses', () => {
   conformance(
     {
       id: 'scan.list-validator-licenses.token-absent-on-last-page',
-      title: 'a walk that follows next_page_token ends: it reaches a page without one and never comes back to where it was',
+      title: 'a walk that follows next_page_token ends: it reaches a page without one, never comes back to where it was, and only a full page hands out a token that leads to an empty page',
       api: 'scan',
       operations: ['listValidatorLicenses'],
-      requirements: ['scan.list-validator-licenses.token-absent-on-last-page'],
+      requirements: [TOKEN_ABSENT, SHORT_PAGE],
     },
     async (t) => {
-      // SPEC.md: the last page carries no next_page_token. A token on the last page of licenses is allowed when the
-      // empty page it leads to carries none (that empty page is then the last one); a page that hands out a token the
-      // walk already followed sends it round in a loop that never reaches a last page. (A page repeating licenses of
-      // earlier pages is judged by scan.list-validator-licenses.after-continues.)
+      // SPEC.md: the last page carries no next_page_token. A server cannot tell that a full page is the last without
+      // looking ahead, so a full page may carry a token when the empty page it leads to carries none (that empty page
+      // is then the last one); a shorter page whose token leads to nothing was the last page itself. A page that hands
+      // out a token the walk already followed sends it round in a loop that never reaches a last page. (A short page
+      // followed by more licenses is not the last page; a page repeating licenses of earlier pages is judged by
+      // scan.list-validator-licenses.after-continues.) Each rule is judged only on walks that show it.
       let ended = 0;
-      const check = (w: Walk, limit: number) => {
+      let shortPages = 0;
+      const check = async (w: Walk, limit: number) => {
         if (w.complete) ended++;
-        if (w.loop === undefined) return;
-        t.fail(`limit ${limit}: the walk never ends: page ${w.loop.page} carries next_page_token ${JSON.stringify(w.loop.token)}, which the walk already followed`, { exchange: w.pages[w.loop.page - 1]!.exchange });
+        if (w.loop !== undefined) {
+          const loop = w.loop;
+          await t.judge(TOKEN_ABSENT, () => t.fail(`limit ${limit}: the walk never ends: page ${loop.page} carries next_page_token ${JSON.stringify(loop.token)}, which the walk already followed`, { requirement: TOKEN_ABSENT, exchange: w.pages[loop.page - 1]!.exchange }));
+        }
+        for (const [i, p] of w.pages.entries()) {
+          const next = w.pages[i + 1];
+          if (p.licenses.length >= limit) continue;
+          // a short page without a token keeps the rule; one with a token is judged by where the token leads
+          shortPages++;
+          if (!hasToken(p.token) || next === undefined) continue;
+          await t.judge(SHORT_PAGE, () =>
+            t.expect(next.licenses.length > 0, `limit ${limit}: page ${i + 1} holds ${p.licenses.length} licenses, fewer than the limit, yet carries next_page_token ${JSON.stringify(p.token)}, which leads to an empty page: the short page was the last one`, { requirement: SHORT_PAGE, exchange: p.exchange }),
+          );
+        }
       };
-      check(await referenceWalk(t), MAX_PAGE);
+      await check(await referenceWalk(t), MAX_PAGE);
       await t.property(walkLimits(), async (limit) => check(await walk(t, limit), limit), { runs: t.scaledRuns(10) });
-      if (ended === 0) t.notObserved('scan.list-validator-licenses.token-absent-on-last-page', `no walk reached a page without next_page_token within its bound (${MAX_REFERENCE_PAGES} pages of 1000, ${MAX_PAGES} of smaller limits)`);
+      if (ended === 0) t.notObserved(TOKEN_ABSENT, `no walk reached a page without next_page_token within its bound (${MAX_REFERENCE_PAGES} pages of 1000, ${MAX_PAGES} of smaller limits)`);
+      if (shortPages === 0) t.notObserved(SHORT_PAGE, 'no walk showed a page shorter than its limit');
     },
   );
 

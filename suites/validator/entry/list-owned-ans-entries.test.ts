@@ -3,15 +3,14 @@ import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
 import { CLOCK_SKEW_MS } from '../../../harness/fixtures/scan.js';
-import { expectStatus, hasChallenge, notBusy, validatorUser } from '../../v0-http-checks.js';
+import { expectStatus, hasChallenge, judgeBadRequests, judgeRejection, notBusy, validatorUser } from '../../v0-http-checks.js';
 
 /**
- * SPEC.md requires the bearer token but names no status for its absence or refusal; implementations answer 401 or 403
- * (FACTS.md accepts either for a refused token), so a check accepts both. A 401 of the HTTP framework is text/plain
- * with a WWW-Authenticate challenge (FACTS.md: a SHOULD, judged apart).
+ * SPEC.md requires the bearer token but names no status for its absence or refusal: the MUST is a refusal (a 4xx).
+ * FACTS.md gives 401, with a WWW-Authenticate challenge when the HTTP framework answers: two SHOULDs, judged apart.
  */
-const REFUSED = [401, 403];
 const CHALLENGE = 'validator.auth.www-authenticate';
+const UNAUTHENTICATED = 'validator.auth.unauthenticated-401';
 
 /** the SHOULD that a 401 challenges the client; a refusal with 403 has nothing to judge */
 async function judgeChallenge(t: CheckContext, x: Exchange, what: string): Promise<boolean> {
@@ -24,16 +23,16 @@ describe('GET /v0/entry/all', () => {
   conformance(
     {
       id: 'validator.list-owned-ans-entries.requires-token',
-      title: 'refuses a request without a bearer token with 401 or 403, listing no entries, and challenges with WWW-Authenticate on a 401',
+      title: 'refuses a request without a bearer token with a 4xx (401 as FACTS.md gives), listing no entries, and challenges with WWW-Authenticate on a 401',
       api: 'validator',
       operations: ['listOwnedAnsEntries'],
-      requirements: ['validator.list-owned-ans-entries.requires-auth', CHALLENGE],
+      requirements: ['validator.list-owned-ans-entries.requires-auth', UNAUTHENTICATED, CHALLENGE],
     },
     async (t) => {
       const x = await t.call('listOwnedAnsEntries', { auth: 'none' });
       notBusy(t, x);
+      await judgeRejection(t, x, { requirement: 'validator.list-owned-ans-entries.requires-auth', badRequest: UNAUTHENTICATED, statuses: [401], what: 'GET /v0/entry/all without a token' });
       await t.judge('validator.list-owned-ans-entries.requires-auth', () => {
-        t.expectStatus(x, REFUSED, { requirement: 'validator.list-owned-ans-entries.requires-auth' });
         t.expect((x.json as { entries?: unknown } | undefined)?.entries === undefined, 'a request without a token got entries listed', { exchange: x });
       });
       if (!(await judgeChallenge(t, x, 'GET /v0/entry/all without a token'))) t.notObserved(CHALLENGE, `the request without a token was answered ${x.status}, not 401`);
@@ -99,10 +98,10 @@ describe('GET /v0/entry/all: owner and expiry', () => {
   conformance(
     {
       id: 'validator.list-owned-ans-entries.invalid-token',
-      title: 'refuses a malformed, wrongly signed or unsigned bearer token with 401 or 403, listing no entries, and challenges with WWW-Authenticate on a 401',
+      title: 'refuses a malformed, wrongly signed or unsigned bearer token with a 4xx (401 as FACTS.md gives), listing no entries, and challenges with WWW-Authenticate on a 401',
       api: 'validator',
       operations: ['listOwnedAnsEntries'],
-      requirements: ['validator.list-owned-ans-entries.invalid-token-rejected', CHALLENGE],
+      requirements: ['validator.list-owned-ans-entries.invalid-token-rejected', UNAUTHENTICATED, CHALLENGE],
     },
     async (t) => {
       const sub = validatorUserId(t) ?? t.fixture<string>('validatorUser') ?? 'validator_user';
@@ -113,16 +112,18 @@ describe('GET /v0/entry/all: owner and expiry', () => {
         ['unsigned (alg none)', `${enc({ alg: 'none', typ: 'JWT' })}.${enc({ sub })}.`],
       ];
       let challenged = 0;
+      const seen: Array<{ x: Exchange; what: string }> = [];
       for (const [what, token] of tokens) {
         const x = await t.call('listOwnedAnsEntries', { auth: { token } });
         notBusy(t, x);
+        await judgeRejection(t, x, { requirement: 'validator.list-owned-ans-entries.invalid-token-rejected', badRequest: UNAUTHENTICATED, what: `GET /v0/entry/all with a ${what} token`, deferBadRequest: seen });
         await t.judge('validator.list-owned-ans-entries.invalid-token-rejected', () => {
-          t.expectStatus(x, REFUSED, { what: `GET /v0/entry/all with a ${what} token`, requirement: 'validator.list-owned-ans-entries.invalid-token-rejected' });
           const entries = (x.json as { entries?: unknown } | undefined)?.entries;
           t.expect(entries === undefined, `a ${what} token got entries listed`, { exchange: x, requirement: 'validator.list-owned-ans-entries.invalid-token-rejected' });
         });
         if (await judgeChallenge(t, x, `GET /v0/entry/all with a ${what} token`)) challenged++;
       }
+      await judgeBadRequests(t, UNAUTHENTICATED, seen, [401]);
       if (challenged === 0) t.notObserved(CHALLENGE, 'no request with an invalid token was answered 401');
     },
   );

@@ -3,7 +3,8 @@ import { describe } from 'vitest';
 import { conformance, type CallOptions } from '../../../harness/conformance.js';
 import { invalidIntegerText, invalidPathOrQueryText } from '../../../generators/scan/Malformed.js';
 import { validatorUserIfAny } from '../../../harness/fixtures/scan.js';
-import { hasChallenge, notBusy, pathPrefixCheck, robustnessCheck } from '../../v0-http-checks.js';
+import { hasChallenge, judgeBadRequests, notBusy, pathPrefixCheck, robustnessCheck } from '../../v0-http-checks.js';
+import type { Exchange } from '../../../harness/http.js';
 
 describe('Validator HTTP behaviour', () => {
   robustnessCheck(
@@ -56,13 +57,15 @@ describe('Validator scan-proxy authentication', () => {
       title: 'refuses every scan-proxy request without a bearer token with 401 or 403, proxying no data, and challenges with WWW-Authenticate on a 401',
       api: 'validator',
       operations: SCAN_PROXY_PROBES.map(([op]) => op),
-      requirements: ['validator.scan-proxy.requires-auth', 'validator.auth.www-authenticate'],
+      requirements: ['validator.scan-proxy.requires-auth', 'validator.auth.www-authenticate', 'validator.auth.unauthenticated-401'],
     },
     async (t) => {
       let unauthorized = 0;
+      const refused: Array<{ x: Exchange; what: string }> = [];
       for (const [op, o, data] of SCAN_PROXY_PROBES) {
         const x = await t.call(op, { ...o, auth: 'none' });
         notBusy(t, x);
+        if (x.status >= 400 && x.status < 500) refused.push({ x, what: `${op} without a bearer token` });
         await t.judge('validator.scan-proxy.requires-auth', () => {
           t.expect([401, 403].includes(x.status), `${op} without a bearer token answered ${x.status}, not 401 or 403: every validator route needs a token (FACTS.md)`, { requirement: 'validator.scan-proxy.requires-auth', exchange: x });
           const body = x.json as Record<string, unknown> | undefined;
@@ -75,6 +78,9 @@ describe('Validator scan-proxy authentication', () => {
           t.expect(hasChallenge(x), `${op} answered 401 without a WWW-Authenticate header`, { requirement: 'validator.auth.www-authenticate', exchange: x });
         });
       }
+      // FACTS.md: a missing token is answered 401 (the SHOULD; which refusal, 401 or 403, the rule above accepts)
+      await judgeBadRequests(t, 'validator.auth.unauthenticated-401', refused, [401]);
+      if (refused.length === 0) t.notObserved('validator.auth.unauthenticated-401', 'no scan-proxy request without a token was refused with a 4xx');
       if (unauthorized === 0) t.notObserved('validator.auth.www-authenticate', 'no scan-proxy request without a token was answered 401');
     },
   );

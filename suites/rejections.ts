@@ -1,0 +1,67 @@
+/**
+ * Rejections judged at two levels (FACTS.md, introduction): where SPEC.md says a request is rejected or fails, the MUST
+ * is "answered with a 4xx error"; the exact status FACTS.md gives (400 for what a server cannot decode or accept, 401
+ * for a missing or invalid token, 403 for a missing right, 404 for an unknown id) is a separate SHOULD. Each is judged
+ * on its own, so a 422 keeps the MUST and fails only the SHOULD. Shared by every interface's checks.
+ */
+import type { CheckContext } from '../harness/conformance.js';
+import type { Exchange } from '../harness/http.js';
+import { notBusy } from './v0-http-checks.js';
+
+const excerpt = (x: Exchange) => (x.text.length > 200 ? `${x.text.slice(0, 200)}...` : x.text);
+const what = (x: Exchange) => `${x.record.request.method} ${x.operationId ?? x.record.request.url}`;
+const isClientError = (x: Exchange) => x.status >= 400 && x.status < 500;
+
+export interface RejectionOptions {
+  /** the MUST: a 4xx */
+  requirement: string;
+  /** the SHOULD: the exact status (`statuses`, default 400) */
+  badRequest: string;
+  /** the statuses the SHOULD expects (default [400]) */
+  statuses?: readonly number[];
+  what?: string;
+  /** inside a property: the SHOULD's observations are collected here and judged after it (judgeBadRequests) */
+  deferBadRequest?: Array<{ x: Exchange; what: string }>;
+}
+
+/**
+ * A rejection where SPEC.md says "rejected" (MUST: a 4xx, not a busy 429 or the ledger's 499, which end the check in
+ * error), and separately the SHOULD that it carries the status FACTS.md gives. Each is judged on its own.
+ */
+export async function judgeRejection(t: CheckContext, x: Exchange, o: RejectionOptions): Promise<void> {
+  notBusy(t, x);
+  const label = o.what ?? what(x);
+  await t.judge(o.requirement, () => {
+    t.expect(isClientError(x), `${label}: expected a 4xx rejection, got ${x.status}${excerpt(x) ? `: ${excerpt(x)}` : ''}`, { requirement: o.requirement, exchange: x });
+  });
+  if (!isClientError(x)) return;
+  t.note(`rejections answered ${x.status} with a ${x.mediaType === 'application/json' ? 'JSON' : String(x.mediaType ?? 'no content-type')} body`);
+  // inside a property the SHOULD is noted and judged after it (judgeBadRequests): its failure would end the property
+  if (o.deferBadRequest !== undefined) {
+    o.deferBadRequest.push({ x, what: label });
+    return;
+  }
+  await judgeBadRequests(t, o.badRequest, [{ x, what: label }], o.statuses);
+}
+
+/** The SHOULD that rejections carry the exact status (default 400), over rejections a check or a property noted. */
+export async function judgeBadRequests(t: CheckContext, badRequest: string, seen: Array<{ x: Exchange; what: string }>, statuses: readonly number[] = [400]): Promise<void> {
+  if (seen.length === 0) return;
+  const other = seen.find((s) => !statuses.includes(s.x.status));
+  await t.judge(badRequest, () => {
+    if (other !== undefined) t.fail(`${other.what}: rejected with ${other.x.status}, not ${statuses.join(' or ')}${excerpt(other.x) ? `: ${excerpt(other.x)}` : ''}`, { requirement: badRequest, exchange: other.x });
+  });
+}
+
+/**
+ * The MUST of a rejection alone (a 4xx; a busy 429, 503 or the ledger's 499 ends the check in error), where another
+ * check judges the exact status with the code FACTS.md names (the *-code SHOULDs). Stops the check on a failure, as
+ * t.expectStatus does.
+ */
+export function expectRejected(t: CheckContext, x: Exchange, o: { requirement?: string; what?: string } = {}): void {
+  notBusy(t, x);
+  t.expect(isClientError(x), `${o.what ?? what(x)}: expected a 4xx rejection, got ${x.status}${excerpt(x) ? `: ${excerpt(x)}` : ''}`, {
+    exchange: x,
+    ...(o.requirement !== undefined ? { requirement: o.requirement } : {}),
+  });
+}
