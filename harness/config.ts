@@ -54,6 +54,8 @@ export interface RunConfig {
   maxJsonDepth: number;
   /** run-wide deadline: after it no further check starts and the report says the run was cut (exit 3); unset = none */
   maxRunMs?: number;
+  /** the most requests in flight at once, across the whole run; 1 runs every check and request one after another */
+  concurrency: number;
   reportsDir: string;
   only: Api[];
   requirements: string[];
@@ -106,6 +108,7 @@ export const DEFAULT_RUN: RunConfig = {
   retries: 2,
   retryMaxWaitMs: 5000,
   maxJsonDepth: 512,
+  concurrency: 16,
   reportsDir: 'reports',
   only: [...APIS],
   requirements: [],
@@ -130,6 +133,7 @@ export interface ConfigFlags {
   seed?: string;
   runs?: string;
   timeoutMs?: string;
+  concurrency?: string;
   reportsDir?: string;
   html?: boolean;
   fault?: string[];
@@ -151,6 +155,7 @@ export const ENV_VARS = {
   CONFORMANCE_SEED: '--seed',
   CONFORMANCE_RUNS: '--runs',
   CONFORMANCE_TIMEOUT_MS: '--timeout-ms',
+  CONFORMANCE_CONCURRENCY: '--concurrency',
   CONFORMANCE_REPORTS_DIR: '--reports-dir',
 } as const;
 
@@ -237,6 +242,7 @@ function flagValues(flags: ConfigFlags): Partial<Record<SettingKey, string>> {
     CONFORMANCE_SEED: flags.seed,
     CONFORMANCE_RUNS: flags.runs,
     CONFORMANCE_TIMEOUT_MS: flags.timeoutMs,
+    CONFORMANCE_CONCURRENCY: flags.concurrency,
     CONFORMANCE_REPORTS_DIR: flags.reportsDir,
   };
 }
@@ -261,6 +267,7 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
     }
     if (runs !== undefined) ensureRun(raw).runs = parseInteger(runs, label('CONFORMANCE_RUNS'));
     if (timeout !== undefined) ensureRun(raw).timeoutMs = parseInteger(timeout, label('CONFORMANCE_TIMEOUT_MS'));
+    if (values.CONFORMANCE_CONCURRENCY !== undefined) ensureRun(raw).concurrency = parseInteger(values.CONFORMANCE_CONCURRENCY, label('CONFORMANCE_CONCURRENCY'));
     if (reportsDir !== undefined) ensureRun(raw).reportsDir = reportsDir;
   }
   if (flags.requirement !== undefined && flags.requirement.length > 0) ensureRun(raw).requirements = flags.requirement;

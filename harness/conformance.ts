@@ -16,6 +16,8 @@ import { redactText } from './redact.js';
 import { schemaRegistry, type SchemaRegistry } from './schemas.js';
 import type { Api, CheckDeclaration, CheckResultMeta, ExchangeRecord, FailureRecord, PropertyRecord, TrafficCounts, Verdict } from './types.js';
 import { outOfRange } from './versions.js';
+import { perWorker } from './suite-vitest.js';
+import { lockShared } from './shared-state.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -229,6 +231,7 @@ class Check implements CheckContext {
       retries: this.config.run.retries,
       retryMaxWaitMs: this.config.run.retryMaxWaitMs,
       maxJsonDepth: this.config.run.maxJsonDepth,
+      maxInFlight: perWorker(this.config.run.concurrency),
       headers: target.headers,
       onExchange: (x) => {
         this.firstRequestAt ??= x.startedAt;
@@ -524,7 +527,12 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
   const routes = config.internal?.routes;
   if (routes !== undefined ? !routes.some((r) => r.checks.includes(decl.id)) : selection.length > 0 && !decl.requirements.some((r) => selection.includes(r))) return;
   const meta: CheckResultMeta = { ...decl };
-  test(decl.title, { meta: { conformance: meta }, timeout: config.run.checkTimeoutMs + 5000 }, async (ctx) => {
+  const shares = decl.shares ?? [];
+  // a check that shares target state is a sequential test (in declaration order within its file) and may first wait,
+  // at most run.checkTimeoutMs, for the checks of other files that hold its resources
+  const order = shares.length > 0 ? { concurrent: false, sequential: true } : {};
+  const timeout = config.run.checkTimeoutMs * (shares.length > 0 ? 2 : 1) + 5000;
+  test(decl.title, { meta: { conformance: meta }, timeout, ...order }, async (ctx) => {
     const started = performance.now();
     // the config is read again at run time: the self-test provides a new one for every run of the same files
     const config = routed(inject('conformanceConfig'), decl);
@@ -549,22 +557,32 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       return reason === undefined ? [] : [{ requirement: r.id, reason }];
     });
     if (inapplicable.length > 0) m.inapplicable = inapplicable;
+    let thrown: unknown;
+    let release: (() => void) | undefined;
+    if (shares.length > 0) {
+      try {
+        release = await lockShared(shares, target.url, config.run.checkTimeoutMs);
+      } catch (e) {
+        thrown = e;
+      }
+    }
     const check = new Check(decl, config);
     await allure.parameter('seed', String(check.seed));
-    let thrown: unknown;
     // the body is cut off at the check's time limit, so that its clean-up still runs before the test runner gives up
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`the check did not finish within ${config.run.checkTimeoutMs} ms (run.checkTimeoutMs)`)), config.run.checkTimeoutMs);
     });
-    try {
-      await Promise.race([body(check), limit]);
-    } catch (e) {
-      thrown = e;
-    } finally {
-      clearTimeout(timer);
+    if (thrown === undefined) {
+      try {
+        await Promise.race([body(check), limit]);
+      } catch (e) {
+        thrown = e;
+      }
     }
+    clearTimeout(timer);
     const cleanupProblems = await check.cleanUp();
+    release?.();
     let outcome = verdictOf(check, thrown);
     const failed = new Set(check.failures.map((f) => f.requirement));
     // a requirement a judge() block saw hold passes whatever else the check did, unless another step failed it

@@ -73,6 +73,11 @@ export interface ClientOptions {
   retryMaxWaitMs?: number;
   /** JSON bodies nested deeper than this are an error before they are parsed (run.maxJsonDepth) */
   maxJsonDepth?: number;
+  /**
+   * The most requests in flight at once in this worker, across every client (its share of run.concurrency): a request
+   * beyond it waits for a slot before it is sent (its timeout starts when it is sent). Unset: no limit.
+   */
+  maxInFlight?: number;
 }
 
 export const DEFAULT_RETRIES = 2;
@@ -80,6 +85,37 @@ export const DEFAULT_RETRY_MAX_WAIT_MS = 5000;
 export const DEFAULT_MAX_JSON_DEPTH = 512;
 /** The wait before a retry when the answer has no Retry-After: this, then twice this. */
 const RETRY_BACKOFF_MS = 300;
+
+/** The limit of requests in flight, shared by every client of this worker (run.concurrency). */
+class InFlightLimit {
+  limit = Number.POSITIVE_INFINITY;
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  setLimit(limit: number): void {
+    this.limit = limit;
+    while (this.active < this.limit && this.waiting.length > 0) {
+      this.active++;
+      this.waiting.shift()!();
+    }
+  }
+
+  async acquire(): Promise<void> {
+    if (this.active < this.limit) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  /** hands the slot to the next waiting request, first come first served */
+  release(): void {
+    const next = this.waiting.shift();
+    if (next !== undefined) next();
+    else this.active--;
+  }
+}
+const inFlight = new InFlightLimit();
 
 let sharedAgent: Agent | undefined;
 function agent(): Dispatcher {
@@ -131,6 +167,7 @@ export class HttpClient {
     // then redacted in every recorded request and response, also when the target echoes them in a body.
     for (const v of Object.values(options.headers ?? {})) registerSecret(v);
     registerUrlCredentials(options.baseUrl);
+    if (options.maxInFlight !== undefined) inFlight.setLimit(options.maxInFlight);
     this.configuredHeaders = new Set(Object.keys(options.headers ?? {}).map((h) => h.toLowerCase()));
   }
 
@@ -162,6 +199,15 @@ export class HttpClient {
   }
 
   private async sendOnce(req: HttpRequest): Promise<Exchange> {
+    await inFlight.acquire();
+    try {
+      return await this.dispatch(req);
+    } finally {
+      inFlight.release();
+    }
+  }
+
+  private async dispatch(req: HttpRequest): Promise<Exchange> {
     const url = buildUrl(this.options.baseUrl, req.path, req.query);
     const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5', ...this.options.headers, ...req.headers };
     let body: string | Uint8Array | undefined = req.body;

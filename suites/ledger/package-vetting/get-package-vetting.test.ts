@@ -1,6 +1,7 @@
 import { describe } from 'vitest';
 import fc from 'fast-check';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import { SHARED_STATE } from '../../../harness/shared-state.js';
 import type { Exchange } from '../../../harness/http.js';
 import {
   MAX_VETTING_PAGES, cmp, cmpRecords, comparePackageVersions, maxVettingPageSize, recordKey as key, vettingOpFor, vettingPage, type VPage as Page, type VPkg as Pkg, type VRecord, type VettingOp,
@@ -93,6 +94,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.empty-request',
       title: 'answers a request with every field set and one with every field omitted (an empty JSON body) with 200 and the vetting response schema',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: ['ledger.get-package-vetting.all-fields-optional', 'ledger.get-package-vetting.response-schema', 'ledger.versioning.get-package-vetting-served', 'ledger.versioning.list-package-vetting-served'],
     },
@@ -122,6 +124,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.json-body-on-get',
       title: 'reads its filter from the JSON body of the GET',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: ['ledger.get-package-vetting.json-body-on-get'],
     },
@@ -139,6 +142,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.empty-result',
       title: 'answers a filter no record matches with 200 and an empty list',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: ['ledger.get-package-vetting.empty-result-allowed'],
     },
@@ -155,6 +159,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.filters-model',
       title: 'returns exactly the records that have a package matching both filters, under generated filters',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: [
         'ledger.get-package-vetting.records-match-filters',
@@ -206,6 +211,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.empty-filters',
       title: 'treats an empty or absent package filter and topology filter as matching everything',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: ['ledger.get-package-vetting.empty-metadata-filter-any', 'ledger.get-package-vetting.empty-topology-filter-any'],
     },
@@ -233,6 +239,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.pagination-walk',
       title: 'walks every record once, in order, with generated page sizes',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: [
         'ledger.get-package-vetting.records-sorted',
@@ -285,6 +292,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.empty-token',
       title: 'returns the first page for an empty pageToken',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: ['ledger.get-package-vetting.empty-page-token-first-page'],
     },
@@ -300,6 +308,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.name-version-local-only',
       title: "shows packageName and packageVersion only on packages in the participant's own package list",
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: ['ledger.get-package-vetting.name-version-local-only'],
     },
@@ -332,6 +341,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.page-token-reused',
       title: 'answers a pageToken requested a second time with the records after it, none fewer',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: ['ledger.get-package-vetting.page-token-reusable'],
     },
@@ -359,6 +369,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.page-size-zero',
       title: 'accepts pageSize 0 and chooses the page size',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: ['ledger.get-package-vetting.page-size-zero-server-chooses'],
     },
@@ -375,6 +386,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.page-size-above-max',
       title: 'rejects a pageSize above the advertised maxVettedPackagesPageSize with a 4xx, and that 4xx is 400',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting', 'getVersion'],
       requirements: ['ledger.get-package-vetting.page-size-above-max-rejected', 'ledger.get-package-vetting.page-size-above-max-400'],
     },
@@ -395,6 +407,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.invalid-page-size-and-token',
       title: 'rejects a negative pageSize and a page token it did not issue with 400, on GET and POST /list',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting', 'listPackageVetting'],
       requirements: ['ledger.get-package-vetting.negative-page-size-rejected', 'ledger.get-package-vetting.invalid-page-token-rejected'],
     },
@@ -418,6 +431,7 @@ describe('POST /v2/package-vetting/list', () => {
       id: 'ledger.list-package-vetting.same-as-get',
       title: 'answers the requests of GET /v2/package-vetting with the same records',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['listPackageVetting', 'getPackageVetting'],
       requirements: ['ledger.list-package-vetting.same-as-get', 'ledger.list-package-vetting.response-schema', 'ledger.versioning.list-package-vetting-served'],
     },

@@ -1,0 +1,10 @@
+const t0 = performance.now();
+const lap = (s: string) => console.log(`${(performance.now() - t0).toFixed(0).padStart(6)} ms ${s}`);
+const { loadConfig } = await import('../harness/config.js');
+lap('config module');
+const { runConformance } = await import('../harness/runner.js');
+lap('runner module');
+const config = loadConfig({ env: {}, flags: { reportsDir: '/tmp/speed-reports', html: false } as never });
+const r = await runConformance(config, { write: () => undefined });
+lap('run done');
+console.log(r.timings, 'rss', process.resourceUsage().maxRSS / 1024);
