@@ -41,6 +41,8 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       reporters: o.reporters,
       ...(o.allure === false ? {} : { setupFiles: ['allure-vitest/setup'] }),
       passWithNoTests: true,
+      // the transformed suites and harness are kept on disk between runs (node_modules/.experimental-vitest-cache)
+      experimental: { fsModuleCache: true },
       pool: 'threads',
       isolate: false,
       // Concurrency (issue 13): every check of a file is a concurrent vitest test (sequence.concurrent), describe blocks
