@@ -108,7 +108,7 @@ export const DEFAULT_RUN: RunConfig = {
   retries: 2,
   retryMaxWaitMs: 5000,
   maxJsonDepth: 512,
-  concurrency: 16,
+  concurrency: 8,
   reportsDir: 'reports',
   only: [...APIS],
   requirements: [],

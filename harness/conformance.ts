@@ -176,6 +176,34 @@ function hash32(s: string): number {
 
 const KEEP_EXCHANGES = 12;
 
+/**
+ * Failures of one requirement recorded in full (message and exchange) per check; further ones keep a shortened
+ * message without the exchange, and a report lists at most MAX_LISTED_FAILURES of them, then how many more there were:
+ * a broken target at nightly depth (--runs 500) fails the same rule on every response, and the report stays bounded.
+ */
+const MAX_FULL_FAILURES = 5;
+const MAX_LISTED_FAILURES = 20;
+
+function trimmed(f: FailureRecord): FailureRecord {
+  const { exchange: _exchange, ...rest } = f;
+  return { ...rest, message: f.message.length > 300 ? `${f.message.slice(0, 300)}...` : f.message };
+}
+
+/** The failures a report lists: at most MAX_LISTED_FAILURES per requirement, then one entry saying how many more. */
+export function boundedFailures(failures: FailureRecord[]): FailureRecord[] {
+  const seen = new Map<string, number>();
+  const out: FailureRecord[] = [];
+  for (const f of failures) {
+    const n = (seen.get(f.requirement) ?? 0) + 1;
+    seen.set(f.requirement, n);
+    if (n <= MAX_LISTED_FAILURES) out.push(n <= MAX_FULL_FAILURES ? f : trimmed(f));
+  }
+  for (const [requirement, n] of seen) {
+    if (n > MAX_LISTED_FAILURES) out.push({ requirement, message: `... and ${n - MAX_LISTED_FAILURES} more failures of this requirement in this check, not listed` });
+  }
+  return out;
+}
+
 class Check implements CheckContext {
   readonly failures: FailureRecord[] = [];
   readonly properties: PropertyRecord[] = [];
@@ -256,7 +284,9 @@ class Check implements CheckContext {
   }
 
   private collect(fs: FailureRecord[]): void {
-    (this.propertyFailures ?? this.failures).push(...fs);
+    const list = this.propertyFailures ?? this.failures;
+    // past the first few of a requirement, a failure keeps no exchange (memory stays bounded at nightly depth)
+    for (const f of fs) list.push(list.length >= MAX_FULL_FAILURES && list.filter((x) => x.requirement === f.requirement).length >= MAX_FULL_FAILURES ? trimmed(f) : f);
   }
 
   expectConformant(x: Exchange): void {
@@ -606,7 +636,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       verdict: outcome.verdict,
       ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
       ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-      ...(check.failures.length > 0 ? { failures: check.failures } : {}),
+      ...(check.failures.length > 0 ? { failures: boundedFailures(check.failures) } : {}),
       ...(outcome.verdict === 'fail' ? { blocked: decl.requirements.filter((r) => !failed.has(r) && !check.judged.has(r) && !notJudged.has(r)) } : {}),
       ...(check.properties.length > 0 ? { properties: check.properties } : {}),
       ...(check.notes.length > 0 ? { notes: check.notes } : {}),
