@@ -218,7 +218,7 @@ describe('ledger errors', () => {
       const seen = new Set(burst.flatMap((x) => [...(x.earlier ?? []), x]).map((x) => (x.json as { grpcCodeValue?: unknown } | undefined)?.grpcCodeValue).filter((c): c is number => typeof c === 'number'));
       for (const s of SERVER_SIDE) {
         const codes = Object.entries(LEDGER_GRPC_STATUS).filter(([code, m]) => m.status === s.status && seen.has(Number(code)));
-        if (codes.length === 0) t.notObserved(s.requirement, `no response carried ${s.codes.join(', ')}: a burst of ${BURST} concurrent reads did not bring the target into that condition, and no other check's request did`);
+        if (codes.length === 0) t.notObserved(s.requirement, `no response carried ${s.codes.join(', ')}: a burst of ${BURST} concurrent reads (at most run.concurrency in flight) did not bring the target into that condition, and no other check's request did`);
       }
     },
   );
