@@ -56,6 +56,8 @@ export interface CallOptions {
   auth?: CallAuth;
   /** run the generic checks on the response (default true) */
   conform?: boolean;
+  /** one of a bounded burst sent at once, outside run.concurrency (HttpRequest.burst) */
+  burst?: boolean;
 }
 
 /** Default role per interface when a call names none. */
@@ -92,6 +94,7 @@ export class ApiClient {
       ...(o.body !== undefined ? { body: o.body } : {}),
       ...(o.headers !== undefined ? { headers: o.headers } : {}),
       ...(token !== undefined ? { token } : {}),
+      ...(o.burst === true ? { burst: true } : {}),
     });
     if (o.conform !== false) {
       // the 429 and 503 answers that were retried are responses of the target too: judged like the last one

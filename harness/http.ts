@@ -34,6 +34,11 @@ export interface HttpRequest {
   /** bearer token; sent as `Authorization: Bearer ...` and never recorded */
   token?: string;
   operationId?: string;
+  /**
+   * Sent at once, outside the in-flight limit (run.concurrency): for a bounded burst whose point is to arrive together
+   * (the load-shedding probe), never for ordinary requests.
+   */
+  burst?: boolean;
 }
 
 /** A response as checks see it: status, headers, text and the JSON value when the body is JSON. */
@@ -199,6 +204,7 @@ export class HttpClient {
   }
 
   private async sendOnce(req: HttpRequest): Promise<Exchange> {
+    if (req.burst === true) return this.dispatch(req);
     await inFlight.acquire();
     try {
       return await this.dispatch(req);
