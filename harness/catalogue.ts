@@ -1,8 +1,8 @@
 /** The requirement catalogue, specs/requirements/<api>.yaml: every normative rule with a stable id. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { SPECS_DIR } from './paths.js';
+import { readYamlCached } from './yaml-cache.js';
 import { APIS, type Api, type Level } from './types.js';
 
 export interface Requirement {
@@ -35,7 +35,7 @@ export function loadCatalogue(dir = join(SPECS_DIR, 'requirements')): Catalogue 
   for (const api of APIS) {
     const file = join(dir, `${api}.yaml`);
     if (!existsSync(file)) continue;
-    const doc = parseYaml(readFileSync(file, 'utf8')) as { api?: string; requirements?: Array<Partial<Requirement>> };
+    const doc = readYamlCached(file) as { api?: string; requirements?: Array<Partial<Requirement>> };
     for (const r of doc.requirements ?? []) {
       requirements.push({
         id: String(r.id),

@@ -62,6 +62,8 @@ export interface RunConfig {
   readOnly: boolean;
   /** the most requests a second the run sends, all checks and interfaces together; unset = no limit */
   maxRequestsPerSecond?: number;
+  /** the most requests in flight at once, across the whole run; 1 runs every check and request one after another */
+  concurrency: number;
   reportsDir: string;
   only: Api[];
   requirements: string[];
@@ -128,6 +130,7 @@ export const DEFAULT_RUN: RunConfig = {
   maxJsonDepth: 512,
   maxHeaderBytes: 64 * 1024,
   readOnly: false,
+  concurrency: 8,
   reportsDir: 'reports',
   only: [...APIS],
   requirements: [],
@@ -152,6 +155,7 @@ export interface ConfigFlags {
   seed?: string;
   runs?: string;
   timeoutMs?: string;
+  concurrency?: string;
   reportsDir?: string;
   html?: boolean;
   fault?: string[];
@@ -179,6 +183,7 @@ export const ENV_VARS = {
   CONFORMANCE_SEED: '--seed',
   CONFORMANCE_RUNS: '--runs',
   CONFORMANCE_TIMEOUT_MS: '--timeout-ms',
+  CONFORMANCE_CONCURRENCY: '--concurrency',
   CONFORMANCE_REPORTS_DIR: '--reports-dir',
 } as const;
 
@@ -288,6 +293,7 @@ function flagValues(flags: ConfigFlags): Partial<Record<SettingKey, string>> {
     CONFORMANCE_SEED: flags.seed,
     CONFORMANCE_RUNS: flags.runs,
     CONFORMANCE_TIMEOUT_MS: flags.timeoutMs,
+    CONFORMANCE_CONCURRENCY: flags.concurrency,
     CONFORMANCE_REPORTS_DIR: flags.reportsDir,
   };
 }
@@ -312,6 +318,7 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
     }
     if (runs !== undefined) ensureRun(raw).runs = parseInteger(runs, label('CONFORMANCE_RUNS'));
     if (timeout !== undefined) ensureRun(raw).timeoutMs = parseInteger(timeout, label('CONFORMANCE_TIMEOUT_MS'));
+    if (values.CONFORMANCE_CONCURRENCY !== undefined) ensureRun(raw).concurrency = parseInteger(values.CONFORMANCE_CONCURRENCY, label('CONFORMANCE_CONCURRENCY'));
     if (reportsDir !== undefined) ensureRun(raw).reportsDir = reportsDir;
   }
   if (flags.requirement !== undefined && flags.requirement.length > 0) ensureRun(raw).requirements = flags.requirement;

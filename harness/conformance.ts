@@ -13,7 +13,6 @@ import { CHECK_LABEL } from './reporting/allure-status.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
 import { HttpClient, ReadOnlyRefused, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './http.js';
 import { paceFor } from './pace.js';
-import { SUITE_WORKERS } from './suite-vitest.js';
 import { AuthUnavailable, TokenProvider } from './auth.js';
 import { redactText } from './redact.js';
 import { schemaRegistry, type SchemaRegistry } from './schemas.js';
@@ -21,6 +20,8 @@ import type { Api, CheckDeclaration, CheckResultMeta, ExchangeRecord, FailureRec
 import { outOfRange } from './versions.js';
 import { hash32, inShard } from './shard.js';
 import { tallyOwnDescription, type OwnDescriptionTally } from './spec-diff/validate.js';
+import { perWorker, workersFor } from './suite-vitest.js';
+import { lockShared } from './shared-state.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -59,6 +60,8 @@ export interface CallOptions {
   auth?: CallAuth;
   /** run the generic checks on the response (default true) */
   conform?: boolean;
+  /** one of a bounded burst sent at once, outside run.concurrency (HttpRequest.burst) */
+  burst?: boolean;
 }
 
 /** Default role per interface when a call names none. */
@@ -95,6 +98,7 @@ export class ApiClient {
       ...(o.body !== undefined ? { body: o.body } : {}),
       ...(o.headers !== undefined ? { headers: o.headers } : {}),
       ...(token !== undefined ? { token } : {}),
+      ...(o.burst === true ? { burst: true } : {}),
     });
     if (o.conform !== false) {
       // the 429 and 503 answers that were retried are responses of the target too: judged like the last one
@@ -177,6 +181,34 @@ export interface CheckContext {
 
 const KEEP_EXCHANGES = 12;
 
+/**
+ * Failures of one requirement recorded in full (message and exchange) per check; further ones keep a shortened
+ * message without the exchange, and a report lists at most MAX_LISTED_FAILURES of them, then how many more there were:
+ * a broken target at nightly depth (--runs 500) fails the same rule on every response, and the report stays bounded.
+ */
+const MAX_FULL_FAILURES = 5;
+const MAX_LISTED_FAILURES = 20;
+
+function trimmed(f: FailureRecord): FailureRecord {
+  const { exchange: _exchange, ...rest } = f;
+  return { ...rest, message: f.message.length > 300 ? `${f.message.slice(0, 300)}...` : f.message };
+}
+
+/** The failures a report lists: at most MAX_LISTED_FAILURES per requirement, then one entry saying how many more. */
+export function boundedFailures(failures: FailureRecord[]): FailureRecord[] {
+  const seen = new Map<string, number>();
+  const out: FailureRecord[] = [];
+  for (const f of failures) {
+    const n = (seen.get(f.requirement) ?? 0) + 1;
+    seen.set(f.requirement, n);
+    if (n <= MAX_LISTED_FAILURES) out.push(n <= MAX_FULL_FAILURES ? f : trimmed(f));
+  }
+  for (const [requirement, n] of seen) {
+    if (n > MAX_LISTED_FAILURES) out.push({ requirement, message: `... and ${n - MAX_LISTED_FAILURES} more failures of this requirement in this check, not listed` });
+  }
+  return out;
+}
+
 class Check implements CheckContext {
   readonly failures: FailureRecord[] = [];
   readonly properties: PropertyRecord[] = [];
@@ -237,9 +269,10 @@ class Check implements CheckContext {
       retryMaxWaitMs: this.config.run.retryMaxWaitMs,
       maxJsonDepth: this.config.run.maxJsonDepth,
       maxHeaderBytes: this.config.run.maxHeaderBytes,
+      maxInFlight: perWorker(this.config.run.concurrency),
       headers: target.headers,
       ...(this.config.secrets !== undefined ? { secrets: this.config.secrets } : {}),
-      ...(this.config.run.maxRequestsPerSecond !== undefined ? { pace: paceFor(this.config.run.maxRequestsPerSecond, SUITE_WORKERS) } : {}),
+      ...(this.config.run.maxRequestsPerSecond !== undefined ? { pace: paceFor(this.config.run.maxRequestsPerSecond, workersFor(this.config.run.concurrency)) } : {}),
       // read-only mode: the first refusal decides the verdict (skipped), also when a check caught it and went on
       ...(this.config.run.readOnly ? { readOnly: this.schemas.readOnlyPolicy(api), onRefused: (e: ReadOnlyRefused) => void (this.refused ??= { reason: e.message, failuresBefore: this.failures.length }) } : {}),
       onExchange: (x) => {
@@ -266,7 +299,9 @@ class Check implements CheckContext {
   }
 
   private collect(fs: FailureRecord[]): void {
-    (this.propertyFailures ?? this.failures).push(...fs);
+    const list = this.propertyFailures ?? this.failures;
+    // past the first few of a requirement, a failure keeps no exchange (memory stays bounded at nightly depth)
+    for (const f of fs) list.push(list.length >= MAX_FULL_FAILURES && list.filter((x) => x.requirement === f.requirement).length >= MAX_FULL_FAILURES ? trimmed(f) : f);
   }
 
   expectConformant(x: Exchange): void {
@@ -577,7 +612,12 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
   if (routes !== undefined ? !routes.some((r) => r.checks.includes(decl.id)) : selection.length > 0 && !decl.requirements.some((r) => selection.includes(r))) return;
   if (!inShard(decl.id, config.run.shard)) return;
   const meta: CheckResultMeta = { ...decl };
-  test(decl.title, { meta: { conformance: meta }, timeout: config.run.checkTimeoutMs + 5000 }, async (ctx) => {
+  const shares = decl.shares ?? [];
+  // a check that shares target state is a sequential test (in declaration order within its file) and may first wait,
+  // at most run.checkTimeoutMs, for the checks of other files that hold its resources
+  const order = shares.length > 0 ? { concurrent: false, sequential: true } : {};
+  const timeout = config.run.checkTimeoutMs * (shares.length > 0 ? 2 : 1) + 5000;
+  test(decl.title, { meta: { conformance: meta }, timeout, ...order }, async (ctx) => {
     const started = performance.now();
     // the config is read again at run time: the self-test provides a new one for every run of the same files
     const config = routed(inject('conformanceConfig'), decl);
@@ -602,23 +642,33 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       return reason === undefined ? [] : [{ requirement: r.id, reason }];
     });
     if (inapplicable.length > 0) m.inapplicable = inapplicable;
+    let thrown: unknown;
+    let release: (() => void) | undefined;
+    if (shares.length > 0) {
+      try {
+        release = await lockShared(shares, target.url, config.run.checkTimeoutMs);
+      } catch (e) {
+        thrown = e;
+      }
+    }
     const check = new Check(decl, config);
     await allure.parameter('seed', String(check.seed));
-    let thrown: unknown;
     // the body is cut off at the check's time limit, so that its clean-up still runs before the test runner gives up
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`the check did not finish within ${config.run.checkTimeoutMs} ms (run.checkTimeoutMs)`)), config.run.checkTimeoutMs);
     });
-    try {
-      await Promise.race([body(check), limit]);
-    } catch (e) {
-      thrown = e;
-    } finally {
-      clearTimeout(timer);
+    if (thrown === undefined) {
+      try {
+        await Promise.race([body(check), limit]);
+      } catch (e) {
+        thrown = e;
+      }
     }
+    clearTimeout(timer);
     const cleanupProblems = await check.cleanUp();
     const footprint = reportedFootprint(check.footprint);
+    release?.();
     let outcome = verdictOf(check, thrown);
     const failed = new Set(check.failures.map((f) => f.requirement));
     // a requirement a judge() block saw hold passes whatever else the check did, unless another step failed it
@@ -642,7 +692,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       verdict: outcome.verdict,
       ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
       ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-      ...(check.failures.length > 0 ? { failures: check.failures } : {}),
+      ...(check.failures.length > 0 ? { failures: boundedFailures(check.failures) } : {}),
       ...(outcome.verdict === 'fail' ? { blocked: decl.requirements.filter((r) => !failed.has(r) && !check.judged.has(r) && !notJudged.has(r)) } : {}),
       ...(check.properties.length > 0 ? { properties: check.properties } : {}),
       ...(check.notes.length > 0 ? { notes: check.notes } : {}),

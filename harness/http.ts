@@ -52,6 +52,11 @@ export interface HttpRequest {
   /** bearer token; sent as `Authorization: Bearer ...` and never recorded */
   token?: string;
   operationId?: string;
+  /**
+   * Sent at once, outside the in-flight limit (run.concurrency): for a bounded burst whose point is to arrive together
+   * (the load-shedding probe), never for ordinary requests.
+   */
+  burst?: boolean;
 }
 
 /** A response as checks see it: status, headers, text and the JSON value when the body is JSON. */
@@ -103,6 +108,11 @@ export interface ClientOptions {
   secrets?: readonly string[];
   /** the most requests per second this thread sends (run.maxRequestsPerSecond, already divided between threads) */
   pace?: RequestPace;
+  /**
+   * The most requests in flight at once in this worker, across every client (its share of run.concurrency): a request
+   * beyond it waits for a slot before it is sent (its timeout starts when it is sent). Unset: no limit.
+   */
+  maxInFlight?: number;
 }
 
 export const DEFAULT_RETRIES = 2;
@@ -111,6 +121,37 @@ export const DEFAULT_MAX_JSON_DEPTH = 512;
 export const DEFAULT_MAX_HEADER_BYTES = 64 * 1024;
 /** The wait before a retry when the answer has no Retry-After: this, then twice this. */
 const RETRY_BACKOFF_MS = 300;
+
+/** The limit of requests in flight, shared by every client of this worker (run.concurrency). */
+class InFlightLimit {
+  limit = Number.POSITIVE_INFINITY;
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  setLimit(limit: number): void {
+    this.limit = limit;
+    while (this.active < this.limit && this.waiting.length > 0) {
+      this.active++;
+      this.waiting.shift()!();
+    }
+  }
+
+  async acquire(): Promise<void> {
+    if (this.active < this.limit) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  /** hands the slot to the next waiting request, first come first served */
+  release(): void {
+    const next = this.waiting.shift();
+    if (next !== undefined) next();
+    else this.active--;
+  }
+}
+const inFlight = new InFlightLimit();
 
 const agents = new Map<number, Agent>();
 /** One connection pool per header bound (a run has one): undici refuses a response whose headers exceed it. */
@@ -168,6 +209,7 @@ export class HttpClient {
     for (const v of Object.values(options.headers ?? {})) registerSecret(v);
     for (const v of options.secrets ?? []) registerSecret(v);
     registerUrlCredentials(options.baseUrl);
+    if (options.maxInFlight !== undefined) inFlight.setLimit(options.maxInFlight);
     this.configuredHeaders = new Set(Object.keys(options.headers ?? {}).map((h) => h.toLowerCase()));
   }
 
@@ -216,6 +258,16 @@ export class HttpClient {
   }
 
   private async sendOnce(req: HttpRequest): Promise<Exchange> {
+    if (req.burst === true) return this.dispatch(req);
+    await inFlight.acquire();
+    try {
+      return await this.dispatch(req);
+    } finally {
+      inFlight.release();
+    }
+  }
+
+  private async dispatch(req: HttpRequest): Promise<Exchange> {
     const url = buildUrl(this.options.baseUrl, req.path, req.query);
     const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5', ...this.options.headers, ...req.headers };
     let body: string | Uint8Array | undefined = req.body;

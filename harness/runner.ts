@@ -97,7 +97,8 @@ export async function startEmbeddedReference(config: Config): Promise<ReferenceH
   };
 }
 
-async function runVitest(config: Config, resultsDir: string, options: RunOptions): Promise<CollectedRun> {
+/** `ready`: what must hold before the first check starts (the embedded reference listening); vitest starts beside it. */
+async function runVitest(config: Config, resultsDir: string, options: RunOptions, ready: Promise<unknown>): Promise<CollectedRun> {
   const write = options.write ?? ((s: string) => process.stderr.write(s));
   const collector = new ConformanceCollector(PACKAGE_ROOT, write, options.interactive ?? false);
   // created, not started, so an interrupt cancels the run (and the reports of what ran are still written)
@@ -106,6 +107,14 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
     reporters: [collector, ['allure-vitest/reporter', { resultsDir }]],
     config,
   });
+  try {
+    await ready;
+  } catch (e) {
+    await vitest.close().catch(() => undefined);
+    throw e;
+  }
+  // the targets are known now (the embedded reference fills them in)
+  vitest.provide('conformanceConfig', config);
   const cancel = () => void vitest.cancelCurrentRun('keyboard-input');
   options.signal?.addEventListener('abort', cancel, { once: true });
   options.stopNow?.addEventListener('abort', cancel, { once: true });
@@ -164,25 +173,33 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     deadline.abort(`run.maxRunMs limit of ${limitMs} ms`);
   }, Math.max(0, limitMs - (Date.now() - started.getTime()))) : undefined;
   timer?.unref();
-  const reference = config.useReference ? await startEmbeddedReference(config) : undefined;
-  if (own !== undefined) {
-    try {
-      config.alsoValidate = own.writeOwnDescriptions(dir, await own.loadOwnDescriptions(config, 'served', ownDocs));
-    } catch (e) {
-      clearTimeout(timer);
-      await reference?.close();
+  // the reference server starts while vitest loads and creates its workers (most of the time before the first request);
+  // run --also-validate-against reads the documents a target serves once its URL is known
+  const starting = config.useReference ? startEmbeddedReference(config) : Promise.resolve(undefined);
+  let reference: ReferenceHandle | undefined;
+  let startFailed = false;
+  const ready = starting
+    .then(async (r) => {
+      reference = r;
+      if (own !== undefined) config.alsoValidate = own.writeOwnDescriptions(dir, await own.loadOwnDescriptions(config, 'served', ownDocs));
+      return r;
+    })
+    .catch((e: unknown) => {
+      startFailed = true;
       throw e;
-    }
-  }
+    });
+  ready.catch(() => undefined);
   let run: CollectedRun;
   try {
-    run = await runVitest(config, join(dir, 'allure-results'), limitMs !== undefined ? { ...options, signal: soft.signal } : options);
+    run = await runVitest(config, join(dir, 'allure-results'), limitMs !== undefined ? { ...options, signal: soft.signal } : options, ready);
   } catch (e) {
+    // a reference server that does not start fails the run as before, not as a runner error
+    if (startFailed) throw e;
     run = { checks: [], runErrors: [`the test runner failed: ${(e as Error).message}`], interrupted: false };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', forward);
-    await reference?.close();
+    await (await starting.catch(() => undefined))?.close();
   }
   const finished = new Date();
   const reasonOf = (sig: AbortSignal | undefined) => (sig?.aborted === true && typeof sig.reason === 'string' ? sig.reason : undefined);

@@ -6,12 +6,11 @@
  * unset optional field as JSON null, FACTS.md), requests (generator contract tests, `validateComponent`) against the
  * documents as written, so that a generated request never carries a null the document does not allow.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020, type ValidateFunction, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { parse as parseYaml } from 'yaml';
 import { SPECS_DIR } from './paths.js';
+import { readYamlCached } from './yaml-cache.js';
 import { APIS, type Api } from './types.js';
 import { SAFE_METHODS, type ReadOnlyPolicy } from './http.js';
 
@@ -175,7 +174,7 @@ export class SchemaRegistry {
   /** Documents load on first use, so a run of one interface never parses the others. */
   private load(api: Api): void {
     if (this.docs.has(api)) return;
-    const doc = parseYaml(readFileSync(join(this.specsDir, `${api}.yaml`), 'utf8')) as Json;
+    const doc = readYamlCached(join(this.specsDir, `${api}.yaml`)) as Json;
     this.docs.set(api, doc);
     this.ajv.request.addSchema(doc, api);
     this.ajv.response.addSchema(acceptNullOptionals(doc), api);

@@ -5,6 +5,7 @@
 import type { Reporter, Vitest } from 'vitest/node';
 import type { Config } from './config.js';
 import { PACKAGE_ROOT } from './paths.js';
+import { clearLocks } from './shared-state.js';
 import type { Api } from './types.js';
 
 /** vitest's node API takes most of a second to import: callers may start loading it early */
@@ -13,8 +14,11 @@ export const loadVitest = () => (vitestNode ??= import('vitest/node'));
 
 export const suiteGlobs = (apis: readonly Api[]) => apis.map((api) => `suites/${api}/**/*.test.ts`);
 
-/** The worker threads a run's checks share (run.maxRequestsPerSecond divides its slots between them). */
-export const SUITE_WORKERS = 2;
+/** The suites run in at most this many worker threads (two cores); run.concurrency is split between them. */
+const MAX_WORKERS = 2;
+export const workersFor = (concurrency: number) => Math.max(1, Math.min(MAX_WORKERS, concurrency));
+/** A worker's share of run.concurrency: the checks it runs at once, and its requests in flight at once. */
+export const perWorker = (concurrency: number) => Math.max(1, Math.floor(concurrency / workersFor(concurrency)));
 
 type ReporterEntry = Reporter | [string, Record<string, unknown>];
 
@@ -24,6 +28,8 @@ type ReporterEntry = Reporter | [string, Record<string, unknown>];
  */
 export async function createSuiteVitest(o: { include: string[]; reporters: ReporterEntry[]; config: Config; allure?: boolean }): Promise<Vitest> {
   const { createVitest } = await loadVitest();
+  // the locks of shared target state live in a folder of this process, removed when it exits
+  if (!process.listeners('exit').includes(clearLocks)) process.once('exit', clearLocks);
   const before = { SIGINT: new Set(process.listeners('SIGINT')), SIGTERM: new Set(process.listeners('SIGTERM')) };
   const vitest = await createVitest(
     'test',
@@ -35,9 +41,18 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       reporters: o.reporters,
       ...(o.allure === false ? {} : { setupFiles: ['allure-vitest/setup'] }),
       passWithNoTests: true,
+      // the transformed suites and harness are kept on disk between runs (node_modules/.experimental-vitest-cache)
+      experimental: { fsModuleCache: true },
       pool: 'threads',
       isolate: false,
-      maxWorkers: SUITE_WORKERS,
+      // Concurrency (issue 13): every check of a file is a concurrent vitest test (sequence.concurrent), describe blocks
+      // included, at most maxConcurrency at once per worker; a check that declares shared state (`shares`) is a
+      // sequential test and takes a lock on its resources (conformance.ts). vitest's own scheduler is used rather than
+      // one of ours: it keeps the files, hooks, reporters and cancellation as they are, and verdicts do not depend on
+      // the order (each check's seed comes from the run seed and its id, its names from its id).
+      maxWorkers: workersFor(o.config.run.concurrency),
+      maxConcurrency: perWorker(o.config.run.concurrency),
+      sequence: { concurrent: o.config.run.concurrency > 1 },
       provide: { conformanceConfig: o.config },
       testTimeout: o.config.run.checkTimeoutMs + 10_000,
     } as Parameters<typeof createVitest>[1],

@@ -76,6 +76,12 @@ export interface CheckDeclaration {
   requirements: string[];
   /** target feature toggles the check needs (skipped when one is off) */
   features?: string[];
+  /**
+   * Target state the check changes or needs unchanged while it runs (e.g. 'package-vetting' for a vetting walk and an
+   * upload, 'traffic-balance'): checks naming the same resource never run at the same time against one target, and
+   * within a file they run in the order they are declared. Checks without it overlap freely (run.concurrency).
+   */
+  shares?: string[];
 }
 
 /** What a check carries back to the reporter (vitest task meta). */

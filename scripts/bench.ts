@@ -1,19 +1,185 @@
 /**
- * The benchmark: prints figures, asserts nothing. A full default run against the embedded reference (wall time, peak
- * memory, requests, requests per second, start to first request), the cost of loading specs and compiling schemas,
- * and the raw rate autocannon gets from the same reference server on the endpoints the suite calls most.
- * Targets (2-core machine): full run <= 20 s with reports; suite rate >= half the raw rate; first request < 300 ms.
- * Also the reference server at the test suite's scale (start, license walk, ANS prefix queries), which the tests
- * check for correctness only.
+ * The benchmark (npm run bench): prints figures, asserts nothing. Every run of the suite is a whole `canton-conformance
+ * run` process, timed from its spawn to its exit, its peak RSS read by a probe preloaded into it.
+ *
+ * - the default run (embedded reference) with and without the HTML report: wall time, peak RSS, the time from the
+ *   process's start to its first request;
+ * - the suite against a reference served by this process (as a vendor's node is reached, through `--config`): its
+ *   request rate while sending, against the raw rate autocannon gets from the same server right after;
+ * - the same run through a loopback proxy that delays every response by 20 ms: wall time as a ratio to the undelayed;
+ * - a walk of 100 000 ANS entries and 10 000 validator licenses (the scan suite against a served reference of that size):
+ *   the suite process's peak RSS;
+ * - spec loading and schema compilation, and the reference server at that scale.
+ * Goals (2-core machine): 5 s with every report, 300 ms to the first request, suite rate >= 0.5x autocannon's, 300 MB
+ * peak RSS, delayed/undelayed <= 1.5.
+ *
+ * Flags: --runs N (passed to every suite run, e.g. 500 for nightly depth: conformance.json size and RSS), --quick (the
+ * default runs only).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest, Agent, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
 
-const benchStart = performance.now();
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'bin', 'canton-conformance.mjs');
+const argv = process.argv.slice(2);
+const runsArg = argv.includes('--runs') ? argv[argv.indexOf('--runs') + 1] : undefined;
+const quick = argv.includes('--quick');
+const work = mkdtempSync(join(tmpdir(), 'cc-bench-'));
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-async function schemaCost(): Promise<{ loadMs: number; compileMs: number; schemas: number }> {
+// preloaded into each suite process: writes its peak RSS (every thread of the process) when it exits
+const PROBE = join(work, 'rss-probe.cjs');
+writeFileSync(PROBE, `process.on('exit', () => require('node:fs').writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)));\n`);
+
+interface Reported {
+  startedAt: string;
+  durationMs: number;
+  outcome: string;
+  checks: Array<{ requests?: number; firstRequestAt?: string; lastResponseAt?: string }>;
+}
+
+interface SuiteRun {
+  wallMs: number;
+  rssMiB: number;
+  exitCode: number | null;
+  /** from the process's spawn to its first request */
+  firstRequestMs?: number;
+  /** from the run's own start (after the CLI loaded) to its first request */
+  firstRequestInRunMs?: number;
+  requests: number;
+  /** first request to last response */
+  windowMs?: number;
+  outcome: string;
+  jsonBytes: number;
+}
+
+/** Runs `canton-conformance run` in a process of its own, with a reports folder of its own. */
+async function suiteRun(name: string, args: string[]): Promise<SuiteRun> {
+  const reports = join(work, name);
+  const rssFile = join(work, `${name}.rss`);
+  const all = ['--require', PROBE, CLI, 'run', '--reports-dir', reports, '--no-compare', ...(runsArg !== undefined ? ['--runs', runsArg] : []), ...args];
+  const spawnedAt = Date.now();
+  const t0 = performance.now();
+  const child = spawn(process.execPath, all, { cwd: ROOT, env: { ...process.env, BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+  const exitCode = await new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const wallMs = performance.now() - t0;
+  let report: Reported | undefined;
+  let jsonBytes = 0;
+  try {
+    const file = join(reports, 'latest', 'conformance.json');
+    jsonBytes = statSync(file).size;
+    report = JSON.parse(readFileSync(file, 'utf8')) as Reported;
+  } catch {
+    process.stderr.write(`${name}: no conformance.json (exit ${exitCode}): ${stderr}\n`);
+  }
+  const rssMiB = Number(readFileSync(rssFile, 'utf8')) / 1024;
+  const firsts = (report?.checks ?? []).flatMap((c) => (c.firstRequestAt !== undefined ? [Date.parse(c.firstRequestAt)] : []));
+  const lasts = (report?.checks ?? []).flatMap((c) => (c.lastResponseAt !== undefined ? [Date.parse(c.lastResponseAt)] : []));
+  const first = firsts.length > 0 ? Math.min(...firsts) : undefined;
+  return {
+    wallMs,
+    rssMiB,
+    exitCode,
+    ...(first !== undefined ? { firstRequestMs: first - spawnedAt, firstRequestInRunMs: first - Date.parse(report!.startedAt) } : {}),
+    requests: (report?.checks ?? []).reduce((a, c) => a + (c.requests ?? 0), 0),
+    ...(first !== undefined && lasts.length > 0 ? { windowMs: Math.max(...lasts) - first } : {}),
+    outcome: report?.outcome.split(':')[0] ?? `no report (exit ${exitCode})`,
+    jsonBytes,
+  };
+}
+
+const line = (label: string, value: string, goal = '') => console.log(`  ${label.padEnd(30)} ${value}${goal ? `   (goal ${goal})` : ''}`);
+
+function describeRun(r: SuiteRun): void {
+  line('wall time', `${fmt(r.wallMs / 1000, 2)} s  (${r.outcome}, exit ${r.exitCode})`);
+  line('peak RSS', `${fmt(r.rssMiB)} MiB`);
+  line('requests', `${fmt(r.requests)}${r.windowMs !== undefined ? `, ${fmt(r.requests / (r.windowMs / 1000))}/s while sending (${fmt(r.windowMs / 1000, 2)} s)` : ''}`);
+  line('conformance.json', `${fmt(r.jsonBytes / 1024)} KiB`);
+}
+
+/** A reference server in this process, and the `run --config` file that points at it (as `serve --write-config`). */
+async function servedReference(name: string, size?: { ansEntries: number; validatorLicenses: number }) {
+  const { startReference } = await import('../reference/index.js');
+  const server = await startReference(size !== undefined ? { size } : {});
+  const file = join(work, `${name}.yaml`);
+  const targets = server.targetConfig() as unknown as Record<string, { url: string }>;
+  writeFileSync(file, stringify({ targets }));
+  return { server, file, targets };
+}
+
+/**
+ * A loopback proxy in front of one origin that holds every response for `delayMs` before sending it: a target as far
+ * away as a real one, whatever the client's concurrency.
+ */
+async function delayProxy(upstream: string, delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
+  const target = new URL(upstream);
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const up = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent }, (ur) => {
+        const body: Buffer[] = [];
+        ur.on('data', (c: Buffer) => body.push(c));
+        ur.on('end', () => {
+          setTimeout(() => {
+            const headers: IncomingHttpHeaders = { ...ur.headers };
+            delete headers['transfer-encoding'];
+            res.writeHead(ur.statusCode ?? 502, { ...headers, 'content-length': String(Buffer.concat(body).length) });
+            res.end(Buffer.concat(body));
+          }, delayMs);
+        });
+      });
+      up.on('error', (e) => {
+        res.writeHead(502);
+        res.end(String(e));
+      });
+      up.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        agent.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function rawRate(server: Awaited<ReturnType<typeof servedReference>>['server']): Promise<number> {
+  const { TokenProvider } = await import('../harness/auth.js');
+  const autocannon = (await import('autocannon')).default;
+  const tokens = new TokenProvider({ kind: 'hs256', secret: server.auth.hs256Secret, users: { admin: server.auth.adminUser, user: server.auth.validatorUser } });
+  const admin = await tokens.tokenFor('admin');
+  const user = await tokens.tokenFor('user');
+  const targets = [
+    { name: 'ledger GET /v2/version', url: `${server.urls.ledger}/v2/version`, headers: { authorization: `Bearer ${admin}` } },
+    { name: 'scan GET /v0/ans-entries', url: `${server.urls.scan}/v0/ans-entries?page_size=20`, headers: {} },
+    { name: 'validator GET /v0/entry/all', url: `${server.urls.validator}/v0/entry/all`, headers: { authorization: `Bearer ${user}` } },
+    { name: 'registry POST withdraw (404)', url: `${server.urls.registry}/registry/transfer-instruction/v1/unknown/choice-contexts/withdraw`, method: 'POST' as const, body: '{}', headers: { 'content-type': 'application/json' } },
+  ];
+  let sum = 0;
+  for (const t of targets) {
+    const r = await autocannon({ url: t.url, method: t.method ?? 'GET', headers: t.headers, body: t.body, connections: 10, duration: 2 });
+    sum += r.requests.average;
+    line(`autocannon ${t.name}`, `${fmt(r.requests.average)} req/s (p99 ${r.latency.p99} ms, non-2xx ${r.non2xx})`);
+  }
+  return sum / targets.length;
+}
+
+async function schemaCost(): Promise<void> {
   const { SchemaRegistry } = await import('../harness/schemas.js');
   const t0 = performance.now();
   const reg = new SchemaRegistry();
@@ -29,92 +195,59 @@ async function schemaCost(): Promise<{ loadMs: number; compileMs: number; schema
       }
     }
   }
-  return { loadMs: t1 - t0, compileMs: performance.now() - t1, schemas };
+  line('spec loading', `${fmt(t1 - t0, 1)} ms; compiling all ${schemas} response schemas ${fmt(performance.now() - t1, 1)} ms (lazily, per worker)`);
 }
 
-async function fullRun(): Promise<void> {
-  const { loadConfig } = await import('../harness/config.js');
-  const { runConformance } = await import('../harness/runner.js');
-  const dir = mkdtempSync(join(tmpdir(), 'cc-bench-'));
-  const config = loadConfig({ env: {}, flags: { reportsDir: dir } });
-  const t0 = performance.now();
-  const result = await runConformance(config, { write: () => undefined });
-  const wall = performance.now() - t0;
-  const rss = process.resourceUsage().maxRSS / 1024;
-  const { requests, firstRequestMs, requestWindowMs } = result.timings;
-  console.log('full default run (embedded reference, reports with HTML):');
-  console.log(`  wall time              ${fmt(wall / 1000, 2)} s   (target <= 20 s)`);
-  console.log(`  peak memory (RSS)      ${fmt(rss)} MiB`);
-  console.log(`  checks                 ${result.report.checks.length} (${result.report.outcome})`);
-  console.log(`  requests sent          ${fmt(requests)}`);
-  const window = (requestWindowMs ?? wall) / 1000;
-  console.log(`  suite requests/s       ${fmt(requests / window)} while sending (first request to last response, ${fmt(window, 2)} s); ${fmt(requests / (wall / 1000))} over the whole run`);
-  if (firstRequestMs !== undefined) {
-    console.log(`  start to first request ${fmt(firstRequestMs)} ms from the start of the run: reference server, vitest and workers, suite transform, spec loading (target < 300 ms)`);
+try {
+  console.log(`default run (embedded reference, ${runsArg ?? 'default'} runs per property):`);
+  const html = await suiteRun('default-html', []);
+  const plain = await suiteRun('default', ['--no-html']);
+  line('wall time with HTML', `${fmt(html.wallMs / 1000, 2)} s`, '5 s');
+  line('wall time without HTML', `${fmt(plain.wallMs / 1000, 2)} s`);
+  line('start to first request', `${fmt(plain.firstRequestMs ?? NaN)} ms from the process's spawn (${fmt(plain.firstRequestInRunMs ?? NaN)} ms from the run's start)`, '300 ms');
+  line('peak RSS', `${fmt(Math.max(html.rssMiB, plain.rssMiB))} MiB (with HTML ${fmt(html.rssMiB)}, without ${fmt(plain.rssMiB)})`, '300 MB');
+  line('requests', `${fmt(plain.requests)} (${plain.outcome})`);
+  line('conformance.json', `${fmt(plain.jsonBytes / 1024)} KiB`);
+  if (!quick) {
+    console.log('suite against a served reference (run --config), then autocannon against the same server:');
+    const served = await servedReference('served');
+    const undelayed = await suiteRun('served', ['--config', served.file, '--no-html']);
+    describeRun(undelayed);
+    const raw = await rawRate(served.server);
+    await served.server.close();
+    const suiteRate = undelayed.windowMs !== undefined ? undelayed.requests / (undelayed.windowMs / 1000) : NaN;
+    line('suite rate / autocannon rate', `${fmt(suiteRate)} / ${fmt(raw)} = ${fmt(suiteRate / raw, 2)}x`, '>= 0.5x');
+
+    console.log('the same through a loopback proxy adding 20 ms to every response:');
+    const far = await servedReference('far');
+    const origins = [...new Set(Object.values(far.targets).map((t) => new URL(t.url).origin))];
+    const proxies = new Map<string, Awaited<ReturnType<typeof delayProxy>>>();
+    for (const o of origins) proxies.set(o, await delayProxy(o, 20));
+    const proxied = Object.fromEntries(Object.entries(far.targets).map(([api, t]) => {
+      const u = new URL(t.url);
+      return [api, { ...t, url: `${proxies.get(u.origin)!.url}${u.pathname}`.replace(/\/$/, '') }];
+    }));
+    const farFile = join(work, 'far-proxied.yaml');
+    writeFileSync(farFile, stringify({ targets: proxied }));
+    const delayed = await suiteRun('far', ['--config', farFile, '--no-html']);
+    for (const p of proxies.values()) await p.close();
+    await far.server.close();
+    describeRun(delayed);
+    line('delayed / undelayed wall time', `${fmt(delayed.wallMs / 1000, 2)} s / ${fmt(undelayed.wallMs / 1000, 2)} s = ${fmt(delayed.wallMs / undelayed.wallMs, 2)}`, '<= 1.5');
+
+    console.log('scan suite against a served reference with 100 000 ANS entries and 10 000 validator licenses:');
+    const t0 = performance.now();
+    const large = await servedReference('large', { ansEntries: 100_000, validatorLicenses: 10_000 });
+    line('reference start at that size', `${fmt(performance.now() - t0)} ms`);
+    const walk = await suiteRun('large', ['--config', large.file, '--only', 'scan', '--no-html']);
+    await large.server.close();
+    describeRun(walk);
+    line('suite process peak RSS', `${fmt(walk.rssMiB)} MiB`, '300 MB');
+
+    console.log('specs:');
+    await schemaCost();
   }
-  console.log(`  (bench process start to run start: ${fmt(t0 - benchStart)} ms)`);
-  rmSync(dir, { recursive: true, force: true });
-  suiteRate = requests / window;
+} finally {
+  rmSync(work, { recursive: true, force: true });
 }
-
-let suiteRate = 0;
-
-async function rawRate(): Promise<void> {
-  const { startReference } = await import('../reference/index.js');
-  const { TokenProvider } = await import('../harness/auth.js');
-  const autocannon = (await import('autocannon')).default;
-  const server = await startReference();
-  const tokens = new TokenProvider({ kind: 'hs256', secret: server.auth.hs256Secret, users: { admin: server.auth.adminUser, user: server.auth.validatorUser } });
-  const admin = await tokens.tokenFor('admin');
-  const user = await tokens.tokenFor('user');
-  const targets = [
-    { name: 'ledger GET /v2/version', url: `${server.urls.ledger}/v2/version`, headers: { authorization: `Bearer ${admin}` } },
-    { name: 'scan GET /v0/ans-entries', url: `${server.urls.scan}/v0/ans-entries?page_size=20`, headers: {} },
-    { name: 'validator GET /v0/entry/all', url: `${server.urls.validator}/v0/entry/all`, headers: { authorization: `Bearer ${user}` } },
-    { name: 'registry POST withdraw (404)', url: `${server.urls.registry}/registry/transfer-instruction/v1/unknown/choice-contexts/withdraw`, method: 'POST' as const, body: '{}', headers: { 'content-type': 'application/json' } },
-  ];
-  console.log('raw rate (autocannon, 10 connections, 2 s per endpoint, same process as the server):');
-  let sum = 0;
-  for (const t of targets) {
-    const r = await autocannon({ url: t.url, method: t.method ?? 'GET', headers: t.headers, body: t.body, connections: 10, duration: 2 });
-    sum += r.requests.average;
-    console.log(`  ${t.name.padEnd(32)} ${fmt(r.requests.average)} req/s (p99 latency ${r.latency.p99} ms, non-2xx ${r.non2xx})`);
-  }
-  const raw = sum / targets.length;
-  console.log(`  mean raw rate          ${fmt(raw)} req/s`);
-  if (suiteRate > 0) console.log(`suite rate / raw rate    ${fmt(suiteRate / raw, 2)} (target >= 0.5)`);
-  await server.close();
-}
-
-/** The reference server at the scale the test suite uses: start-up, a full license walk, prefix queries over ANS. */
-async function largeReference(): Promise<void> {
-  const { startReference } = await import('../reference/index.js');
-  let t0 = performance.now();
-  const server = await startReference({ size: { ansEntries: 100_000, validatorLicenses: 10_000 } });
-  const startMs = performance.now() - t0;
-  t0 = performance.now();
-  let after: number | undefined;
-  let pages = 0;
-  for (; pages < 100; pages++) {
-    const body = (await (await fetch(`${server.urls.scan}/v0/admin/validator/licenses?limit=1000${after === undefined ? '' : `&after=${after}`}`)).json()) as { next_page_token?: number | null };
-    if (body.next_page_token === undefined || body.next_page_token === null) break;
-    after = body.next_page_token;
-  }
-  const walkMs = performance.now() - t0;
-  t0 = performance.now();
-  const prefixes = ['alice-0999', 'a', '', 'bob-01', 'judy-9999', 'zz'];
-  for (const prefix of prefixes) await (await fetch(`${server.urls.scan}/v0/ans-entries?page_size=1000&name_prefix=${prefix}`)).text();
-  const prefixMs = performance.now() - t0;
-  await server.close();
-  console.log('reference server at scale (100 000 ANS entries, 10 000 licenses):');
-  console.log(`  start                  ${fmt(startMs)} ms`);
-  console.log(`  license walk           ${fmt(walkMs)} ms for ${pages + 1} pages of 1000`);
-  console.log(`  ANS prefix queries     ${fmt(prefixMs)} ms for ${prefixes.length} queries of up to 1000 entries`);
-}
-
-const s = await schemaCost();
-await fullRun();
-console.log(`spec loading             ${fmt(s.loadMs, 1)} ms; compiling all ${s.schemas} response schemas ${fmt(s.compileMs, 1)} ms (compiled lazily during a run)`);
-await rawRate();
-await largeReference();
 process.exit(0);

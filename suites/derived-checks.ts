@@ -43,6 +43,8 @@ export interface DerivedCheck {
   /** the kinds of mutation the operation's request can carry (literal, so that the declaration says what is judged) */
   kinds: readonly MutationKind[];
   prepare: (t: CheckContext) => Promise<Prepared>;
+  /** target state its valid requests change, which other checks read (harness/shared-state.ts) */
+  shares?: readonly string[];
 }
 
 const excerpt = (x: Exchange) => (x.text.length > 200 ? `${x.text.slice(0, 200)}...` : x.text);
@@ -73,6 +75,7 @@ export function derivedCheck(d: DerivedCheck): void {
       api: d.api,
       operations: [d.operationId],
       requirements,
+      ...(d.shares !== undefined ? { shares: [...d.shares] } : {}),
     },
     async (t) => {
       const op = t.schemas.operation(d.api, d.operationId);

@@ -7,6 +7,7 @@
  * getConnectedSynchronizers and getTrafficAccount (no parameter or body field the document constrains).
  */
 import { describe } from 'vitest';
+import { SHARED_STATE } from '../../../harness/shared-state.js';
 import type { CheckContext } from '../../../harness/conformance.js';
 import { allocationRequest, connectedSynchronizers, createdContractId, createSubmitter, createUser, darFixture, FixtureError, routeNotServed, submitCommands, submitCreate, templateFixture, vettingUploadQuery } from '../../../harness/fixtures/ledger.js';
 import { ledgerOperationGone } from '../../../harness/versions.js';
@@ -234,6 +235,8 @@ describe('ledger requests derived from the specs', () => {
     api: 'ledger',
     operationId: 'uploadPackage',
     kinds: ['wrong-type'],
+    // its valid control request vets the fixture DAR: the vetting walks must not see that happen
+    shares: [SHARED_STATE.packageVetting],
     prepare: async (t) => {
       const dar = darFixture(t);
       const query = await vettingUploadQuery(t);

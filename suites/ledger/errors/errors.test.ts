@@ -219,7 +219,8 @@ describe('ledger errors', () => {
       // that sheds load answers RESOURCE_EXHAUSTED or UNAVAILABLE; every response of it (and of every other check) is
       // judged by the generic status-by-gRPC-code check. A status no response carried is reported not observed.
       const ops = ['getLedgerEnd', 'getVersion'] as const;
-      const burst = await Promise.all(Array.from({ length: BURST }, (_, i) => t.call(ops[i % ops.length]!)));
+      // sent at once whatever run.concurrency says: the burst is the probe (24 reads, once per run)
+      const burst = await Promise.all(Array.from({ length: BURST }, (_, i) => t.call(ops[i % ops.length]!, { burst: true })));
       // a 429 or 503 that the client retried is an answer of the target too
       const seen = new Set(burst.flatMap((x) => [...(x.earlier ?? []), x]).map((x) => (x.json as { grpcCodeValue?: unknown } | undefined)?.grpcCodeValue).filter((c): c is number => typeof c === 'number'));
       for (const s of SERVER_SIDE) {

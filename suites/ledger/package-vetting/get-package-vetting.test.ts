@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe } from 'vitest';
 import fc from 'fast-check';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import { SHARED_STATE } from '../../../harness/shared-state.js';
 import type { Exchange } from '../../../harness/http.js';
 import {
   MAX_VETTING_PAGES, cmp, cmpRecords, comparePackageVersions, maxVettingPageSize, recordKey as key, vettingOpFor, vettingPage, type VPage as Page, type VPkg as Pkg, type VRecord, type VettingOp,
@@ -95,6 +96,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.empty-request',
       title: 'answers a request with every field set and one with every field omitted (an empty JSON body) with 200 and the vetting response schema',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: ['ledger.get-package-vetting.all-fields-optional', 'ledger.get-package-vetting.response-schema', 'ledger.versioning.get-package-vetting-served', 'ledger.versioning.list-package-vetting-served'],
     },
@@ -124,6 +126,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.json-body-on-get',
       title: 'reads its filter from the JSON body of the GET',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: ['ledger.get-package-vetting.json-body-on-get'],
     },
@@ -141,6 +144,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.empty-result',
       title: 'answers a filter no record matches with 200 and an empty list',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: ['ledger.get-package-vetting.empty-result-allowed'],
     },
@@ -157,6 +161,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.filters-model',
       title: 'returns exactly the records that have a package matching both filters, under generated filters',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: [
         'ledger.get-package-vetting.records-match-filters',
@@ -208,6 +213,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.empty-filters',
       title: 'treats an empty or absent package filter and topology filter as matching everything',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: ['ledger.get-package-vetting.empty-metadata-filter-any', 'ledger.get-package-vetting.empty-topology-filter-any'],
     },
@@ -235,6 +241,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.pagination-walk',
       title: 'walks every record once, in order, with generated page sizes',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: [
         'ledger.get-package-vetting.records-sorted',
@@ -287,6 +294,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.empty-token',
       title: 'returns the first page for an empty pageToken',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: ['ledger.get-package-vetting.empty-page-token-first-page'],
     },
@@ -302,6 +310,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.name-version-local-only',
       title: "shows packageName and packageVersion only on packages in the participant's own package list",
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: ['ledger.get-package-vetting.name-version-local-only'],
     },
@@ -334,6 +343,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.page-token-reused',
       title: 'answers a pageToken requested a second time with the records after it, none fewer',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: ['ledger.get-package-vetting.page-token-reusable'],
     },
@@ -362,6 +372,7 @@ describe('GET /v2/package-vetting', () => {
       title: 'answers a pageToken requested again after a package was vetted with records that sort after the page that returned it',
       api: 'ledger',
       operations: ['getPackageVetting', 'uploadPackage'],
+      shares: [SHARED_STATE.packageVetting],
       requirements: ['ledger.get-package-vetting.page-token-after-change'],
     },
     async (t) => {
@@ -385,6 +396,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.page-size-zero',
       title: 'accepts pageSize 0 and chooses the page size',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: ['ledger.get-package-vetting.page-size-zero-server-chooses'],
     },
@@ -401,6 +413,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.page-size-above-max',
       title: 'rejects a pageSize above the advertised maxVettedPackagesPageSize with a 4xx, and that 4xx is 400',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting', 'getVersion'],
       requirements: ['ledger.get-package-vetting.page-size-above-max-rejected', 'ledger.get-package-vetting.page-size-above-max-400'],
     },
@@ -421,6 +434,7 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.invalid-page-size-and-token',
       title: 'rejects a negative pageSize and a page token it did not issue with 400, on GET and POST /list',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting', 'listPackageVetting'],
       requirements: ['ledger.get-package-vetting.negative-page-size-rejected', 'ledger.get-package-vetting.invalid-page-token-rejected'],
     },
@@ -460,6 +474,7 @@ describe('POST /v2/package-vetting/list', () => {
       id: 'ledger.list-package-vetting.same-as-get',
       title: 'answers the requests of GET /v2/package-vetting with the same records',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['listPackageVetting', 'getPackageVetting'],
       requirements: ['ledger.list-package-vetting.same-as-get', 'ledger.list-package-vetting.response-schema', 'ledger.versioning.list-package-vetting-served'],
     },

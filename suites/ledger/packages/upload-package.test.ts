@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import { SHARED_STATE } from '../../../harness/shared-state.js';
 import { connectedSynchronizers, darArchive, darFixture, vettingUploadQuery } from '../../../harness/fixtures/ledger.js';
 import { allVettingRecords, recordKey as key, type VRecord } from '../../../harness/fixtures/ledger-vetting.js';
 import { invalidArchive, invalidVetFlag } from '../../../generators/ledger/packages.js';
@@ -32,6 +33,7 @@ describe('POST /v2/packages', () => {
       id: 'ledger.upload-package.vet-all',
       title: 'lists the packages of a DAR uploaded with vetAllPackages true as vetted, with a higher topologySerial',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['uploadPackage', 'listPackageVetting'],
       ...FEATURE,
       requirements: [`${P}.vet-all-packages`, 'ledger.get-package-vetting.topology-serial-advances'],
@@ -62,6 +64,7 @@ describe('POST /v2/packages', () => {
       id: 'ledger.upload-package.synchronizer',
       title: 'vets the packages on the synchronizer named in the upload',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['uploadPackage', 'listPackageVetting'],
       ...FEATURE,
       requirements: [`${P}.synchronizer-targets-vetting`],
@@ -84,6 +87,7 @@ describe('POST /v2/packages', () => {
       id: 'ledger.upload-package.success',
       title: 'answers the upload of a DAR with 200 and a JSON object',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['uploadPackage'],
       ...FEATURE,
       requirements: [`${P}.response-schema`],
@@ -101,6 +105,7 @@ describe('POST /v2/packages', () => {
       id: 'ledger.upload-package.invalid',
       title: 'rejects bodies that are not a DAR and vetAllPackages values that are not booleans with 400',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['uploadPackage'],
       ...FEATURE,
       requirements: [`${P}.invalid-archive-rejected`, `${P}.invalid-query-rejected`],
@@ -128,6 +133,7 @@ describe('POST /v2/packages', () => {
       id: 'ledger.upload-package.same-as-dars',
       title: 'answers the same archives and queries as the dars upload (POST /v2/dars) does',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['uploadPackage'],
       ...FEATURE,
       requirements: [`${P}.same-as-dars-upload`],
@@ -158,6 +164,7 @@ describe('POST /v2/packages', () => {
       id: 'ledger.upload-package.upgrade-check',
       title: 'rejects a vetted upload that reuses the name and version of a vetted package with another package id with a 4xx',
       api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
       operations: ['uploadPackage'],
       ...FEATURE,
       requirements: [`${P}.upgrade-check`],

@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import { expectRejected, judgeBadRequests, judgeRejection } from '../../rejections.js';
 import type { Exchange } from '../../../harness/http.js';
+import { SHARED_STATE } from '../../../harness/shared-state.js';
 import { allocateParty, createUser } from '../../../harness/fixtures/ledger.js';
 import { invalidMissingDedupId, modelBalances, trafficUpdates, type TrafficUpdate } from '../../../generators/ledger/traffic.js';
 import { judgeThat } from '../shared.js';
@@ -63,6 +64,7 @@ describe('POST /v2/traffic/accounts', () => {
       id: 'ledger.update-traffic-account.model',
       title: 'ends every sequence of updates with retried deduplication ids at the balance the model predicts',
       api: 'ledger',
+      shares: [SHARED_STATE.trafficAccounts],
       operations: ['updateTrafficAccount', 'getTrafficAccount'],
       requirements: [
         `${U}.applies-delta`,
@@ -134,6 +136,7 @@ describe('POST /v2/traffic/accounts', () => {
       id: 'ledger.update-traffic-account.party-account',
       title: 'addresses a party id used as accountId as that party\'s account (the update moves what a read of it showed), which reads 0 before any update',
       api: 'ledger',
+      shares: [SHARED_STATE.trafficAccounts],
       operations: ['updateTrafficAccount', 'getTrafficAccount'],
       requirements: [`${U}.account-id-is-party`, 'ledger.get-traffic-account.fresh-balance-zero', 'ledger.get-traffic-account.response-schema'],
     },
@@ -173,6 +176,7 @@ describe('POST /v2/traffic/accounts', () => {
       id: 'ledger.update-traffic-account.dedup-id-required',
       title: 'rejects an update without deduplicationId with a 4xx, 400 as FACTS.md gives',
       api: 'ledger',
+      shares: [SHARED_STATE.trafficAccounts],
       operations: ['updateTrafficAccount'],
       requirements: [`${U}.dedup-id-required`, BAD_REQUEST],
     },
@@ -193,6 +197,7 @@ describe('POST /v2/traffic/accounts', () => {
       id: 'ledger.update-traffic-account.admin-only',
       title: 'refuses a traffic account update by a user who is not an admin with a 4xx, 403 as FACTS.md gives',
       api: 'ledger',
+      shares: [SHARED_STATE.trafficAccounts],
       operations: ['updateTrafficAccount'],
       requirements: ['ledger.auth.traffic-admin-only', 'ledger.auth.permission-denied-403'],
     },
@@ -226,6 +231,7 @@ describe('POST /v2/traffic/accounts', () => {
       id: 'ledger.update-traffic-account.requires-enforcement',
       title: 'never answers a traffic account update with 2xx on a participant without traffic enforcement',
       api: 'ledger',
+      shares: [SHARED_STATE.trafficAccounts],
       operations: ['updateTrafficAccount'],
       requirements: [`${U}.requires-enforcement`],
     },

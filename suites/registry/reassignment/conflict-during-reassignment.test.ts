@@ -15,6 +15,7 @@
  */
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import { SHARED_STATE } from '../../../harness/shared-state.js';
 import type { Exchange } from '../../../harness/http.js';
 import {
   KIND,
@@ -144,6 +145,7 @@ function conflictCheck(kind: InstructionKind, id: string, requirement: string): 
       id,
       title: `answers 409 with an {error} body while the ${label} is being reassigned, and 200 once it is assigned again`,
       api: 'registry',
+      shares: [SHARED_STATE.movingContracts],
       operations: [operation],
       requirements: [requirement],
     },
@@ -190,6 +192,7 @@ function factoryMoveCheck(mode: 'conflict' | 'blob'): void {
           ? 'answers the allocation factory with 409 while a contract its choice context discloses is being reassigned, and 200 once it is assigned again'
           : 'discloses, after a reassignment, the createdEventBlob the ledger reports for that contract in its assignment',
       api: 'registry',
+      shares: [SHARED_STATE.movingContracts],
       operations: ['getAllocationFactory'],
       requirements: mode === 'conflict' ? [FACTORY_CONFLICT, SYNCHRONIZER_CURRENT] : [BLOB_UNCHANGED],
     },
@@ -256,6 +259,7 @@ describe('registry choice contexts during a reassignment', () => {
       id: 'registry.reassignment.synchronizer-connected',
       title: 'names a synchronizer the participant is connected to as every disclosed contract\'s synchronizerId',
       api: 'registry',
+      shares: [SHARED_STATE.movingContracts],
       operations: ['getTransferInstructionWithdrawContext', 'getAllocationInstructionWithdrawContext'],
       requirements: ['registry.choice-context.synchronizer-current'],
     },

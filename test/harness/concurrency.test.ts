@@ -1,0 +1,92 @@
+/**
+ * Concurrency (issue 13): the in-flight limit of the HTTP client, the locks on shared target state, and the same
+ * verdicts at any run.concurrency.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RUN, type Config } from '../../harness/config.js';
+import { HttpClient } from '../../harness/http.js';
+import { runConformance } from '../../harness/runner.js';
+import { lockShared } from '../../harness/shared-state.js';
+
+describe('requests in flight', () => {
+  it('never sends more requests at once than maxInFlight, and sends them all', async () => {
+    let open = 0;
+    let most = 0;
+    const server = createServer((_req, res) => {
+      most = Math.max(most, ++open);
+      setTimeout(() => {
+        open--;
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      }, 20);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const client = new HttpClient({ api: 'scan', baseUrl: url, timeoutMs: 2000, maxResponseBytes: 1024, maxInFlight: 3 });
+      const xs = await Promise.all(Array.from({ length: 12 }, () => client.send({ method: 'GET', path: '/x' })));
+      expect(xs.map((x) => x.status)).toEqual(Array(12).fill(200));
+      expect(most).toBe(3);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      // later clients of this worker set their own limit; this one lifts it for them
+      new HttpClient({ api: 'scan', baseUrl: 'http://127.0.0.1:1', timeoutMs: 100, maxResponseBytes: 1, maxInFlight: 1000 });
+    }
+  });
+});
+
+describe('shared target state', () => {
+  it('lets only one holder of a resource on a target run at a time; other resources and targets run beside it', async () => {
+    const running = new Map<string, number>();
+    let overlap = false;
+    const hold = async (resource: string, target: string) => {
+      const release = await lockShared([resource], target, 5000);
+      const key = `${resource}@${target}`;
+      const n = (running.get(key) ?? 0) + 1;
+      running.set(key, n);
+      if (n > 1) overlap = true;
+      await new Promise((r) => setTimeout(r, 15));
+      running.set(key, n - 1);
+      release();
+    };
+    const t0 = performance.now();
+    await Promise.all([...Array.from({ length: 4 }, () => hold('vetting', 'http://a')), hold('vetting', 'http://b'), hold('traffic', 'http://a')]);
+    expect(overlap).toBe(false);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(4 * 15 - 5);
+  });
+
+  it('gives up after the wait with an error naming the resource', async () => {
+    const release = await lockShared(['busy'], 'http://c', 1000);
+    await expect(lockShared(['busy'], 'http://c', 50)).rejects.toThrow(/busy stayed in use/);
+    release();
+    (await lockShared(['busy'], 'http://c', 50))();
+  });
+});
+
+describe('verdicts at any concurrency', () => {
+  const reports = mkdtempSync(join(tmpdir(), 'cc-concurrency-'));
+  afterAll(() => rmSync(reports, { recursive: true, force: true }));
+  const config = (concurrency: number): Config => ({
+    run: { ...DEFAULT_RUN, reportsDir: join(reports, String(concurrency)), html: false, compare: false, runs: 5, seed: 11, concurrency },
+    targets: {},
+    reference: { faults: [] },
+    useReference: true,
+    sources: ['test'],
+  });
+
+  it('a run at concurrency 1 and one at the default give the same requirement and check verdicts on the reference', async () => {
+    const one = await runConformance(config(1), { write: () => undefined });
+    const many = await runConformance(config(DEFAULT_RUN.concurrency), { write: () => undefined });
+    const verdicts = (r: typeof one) => Object.fromEntries(r.report.requirements.map((q) => [q.id, q.verdict]));
+    const checks = (r: typeof one) => Object.fromEntries(r.report.checks.map((c) => [c.id, c.verdict]));
+    expect(one.report.checks.length).toBeGreaterThan(200);
+    expect(verdicts(many)).toEqual(verdicts(one));
+    expect(checks(many)).toEqual(checks(one));
+    expect(one.report.exitCode).toBe(0);
+  }, 240_000);
+});
