@@ -8,6 +8,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // two test files at a time on the 2-core machine (vitest's default is one fewer than the cores): most files wait on
+    // child processes, loopback servers and timers rather than compute
+    maxWorkers: 2,
     reporters: ['default', './test/closing-line-reporter.ts'],
   },
 });

@@ -35,6 +35,8 @@ export interface Prepared {
   extra?: Pick<CallOptions, 'body' | 'headers'>;
   /** what a valid answer is (default: a 2xx); why the target answered otherwise is the skip reason */
   accepted?: (x: Exchange) => boolean;
+  /** judges a control request the target did not accept before the check skips (a registry's unsupported kind) */
+  refused?: (x: Exchange) => Promise<void>;
 }
 
 export interface DerivedCheck {
@@ -94,6 +96,7 @@ export function derivedCheck(d: DerivedCheck): void {
       const control = await send(prep.request());
       if (saysNothingOfTheRule(d.api, control.status)) throw new TargetOverloaded(`the valid ${d.operationId} request answered ${control.status} (overload, cancellation or a gateway error): nothing judged`);
       const accepted = prep.accepted ?? ((x: Exchange) => x.status >= 200 && x.status < 300);
+      if (!accepted(control)) await prep.refused?.(control);
       if (!accepted(control)) t.skip(`the valid ${d.operationId} request built from the fixtures answered ${control.status}, so no rejection could be laid to a mutation: ${excerpt(control)}`);
       const sites = mutationSites(t.schemas.document(d.api), d.operationId, prep.request(), { lenient: d.api === 'ledger' });
       const seen: Array<{ x: Exchange; m: Mutation }> = [];

@@ -37,7 +37,8 @@ describe('the registry suite against a registry without allocation instructions'
   });
 
   it('reports every allocation-instruction check unsupported and fails none', () => {
-    const checks = result.report.checks.filter((c) => c.operations.every((o) => allocationOps.includes(o)));
+    // a check of another version's rule (the endpoints absent before 0.6.11) is skipped for the version, whatever the kind
+    const checks = result.report.checks.filter((c) => c.operations.every((o) => allocationOps.includes(o)) && !c.reason?.startsWith('version:'));
     expect(checks.length).toBeGreaterThanOrEqual(10);
     for (const c of checks) expect({ id: c.id, verdict: c.verdict }).toEqual({ id: c.id, verdict: 'unsupported' });
     expect(checks.every((c) => /does not support/.test(c.reason ?? ''))).toBe(true);

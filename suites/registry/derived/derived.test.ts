@@ -3,7 +3,7 @@
  * instruction ids and the factory's choice arguments from the target's fixtures.
  */
 import { describe } from 'vitest';
-import { factoryChoiceArguments, KIND, stableInstructionIds, type InstructionKind } from '../../../harness/fixtures/registry.js';
+import { factoryChoiceArguments, judgeBadRequestOfKind, KIND, stableInstructionIds, type InstructionKind } from '../../../harness/fixtures/registry.js';
 import { derivedCheck } from '../../derived-checks.js';
 
 describe('registry requests derived from the specs', () => {
@@ -14,7 +14,9 @@ describe('registry requests derived from the specs', () => {
       kinds: ['wrong-type'],
       prepare: async (t) => {
         const id = stableInstructionIds(t, kind, 1)[0]!;
-        return { request: () => ({ params: { [KIND[kind].param]: id }, query: {}, json: { excludeDebugFields: true } }) };
+        const json = { excludeDebugFields: true };
+        // FACTS.md: a registry that does not support the instruction kind may answer 400: unsupported, not skipped
+        return { request: () => ({ params: { [KIND[kind].param]: id }, query: {}, json }), refused: (x) => judgeBadRequestOfKind(t, kind, x, json) };
       },
     });
   }
@@ -25,7 +27,8 @@ describe('registry requests derived from the specs', () => {
     kinds: ['required-removed', 'wrong-type'],
     prepare: async (t) => {
       const choiceArguments = factoryChoiceArguments(t);
-      return { request: () => ({ params: {}, query: {}, json: { choiceArguments, excludeDebugFields: true } }) };
+      const json = { choiceArguments, excludeDebugFields: true };
+      return { request: () => ({ params: {}, query: {}, json }), refused: (x) => judgeBadRequestOfKind(t, 'allocation factory', x, json) };
     },
   });
 });
