@@ -2,8 +2,7 @@
  * Requests derived from specs/ledger.yaml (suites/derived-checks.ts): per operation, its valid request built from the
  * fixtures, and requests with one mutation each. Operations covered: every operation SPEC.md lists, and the setup
  * operations whose request has a constrained field (createUser, listUsers, getUser, listUserRights, revokeUserRights,
- * allocateParty, submitAndWaitForTransaction, getUpdateByOffset). Not covered: deleteUser (its only parameter is the one
- * getUser's check mutates, and its valid request destroys what it names), getVersion, getLedgerEnd,
+ * allocateParty, submitAndWaitForTransaction, getUpdateByOffset, deleteUser). Not covered: getVersion, getLedgerEnd,
  * getConnectedSynchronizers and getTrafficAccount (no parameter or body field the document constrains).
  */
 import { describe } from 'vitest';
@@ -136,7 +135,8 @@ describe('ledger requests derived from the specs', () => {
     prepare: async () => ({ request: () => req({ query: { pageSize: '10' } }) }),
   });
 
-  for (const op of ['getUser', 'listUserRights'] as const) {
+  // deleteUser: the control request deletes the user created for it; the mutated requests name ids that cannot exist
+  for (const op of ['getUser', 'listUserRights', 'deleteUser'] as const) {
     derivedCheck({
       api: 'ledger',
       operationId: op,
