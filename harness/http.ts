@@ -231,7 +231,6 @@ export class HttpClient {
     let waited = 0;
     this.refuseWrites(req);
     for (let attempt = 0; ; attempt++) {
-      await this.options.pace?.take();
       const x = await this.sendOnce(req);
       if ((x.status !== 429 && x.status !== 503) || attempt >= retries) return withEarlier(x, earlier);
       const wait = retryAfterMs(x.headers['retry-after']) ?? RETRY_BACKOFF_MS * 2 ** attempt;
@@ -258,9 +257,15 @@ export class HttpClient {
   }
 
   private async sendOnce(req: HttpRequest): Promise<Exchange> {
-    if (req.burst === true) return this.dispatch(req);
+    // the rate limit's slot is taken once the request may be sent (in flight), so a request that waited for room never
+    // leaves in a slot that passed while it waited
+    if (req.burst === true) {
+      await this.options.pace?.take();
+      return this.dispatch(req);
+    }
     await inFlight.acquire();
     try {
+      await this.options.pace?.take();
       return await this.dispatch(req);
     } finally {
       inFlight.release();

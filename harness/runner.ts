@@ -8,19 +8,17 @@ import type { Config } from './config.js';
 import { printableConfig, targetsFromBlock } from './config.js';
 import { loadCatalogue } from './catalogue.js';
 import { redactText } from './redact.js';
-import { READ_ONLY_REASON } from './http.js';
 import { PACKAGE_ROOT } from './paths.js';
 import type { Api } from './types.js';
 import { ConformanceCollector, type CollectedRun } from './reporting/collector.js';
 import { aggregate, runOutcome, trafficOf } from './reporting/aggregate.js';
-import { footprintOf } from './reporting/footprint.js';
+import { checkSums } from './reporting/check-sums.js';
 import type { RunReport } from './reporting/model.js';
 import { createRunDir, newRunId, writeEveryReport } from './reporting/write.js';
 import { shardNote } from './reporting/merge.js';
 import { applyBaseline, loadBaseline } from './reporting/baseline.js';
 import { diffRuns, readEarlierReport } from './reporting/diff.js';
 import { createSuiteVitest, loadVitest, suiteGlobs } from './suite-vitest.js';
-import { summarizeOwnDescription } from './spec-diff/own-report.js';
 
 export interface RunOptions {
   /** where progress lines go (stderr by default) */
@@ -231,8 +229,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     ...(config.run.shard !== undefined ? { shard: config.run.shard } : {}),
     ...runOutcome(agg, run.interrupted ? { ...(stoppedBy !== undefined ? { by: stoppedBy } : {}), atOnce: options.stopNow?.aborted === true } : undefined),
     traffic: trafficOf(run.checks),
-    ...(config.run.readOnly ? { readOnly: { skippedChecks: run.checks.filter((c) => c.verdict === 'skipped' && c.reason?.startsWith(READ_ONLY_REASON) === true).length } } : {}),
-    footprint: footprintOf(run.checks),
+    ...checkSums(run.checks, config.run.readOnly, own !== undefined ? config.alsoValidate : undefined),
     counts: agg.counts,
     checkCounts: agg.checkCounts,
     requirements: agg.requirements,
@@ -240,7 +237,6 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     runErrors: run.runErrors,
     ...(baseline !== undefined ? { baseline } : {}),
     ...(earlier !== undefined && compareFile !== undefined ? { diff: diffRuns(earlier, compareFile, agg.requirements) } : {}),
-    ...(own !== undefined && config.alsoValidate !== undefined ? { ownDescription: summarizeOwnDescription(config.alsoValidate, run.checks) } : {}),
     notes: config.run.shard !== undefined ? [shardNote(config.run.shard)] : [],
   };
   const files = await writeEveryReport(dir, report, config.run.html);

@@ -11,12 +11,13 @@
  */
 import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ConfigError } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
 import { loadCatalogue } from '../catalogue.js';
 import { shardLabel, shardOf, type Shard } from '../shard.js';
 import type { Api, CheckResultMeta } from '../types.js';
 import { aggregate, runOutcome, trafficOf } from './aggregate.js';
 import { applyBaseline, loadBaseline } from './baseline.js';
+import { checkSums } from './check-sums.js';
 import { diffRuns, readEarlierReport } from './diff.js';
 import type { RunReport } from './model.js';
 import { createRunDir, newRunId, writeEveryReport } from './write.js';
@@ -84,6 +85,8 @@ export function comparableConfig(config: unknown): Json {
   const c = structuredClone(isObject(config) ? config : {});
   if (isObject(c.run)) for (const k of ['shard', 'reportsDir', 'html', 'compare', 'baseline', 'maxRunMs']) delete c.run[k];
   delete c.sources;
+  // the target's own API descriptions as each shard kept them: the same sources, in each shard's own run folder
+  delete c.alsoValidate;
   if (c.useReference === true) delete c.targets;
   return c;
 }
@@ -231,6 +234,7 @@ export async function mergeShards(sources: string[], o: MergeOptions): Promise<M
     merged: { count, shards: shards.map((s) => ({ ...s.shard, runId: s.report.runId, startedAt: s.report.startedAt, source: s.source })), missing },
     ...runOutcome(agg, interrupted),
     traffic: trafficOf(checks),
+    ...checkSums(checks, isObject(config.run) && config.run.readOnly === true, isObject(config.alsoValidate) ? (config.alsoValidate as Config['alsoValidate']) : undefined),
     counts: agg.counts,
     checkCounts: agg.checkCounts,
     requirements: agg.requirements,
