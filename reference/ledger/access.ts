@@ -47,6 +47,10 @@ export class Caller {
   administers(identityProviderId: string): boolean {
     return this.isAdmin || (this.isIdpAdmin && (identityProviderId === this.user.identityProviderId || this.fault(PF.idpAdminAnyProvider)));
   }
+  /** the planted fault under which an identity provider admin reaches the users of every identity provider */
+  get reachesEveryProvider(): boolean {
+    return this.isIdpAdmin && this.fault(PF.idpAdminAnyProvider);
+  }
   requireIdpAdmin(identityProviderId: string): void {
     if (this.administers(identityProviderId)) return;
     throw this.adminRefusal('Claims do not authorize the use of identity provider administrative services.');

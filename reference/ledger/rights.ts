@@ -123,7 +123,7 @@ export function rightsRoutes(app: FastifyInstance, ctx: ReferenceContext, state:
     checkPathMatchesBody(c.params.userId ?? '', req.userId);
     const rights = validateRights(req.rights);
     requireMayGrant(caller, rights);
-    const user = ctx.faults.has(F.grantByAnyone) ? userInIdp(state, req.userId, req.identityProviderId, { isAdmin: true } as Caller) : userInIdp(state, req.userId, req.identityProviderId, caller);
+    const user = ctx.faults.has(F.grantByAnyone) ? userInIdp(state, req.userId, req.identityProviderId, { isAdmin: true } as Caller) : userInIdp(state, req.userId, caller.reachesEveryProvider ? (state.world.users.get(req.userId)?.identityProviderId ?? req.identityProviderId) : req.identityProviderId, caller);
     const held = new Set(user.rights.map(rightKey));
     const requested = distinctRights(rights);
     const granted = requested.filter((r) => !held.has(rightKey(r)));

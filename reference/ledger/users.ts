@@ -288,7 +288,7 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
     const mask = paths.length === 0 && ctx.faults.has(LEDGER_UPDATE_USER_EMPTY_MASK_ACCEPTED) ? new Set<string>() : validateMask(paths, ctx.faults);
     validateAnnotations(input.annotations, 'update', ctx.faults);
     const user = users.get(input.id);
-    const idpMatches = user !== undefined && (user.identityProviderId === input.identityProviderId || (ctx.faults.has(F.idpModified) && mask.has('identity_provider_id')));
+    const idpMatches = user !== undefined && (user.identityProviderId === input.identityProviderId || (ctx.faults.has(F.idpModified) && mask.has('identity_provider_id')) || caller.reachesEveryProvider);
     if (user === undefined || !idpMatches) throw userNotFound(input.id);
     if (!caller.administers(user.identityProviderId) && user.identityProviderId !== caller.user.identityProviderId && !ctx.faults.has(F.updateByAnyone)) throw userNotFound(input.id);
     // An empty resourceVersion disables the concurrency check.
