@@ -6,7 +6,7 @@
 import { SignJWT } from 'jose';
 import { request } from 'undici';
 import type { AuthConfig } from './config.js';
-import { isTimeout, readBounded, TransportError } from './http.js';
+import { agent, DEFAULT_MAX_HEADER_BYTES, isTimeout, readBounded, TransportError } from './http.js';
 import { redactText, registerSecret, registerUrlCredentials } from './redact.js';
 
 /** The target's auth cannot provide what a check needs: the check is skipped with this reason. */
@@ -28,6 +28,8 @@ export class TokenProvider {
     private readonly timeoutMs = 5000,
     /** the token response's bound, on the wire and decoded: the targets' run.maxResponseBytes */
     private readonly maxResponseBytes = 16 * 1024 * 1024,
+    /** the token response's header bound: the targets' run.maxHeaderBytes (not undici's 16 KiB default) */
+    private readonly maxHeaderBytes = DEFAULT_MAX_HEADER_BYTES,
   ) {
     if (auth.kind === 'static') Object.values(auth.tokens).forEach(registerSecret);
     if (auth.kind === 'hs256') {
@@ -126,6 +128,7 @@ export class TokenProvider {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
         body: form.toString(),
+        dispatcher: agent(this.maxHeaderBytes),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
         signal: AbortSignal.timeout(this.timeoutMs),
@@ -139,7 +142,12 @@ export class TokenProvider {
         throw new Error(`answered ${status}, redirected to ${redactText(String(location))}; redirects are not followed`);
       }
     } catch (e) {
-      const why = isTimeout(e) ? `no answer within ${this.timeoutMs} ms (run.timeoutMs)` : redactText((e as Error).message);
+      const code = (e as { code?: string }).code;
+      const why = isTimeout(e)
+        ? `no answer within ${this.timeoutMs} ms (run.timeoutMs)`
+        : code === 'UND_ERR_HEADERS_OVERFLOW'
+          ? `the answer's headers exceed the ${this.maxHeaderBytes}-byte cap (run.maxHeaderBytes)`
+          : redactText((e as Error).message);
       throw new TransportError(`OAuth2 token request to ${endpoint} for role "${role}" failed: ${why}`);
     }
     let body: { access_token?: unknown; expires_in?: unknown } = {};

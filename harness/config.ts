@@ -194,23 +194,71 @@ function isObject(v: unknown): v is Json {
 }
 
 /**
- * Settings whose `${NAME}` values are not secrets: addresses (credentials inside a URL are registered by shape and
- * value anyway), versions, and the run and reference sections (numbers, flags, paths).
+ * Settings whose `${NAME}` values are not secrets: versions, and the run and reference sections (numbers, flags,
+ * paths). Addresses (URL_SETTING) are secret only in their query and userinfo.
  */
-const NOT_SECRET_SETTING = /^(run|reference)(\.|$)|\.(url|tokenUrl|version)$/;
+const NOT_SECRET_SETTING = /^(run|reference)(\.|$)|\.version$/;
+const URL_SETTING = /\.(url|tokenUrl)$/;
+
+/** A value as written and in the forms a URL may carry it (percent-encoded, decoded), to register them all. */
+function urlForms(value: string): string[] {
+  const forms = [value, encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)];
+  try {
+    forms.push(decodeURIComponent(value.replace(/\+/g, ' ')), decodeURIComponent(value));
+  } catch {
+    // not validly percent-encoded: the forms above are enough
+  }
+  return [...new Set(forms)];
+}
+
+/**
+ * The secrets of a URL setting read (in part) from `${NAME}`: an address read from the environment is no secret, but a
+ * value that lands in its userinfo or its query (`?api_key=${KEY}`) is; a whole URL read from one variable gives up the
+ * values of its query parameters (its userinfo is registered by shape where the targets are read).
+ */
+function urlSecrets(url: string, spans: Array<{ start: number; end: number; value: string }>): string[] {
+  const hash = url.indexOf('#');
+  const query = url.indexOf('?');
+  const queryAt = query >= 0 && (hash < 0 || query < hash) ? query : hash >= 0 ? hash : url.length;
+  const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url);
+  const userinfoEnd = userinfo === null ? -1 : userinfo[0].length - 1;
+  const out: string[] = [];
+  for (const s of spans) {
+    if (s.start >= queryAt || s.end <= userinfoEnd) out.push(...urlForms(s.value));
+    else if (s.end > queryAt + 1) {
+      // the query (or part of it) came from this variable: every parameter value in that part is a secret
+      for (const pair of url.slice(queryAt + 1, Math.min(s.end, hash > queryAt ? hash : url.length)).split('&')) {
+        const eq = pair.indexOf('=');
+        if (eq >= 0) out.push(...urlForms(pair.slice(eq + 1)));
+      }
+    }
+  }
+  return out;
+}
+
+const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /**
  * `${NAME}` in any string of the file is replaced by the environment variable NAME, so secrets stay out of files. The
- * values read are secrets (outside NOT_SECRET_SETTING): pushed to `secrets`.
+ * values read are secrets (outside NOT_SECRET_SETTING; in a URL, those in its query or userinfo): pushed to `secrets`.
  */
 function interpolate(v: unknown, env: NodeJS.ProcessEnv, path: string, secrets: string[]): unknown {
   if (typeof v === 'string') {
-    return v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
-      const value = env[name];
-      if (value === undefined) throw new ConfigError(`${path}: environment variable ${name} is not set`);
-      if (!NOT_SECRET_SETTING.test(path)) secrets.push(value);
-      return value;
-    });
+    const spans: Array<{ start: number; end: number; value: string }> = [];
+    let out = '';
+    let last = 0;
+    for (const m of v.matchAll(ENV_REFERENCE)) {
+      const value = env[m[1]!];
+      if (value === undefined) throw new ConfigError(`${path}: environment variable ${m[1]} is not set`);
+      out += v.slice(last, m.index);
+      spans.push({ start: out.length, end: out.length + value.length, value });
+      out += value;
+      last = m.index + m[0].length;
+    }
+    out += v.slice(last);
+    if (URL_SETTING.test(path)) secrets.push(...urlSecrets(out, spans));
+    else if (!NOT_SECRET_SETTING.test(path)) secrets.push(...spans.map((s) => s.value));
+    return out;
   }
   if (Array.isArray(v)) return v.map((x, i) => interpolate(x, env, `${path}[${i}]`, secrets));
   if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, interpolate(x, env, path ? `${path}.${k}` : k, secrets)]));
@@ -404,6 +452,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const run = { ...DEFAULT_RUN, ...(raw.run as Partial<RunConfig> | undefined) };
   if (typeof run.shard === 'string') run.shard = shardSetting(run.shard, 'run.shard');
   const targets = normalizeTargets(raw.targets);
+  // every value of a setting the schema marks x-secret reaches the workers too, whose redaction set starts empty
+  secrets.push(...markedSecrets({ targets: raw.targets }));
   const reference = { faults: [], ...(raw.reference as Partial<ReferenceSettings> | undefined) };
   return { run, targets, reference, useReference: Object.keys(targets).length === 0, sources, ...(secrets.length > 0 ? { secrets: [...new Set(secrets)] } : {}) };
 }
@@ -429,6 +479,8 @@ export function checkRunFiles(config: Config, flags: ConfigFlags = {}): void {
 function normalizeTargets(raw: unknown): Partial<Record<Api, TargetConfig>> {
   const targets: Partial<Record<Api, TargetConfig>> = {};
   const rawTargets = (raw ?? {}) as Partial<Record<Api, Partial<TargetConfig> & { url: string }>>;
+  // the settings marked x-secret (header values, tokens, the HS256 secret, client secrets) are never printed
+  for (const v of markedSecrets({ targets: rawTargets })) registerSecret(v);
   for (const api of APIS) {
     const t = rawTargets[api];
     if (t === undefined) continue;
@@ -441,8 +493,6 @@ function normalizeTargets(raw: unknown): Partial<Record<Api, TargetConfig>> {
       disabledRequirements: t.disabledRequirements ?? [],
       headers: t.headers ?? {},
     };
-    // extra headers often carry credentials (an API key, a proxy token): their values are never printed
-    for (const v of Object.values(t.headers ?? {})) registerSecret(v);
     // credentials in a URL (http://user:password@host) are redacted by shape, and their values wherever else they show
     registerUrlCredentials(t.url);
     if (t.auth?.kind === 'oauth2') registerUrlCredentials(t.auth.tokenUrl);
@@ -464,11 +514,50 @@ export function targetsFromBlock(block: unknown, source: string): Partial<Record
 
 /** The configuration as it may appear in a report or a log: every secret replaced. */
 export function printableConfig(config: Config): unknown {
-  // `secret`, `clientSecret` and `tokens` are secret-named fields; every registered secret is hidden wherever it is;
-  // extra header values are hidden whatever their length (their names stay, to show which headers were sent)
-  const targets = Object.fromEntries(
-    Object.entries(config.targets).map(([api, t]) => [api, t === undefined ? t : { ...t, headers: Object.fromEntries(Object.keys(t.headers).map((h) => [h, REDACTED])) }]),
-  );
+  // the settings marked x-secret are hidden whatever their length (a header's name stays, to show it was sent), then
+  // every registered secret wherever it is
   const { secrets: _values, ...rest } = config;
-  return redactValue({ ...rest, targets });
+  return redactValue(mapMarked(schema, rest, () => REDACTED));
+}
+
+/** The schema node a `$ref` (local, `#/...`) points to. */
+function resolveRef(node: unknown): unknown {
+  let n = node;
+  for (let i = 0; i < 8 && isObject(n) && typeof n.$ref === 'string'; i++) {
+    n = (n.$ref as string).replace(/^#\/?/, '').split('/').filter(Boolean).reduce<unknown>((at, k) => (isObject(at) ? at[k] : undefined), schema);
+  }
+  return n;
+}
+
+/**
+ * `value`, described by the schema `node`, with every value of a setting marked `"x-secret": true` replaced by
+ * `replace(value)`: walks properties, additionalProperties, items, and the oneOf branch whose `const` properties (the
+ * auth kind) the value matches.
+ */
+function mapMarked(node: unknown, value: unknown, replace: (v: unknown) => unknown): unknown {
+  const n = resolveRef(node);
+  if (!isObject(n) || value === undefined) return value;
+  if (n['x-secret'] === true) return replace(value);
+  if (Array.isArray(n.oneOf) && isObject(value)) {
+    const branch = n.oneOf.map(resolveRef).find((b) => isObject(b) && isObject(b.properties) && Object.entries(b.properties).every(([k, p]) => !isObject(p) || !('const' in p) || p.const === value[k]));
+    return branch === undefined ? value : mapMarked(branch, value, replace);
+  }
+  if (isObject(value)) {
+    const props = isObject(n.properties) ? n.properties : {};
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapMarked(k in props ? props[k] : n.additionalProperties, v, replace)]));
+  }
+  if (Array.isArray(value)) return value.map((v) => mapMarked(n.items, v, replace));
+  return value;
+}
+
+/** Every string value of the settings marked `"x-secret": true` in the schema, in a configuration (or part of one). */
+export function markedSecrets(config: unknown): string[] {
+  const found: string[] = [];
+  const strings = (v: unknown): void => {
+    if (typeof v === 'string') found.push(v);
+    else if (Array.isArray(v)) v.forEach(strings);
+    else if (isObject(v)) Object.values(v).forEach(strings);
+  };
+  mapMarked(schema, config, (v) => (strings(v), v));
+  return found;
 }

@@ -506,7 +506,7 @@ function tokenProvider(api: Api, target: TargetConfig, config: Config): TokenPro
   const key = `${api}:${target.url}`;
   let p = providers.get(key);
   if (p === undefined) {
-    p = new TokenProvider(target.auth, config.run.timeoutMs, config.run.maxResponseBytes);
+    p = new TokenProvider(target.auth, config.run.timeoutMs, config.run.maxResponseBytes, config.run.maxHeaderBytes);
     providers.set(key, p);
   }
   return p;

@@ -155,7 +155,7 @@ const inFlight = new InFlightLimit();
 
 const agents = new Map<number, Agent>();
 /** One connection pool per header bound (a run has one): undici refuses a response whose headers exceed it. */
-function agent(maxHeaderSize = DEFAULT_MAX_HEADER_BYTES): Dispatcher {
+export function agent(maxHeaderSize = DEFAULT_MAX_HEADER_BYTES): Dispatcher {
   let a = agents.get(maxHeaderSize);
   if (a === undefined) {
     a = new Agent({ keepAliveTimeout: 10_000, connections: 32, connect: { timeout: 5_000 }, maxHeaderSize });
@@ -165,11 +165,15 @@ function agent(maxHeaderSize = DEFAULT_MAX_HEADER_BYTES): Dispatcher {
 }
 
 export function buildUrl(baseUrl: string, path: string, query?: HttpRequest['query']): string {
-  const url = new URL(baseUrl.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`));
+  // a query of the base URL (`?api_key=...` for a gateway) is kept as written, ahead of the request's own
+  const q = baseUrl.indexOf('?');
+  const baseQuery = q < 0 ? '' : baseUrl.slice(q + 1).replace(/#.*$/, '');
+  const url = new URL((q < 0 ? baseUrl : baseUrl.slice(0, q)).replace(/#.*$/, '').replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`));
   for (const [k, v] of Object.entries(query ?? {})) {
     if (v === undefined) continue;
     for (const item of Array.isArray(v) ? v : [v]) url.searchParams.append(k, String(item));
   }
+  if (baseQuery !== '') url.search = url.search === '' ? baseQuery : `${baseQuery}&${url.search.slice(1)}`;
   return url.toString();
 }
 

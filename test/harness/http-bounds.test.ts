@@ -54,6 +54,9 @@ beforeAll(async () => {
       case '/token-bomb':
         res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
         return res.end(ZEROS_GZIP);
+      case '/token-big-headers':
+        // 24 KiB of headers: above undici's 16 KiB default, below the default run.maxHeaderBytes (64 KiB)
+        return json(200, '{"access_token":"token-behind-big-headers","expires_in":300}', { 'x-padding': 'p'.repeat(24 * 1024) });
       case '/token-redirect':
         return json(307, '{}', { location: `${url}/token-elsewhere` });
       default:
@@ -140,5 +143,16 @@ describe('HTTP client bounds', () => {
     await expect(provider('/token-redirect').tokenFor('admin')).rejects.toThrow(/token-redirect .*redirected to http:\/\/127\.0\.0\.1:\d+\/token-elsewhere/);
     expect(hits.get('/token-elsewhere')).toBeUndefined();
     await expect(provider('/token-hang').tokenFor('admin')).rejects.toBeInstanceOf(TransportError);
+  });
+
+  it('bounds the token response headers by run.maxHeaderBytes, naming the token endpoint and the setting', async () => {
+    const provider = (maxHeaderBytes?: number) =>
+      new TokenProvider({ kind: 'oauth2', tokenUrl: `${url}/token-big-headers`, clients: { admin: { clientId: 'c', clientSecret: 'client-secret-value-123' } } }, 1000, 1 << 20, maxHeaderBytes);
+    // the default bound (64 KiB) lets 24 KiB of headers through, where undici's own default (16 KiB) would not
+    expect(await provider().tokenFor('admin')).toBe('token-behind-big-headers');
+    expect(await provider(32 * 1024).tokenFor('admin')).toBe('token-behind-big-headers');
+    const refused = provider(8 * 1024).tokenFor('admin');
+    await expect(refused).rejects.toBeInstanceOf(TransportError);
+    await expect(refused).rejects.toThrow(new RegExp(`OAuth2 token request to ${url}/token-big-headers .*headers exceed the 8192-byte cap \\(run.maxHeaderBytes\\)`));
   });
 });
