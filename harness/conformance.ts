@@ -21,7 +21,7 @@ import { outOfRange } from './versions.js';
 import { hash32, inShard } from './shard.js';
 import { tallyOwnDescription, type OwnDescriptionTally } from './spec-diff/validate.js';
 import { perWorker, workersFor } from './suite-vitest.js';
-import { lockShared } from './shared-state.js';
+import { withSharedState } from './shared-state.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -468,14 +468,30 @@ class Check implements CheckContext {
    * resolves to an answer other than 2xx or 404 (a target briefly overloaded, a connection reset). Their failures never
    * change the verdict; what could not be cleaned up is returned, for the report.
    */
-  async cleanUp(): Promise<string[]> {
+  async cleanUp(deadline = Number.POSITIVE_INFINITY): Promise<string[]> {
     const problems: string[] = [];
+    const left = () => deadline - performance.now();
     for (const c of this.cleanups.reverse()) {
+      const what = c.what ?? 'a clean-up step';
+      if (left() <= 0) {
+        problems.push(`${what}: not tried, the clean-up time ran out`);
+        continue;
+      }
       let problem = '';
+      let attempts = 0;
+      let outOfTime = false;
       for (let attempt = 0; attempt < CLEANUP_ATTEMPTS; attempt++) {
-        if (attempt > 0) await new Promise((r) => setTimeout(r, CLEANUP_BACKOFF_MS * 2 ** (attempt - 1)));
+        if (attempt > 0) {
+          const wait = CLEANUP_BACKOFF_MS * 2 ** (attempt - 1);
+          if (wait >= left()) {
+            outOfTime = true;
+            break;
+          }
+          await new Promise((r) => setTimeout(r, wait));
+        }
+        attempts++;
         try {
-          const status = (await c.run()) as { status?: unknown } | undefined;
+          const status = (await withinTime(Promise.resolve().then(c.run), left())) as { status?: unknown } | undefined;
           const s = typeof status === 'object' && status !== null && typeof status.status === 'number' ? status.status : undefined;
           problem = s === undefined || (s >= 200 && s < 300) || s === 404 ? '' : `answered ${s}`;
         } catch (e) {
@@ -484,15 +500,36 @@ class Check implements CheckContext {
             problem = '';
             break;
           }
+          if (e === OUT_OF_TIME) {
+            problem = 'no answer';
+            outOfTime = true;
+            break;
+          }
           problem = redactText((e as Error).message);
         }
         if (problem === '') break;
       }
-      if (problem !== '') problems.push(`${c.what ?? 'a clean-up step'}: ${problem} (${CLEANUP_ATTEMPTS} attempts)`);
+      if (problem !== '') problems.push(`${what}: ${problem} (${attempts} attempt${attempts === 1 ? '' : 's'}${outOfTime ? ', then the clean-up time ran out' : ''})`);
     }
     return problems;
   }
 }
+
+/** The clean-up's time ran out while a step waited for its answer (the request goes on, bounded by its own timeout). */
+const OUT_OF_TIME = Symbol('out of time');
+async function withinTime<T>(p: Promise<T>, ms: number): Promise<T> {
+  // no deadline (a timer longer than 2^31 - 1 ms would fire at once)
+  if (ms > 2 ** 31 - 1) return p;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(OUT_OF_TIME), Math.max(0, ms))))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What the clean-up leaves of the test's time limit, for the report to be written before the test runner gives up. */
+const CLEANUP_MARGIN_MS = 1000;
 
 /** How often a clean-up step is tried, and the wait before the second try (doubled before each further one). */
 const CLEANUP_ATTEMPTS = 3;
@@ -642,33 +679,28 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       return reason === undefined ? [] : [{ requirement: r.id, reason }];
     });
     if (inapplicable.length > 0) m.inapplicable = inapplicable;
-    let thrown: unknown;
-    let release: (() => void) | undefined;
-    if (shares.length > 0) {
-      try {
-        release = await lockShared(shares, target.url, config.run.checkTimeoutMs);
-      } catch (e) {
-        thrown = e;
+    // the shared state's locks are released however the set-up, the body or the clean-up end
+    const { check, thrown, cleanupProblems, footprint } = await withSharedState(shares, target.url, config.run.checkTimeoutMs, async (lockError) => {
+      let thrown = lockError;
+      const check = new Check(decl, config);
+      await allure.parameter('seed', String(check.seed));
+      // the body is cut off at the check's time limit, so that its clean-up still runs before the test runner gives up
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the check did not finish within ${config.run.checkTimeoutMs} ms (run.checkTimeoutMs)`)), config.run.checkTimeoutMs);
+      });
+      if (thrown === undefined) {
+        try {
+          await Promise.race([body(check), limit]);
+        } catch (e) {
+          thrown = e;
+        }
       }
-    }
-    const check = new Check(decl, config);
-    await allure.parameter('seed', String(check.seed));
-    // the body is cut off at the check's time limit, so that its clean-up still runs before the test runner gives up
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the check did not finish within ${config.run.checkTimeoutMs} ms (run.checkTimeoutMs)`)), config.run.checkTimeoutMs);
+      clearTimeout(timer);
+      // the clean-up, its retries and the HTTP client's own retries of 429 and 503 share what is left of the test's time
+      const cleanupProblems = await check.cleanUp(started + timeout - CLEANUP_MARGIN_MS);
+      return { check, thrown, cleanupProblems, footprint: reportedFootprint(check.footprint) };
     });
-    if (thrown === undefined) {
-      try {
-        await Promise.race([body(check), limit]);
-      } catch (e) {
-        thrown = e;
-      }
-    }
-    clearTimeout(timer);
-    const cleanupProblems = await check.cleanUp();
-    const footprint = reportedFootprint(check.footprint);
-    release?.();
     let outcome = verdictOf(check, thrown);
     const failed = new Set(check.failures.map((f) => f.requirement));
     // a requirement a judge() block saw hold passes whatever else the check did, unless another step failed it

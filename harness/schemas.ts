@@ -168,6 +168,7 @@ export class SchemaRegistry {
   private readonly docs = new Map<Api, Json>();
   private readonly ops = new Map<string, OperationInfo>();
   private readonly validators = new Map<string, ValidateFunction>();
+  private readonly readOnlyPolicies = new Map<Api, ReadOnlyPolicy>();
 
   constructor(private readonly specsDir = SPECS_DIR) {}
 
@@ -292,13 +293,16 @@ export class SchemaRegistry {
 
   /**
    * Read-only mode's policy for one interface: GETs and HEADs, and the operations marked `x-read-only: true` (matched
-   * by method and path template; a path parameter holding an encoded slash or backslash matches nothing).
+   * by method and path template; a path parameter holding an encoded slash or backslash matches nothing). Built once per
+   * interface, not for every check.
    */
   readOnlyPolicy(api: Api): ReadOnlyPolicy {
+    const cached = this.readOnlyPolicies.get(api);
+    if (cached !== undefined) return cached;
     const marked = this.operations(api)
       .filter((o) => o.readOnly)
       .map((o) => ({ method: o.method, path: new RegExp(`^${o.path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('[^/]+')}$`) }));
-    return {
+    const policy: ReadOnlyPolicy = {
       allows: (method, path) => {
         const m = method.toUpperCase();
         if (SAFE_METHODS.has(m)) return true;
@@ -306,6 +310,8 @@ export class SchemaRegistry {
         return marked.some((o) => o.method === m && o.path.test(path));
       },
     };
+    this.readOnlyPolicies.set(api, policy);
+    return policy;
   }
 
   /** Builds the path of an operation from its template and parameters. */

@@ -73,6 +73,27 @@ export async function lockShared(resources: readonly string[], targetUrl: string
   return release;
 }
 
+/**
+ * Runs `fn` holding the locks of `resources` on one target (none: at once), and releases them however `fn` ends, a
+ * throw included. Locks not free within `waitMs` are not held: `fn` runs with that error (the check ends in error).
+ */
+export async function withSharedState<T>(resources: readonly string[], targetUrl: string, waitMs: number, fn: (lockError: unknown) => Promise<T>): Promise<T> {
+  let release: (() => void) | undefined;
+  let lockError: unknown;
+  if (resources.length > 0) {
+    try {
+      release = await lockShared(resources, targetUrl, waitMs);
+    } catch (e) {
+      lockError = e;
+    }
+  }
+  try {
+    return await fn(lockError);
+  } finally {
+    release?.();
+  }
+}
+
 /** The target state checks declare they share (`shares` of a check declaration). */
 export const SHARED_STATE = {
   /** the participant's vetting topology: uploads change it, walks and listing comparisons need it unchanged */

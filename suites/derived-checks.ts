@@ -18,6 +18,7 @@ import { TargetOverloaded, type Exchange } from '../harness/http.js';
 import type { Api } from '../harness/types.js';
 import { outOfRange } from '../harness/versions.js';
 import { applyMutation, describeMutation, mutationSites, mutationsOfKind, type DerivedRequest, type Mutation, type MutationKind } from '../generators/derived.js';
+import { excerpt } from './rejections.js';
 
 export type { DerivedRequest };
 
@@ -49,7 +50,6 @@ export interface DerivedCheck {
   shares?: readonly string[];
 }
 
-const excerpt = (x: Exchange) => (x.text.length > 200 ? `${x.text.slice(0, 200)}...` : x.text);
 const kebab = (op: string) => op.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** The form FACTS.md gives a rejection; undefined when it has it. */

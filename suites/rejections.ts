@@ -5,12 +5,29 @@
  * on its own, so a 422 keeps the MUST and fails only the SHOULD. Shared by every interface's checks.
  */
 import type { CheckContext } from '../harness/conformance.js';
-import type { Exchange } from '../harness/http.js';
-import { notBusy } from './v0-http-checks.js';
+import { saysNothingOfTheRule } from '../harness/checks.js';
+import { TargetOverloaded, type Exchange } from '../harness/http.js';
 
-const excerpt = (x: Exchange) => (x.text.length > 200 ? `${x.text.slice(0, 200)}...` : x.text);
+/** The start of a response body, for a failure message. */
+export const excerpt = (x: Exchange) => (x.text.length > 200 ? `${x.text.slice(0, 200)}...` : x.text);
 const what = (x: Exchange) => `${x.record.request.method} ${x.operationId ?? x.record.request.url}`;
 const isClientError = (x: Exchange) => x.status >= 400 && x.status < 500;
+
+/**
+ * Statuses any scan, validator or registry endpoint may answer under load or on a timeout (FACTS.md: 429 for gRPC
+ * ABORTED, 503 for UNAVAILABLE): they say nothing about the rule a check is after, so none of them alone fails it.
+ */
+export const BUSY_STATUSES: readonly number[] = [429, 503];
+
+/**
+ * Ends the check in error (TargetOverloaded, as t.expectStatus does), never in a failure, when the target answered a
+ * busy status instead of the one a rule needs: nothing was judged.
+ */
+export function notBusy(_t: CheckContext, x: Exchange, wanted: readonly number[] = []): void {
+  if ((BUSY_STATUSES.includes(x.status) || saysNothingOfTheRule(x.api, x.status)) && !wanted.includes(x.status)) {
+    throw new TargetOverloaded(`${what(x)} answered ${x.status} (overload, a timeout, a cancellation or a gateway error, which any endpoint may answer): nothing judged`);
+  }
+}
 
 export interface RejectionOptions {
   /** the MUST: a 4xx */

@@ -9,31 +9,12 @@
 import type fc from 'fast-check';
 import { conformance, type CallOptions, type CheckContext } from '../harness/conformance.js';
 import { validatorUser } from '../harness/fixtures/scan.js';
-import { saysNothingOfTheRule } from '../harness/checks.js';
-import { TargetOverloaded, type Exchange } from '../harness/http.js';
+import type { Exchange } from '../harness/http.js';
+import { notBusy } from './rejections.js';
 
 export { validatorUser };
 
 type V0Api = 'scan' | 'validator';
-
-/**
- * Statuses any scan, validator or registry endpoint may answer under load or on a timeout (FACTS.md: 429 for gRPC
- * ABORTED, 503 for UNAVAILABLE): they say nothing about the rule a check is after, so none of them alone fails it.
- */
-export const BUSY_STATUSES: readonly number[] = [429, 503];
-
-const excerpt = (x: Exchange) => (x.text.length > 200 ? `${x.text.slice(0, 200)}...` : x.text);
-const what = (x: Exchange) => `${x.record.request.method} ${x.operationId ?? x.record.request.url}`;
-
-/**
- * Ends the check in error (TargetOverloaded, as t.expectStatus does), never in a failure, when the target answered a
- * busy status instead of the one a rule needs: nothing was judged.
- */
-export function notBusy(_t: CheckContext, x: Exchange, wanted: readonly number[] = []): void {
-  if ((BUSY_STATUSES.includes(x.status) || saysNothingOfTheRule(x.api, x.status)) && !wanted.includes(x.status)) {
-    throw new TargetOverloaded(`${what(x)} answered ${x.status} (overload, a timeout, a cancellation or a gateway error, which any endpoint may answer): nothing judged`);
-  }
-}
 
 /** t.expectStatus, with the busy statuses of scan, validator and registry ending the check in error, never in a failure. */
 export function expectStatus(t: CheckContext, x: Exchange, status: number | number[], o: { requirement?: string; what?: string } = {}): void {
@@ -41,7 +22,7 @@ export function expectStatus(t: CheckContext, x: Exchange, status: number | numb
   t.expectStatus(x, status, o);
 }
 
-export { judgeBadRequests, judgeRejection } from './rejections.js';
+export { BUSY_STATUSES, judgeBadRequests, judgeRejection, notBusy } from './rejections.js';
 
 /** One property over generated requests; `requests` builds the arbitrary (it may look up ids first), `send` sends one. */
 export function robustnessCheck<R>(

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, type Config } from '../../harness/config.js';
 import { HttpClient } from '../../harness/http.js';
 import { runConformance } from '../../harness/runner.js';
-import { lockShared } from '../../harness/shared-state.js';
+import { lockShared, withSharedState } from '../../harness/shared-state.js';
 
 describe('requests in flight', () => {
   it('never sends more requests at once than maxInFlight, and sends them all', async () => {
@@ -65,6 +65,22 @@ describe('shared target state', () => {
     await expect(lockShared(['busy'], 'http://c', 50)).rejects.toThrow(/busy stayed in use/);
     release();
     (await lockShared(['busy'], 'http://c', 50))();
+  });
+
+  it('releases the locks when the set-up, the body or the clean-up of their holder throws', async () => {
+    const setUp = withSharedState(['fragile'], 'http://d', 1000, async (lockError) => {
+      expect(lockError).toBeUndefined();
+      throw new Error('set-up broke before the check body');
+    });
+    await expect(setUp).rejects.toThrow(/set-up broke/);
+    // free at once, not after the holder's wait ran out
+    (await lockShared(['fragile'], 'http://d', 50))();
+    // locks not free in time: the function runs with the error, holding nothing
+    const release = await lockShared(['fragile'], 'http://d', 1000);
+    const seen = await withSharedState(['fragile'], 'http://d', 30, async (lockError) => (lockError as Error).message);
+    expect(seen).toMatch(/fragile stayed in use/);
+    release();
+    expect(await withSharedState([], 'http://d', 30, async (lockError) => lockError)).toBeUndefined();
   });
 });
 

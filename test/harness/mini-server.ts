@@ -29,6 +29,10 @@ export async function startMiniServer(): Promise<{ url: string; close: () => Pro
         return json(200, { items: [{ id: 7 }] });
       case 'busy':
         return json(503, { error: 'overloaded' });
+      case 'busy-retry':
+        // overloaded for good, asking every time for a retry in a second
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+        return res.end(JSON.stringify({ error: 'overloaded' }));
       case 'teapot':
         return json(418, { error: 'teapot' });
       case 'big':

@@ -154,6 +154,11 @@ describe('the HTTP client in read-only mode', () => {
       ...(onRefused !== undefined ? { onRefused } : {}),
     });
 
+  it('builds the policy once per interface, not for every check', () => {
+    expect(schemaRegistry().readOnlyPolicy('registry')).toBe(schemaRegistry().readOnlyPolicy('registry'));
+    expect(schemaRegistry().readOnlyPolicy('ledger')).not.toBe(schemaRegistry().readOnlyPolicy('registry'));
+  });
+
   it('refuses a request that may change state before it is sent, raw ones and escapes from a marked path included', async () => {
     const told: string[] = [];
     const c = client((e) => told.push(e.message));

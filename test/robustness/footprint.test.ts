@@ -99,4 +99,30 @@ describe('clean-up steps that fail', () => {
       await server.close();
     }
   }, 60_000);
+
+  it('share one deadline with their retries and the HTTP client\'s own, within the check\'s time limit', async () => {
+    const server = await startMiniServer();
+    const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
+    try {
+      const config: Config = {
+        // a step answered 503 with Retry-After: 1 takes the HTTP client 2 s (two retries) an attempt, 6.75 s for three
+        // attempts: more than the test's limit (checkTimeoutMs + 5 s), which the clean-up stays within
+        run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: join(tmp, 'cleanup-deadline'), html: false, compare: false, retries: 2, retryMaxWaitMs: 5000, timeoutMs: 2000, checkTimeoutMs: 1000 },
+        targets: { scan: { url: server.url, version: '1.0', auth: { kind: 'none' }, features: {}, fixtures: {}, disabledRequirements: [], headers: {} } },
+        reference: { faults: [] },
+        useReference: false,
+        sources: ['test'],
+        internal: { specsDir: fixtures, catalogueDir: join(fixtures, 'requirements'), include: ['test/fixtures/mini/cleanup-deadline/*.check.ts'] },
+      };
+      const r = await runConformance(config, quiet);
+      const check = r.report.checks.find((c) => c.id === 'v.cleanup-deadline');
+      expect(check?.verdict, check?.error).toBe('pass');
+      expect(check?.durationMs).toBeLessThan(1000 + 5000);
+      expect(check?.notCleanedUp).toHaveLength(2);
+      expect(check?.notCleanedUp?.[0]).toMatch(/^the stubborn step: .*\(\d attempts?, then the clean-up time ran out\)$/);
+      expect(check?.notCleanedUp?.[1]).toBe('the step after it: not tried, the clean-up time ran out');
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });
