@@ -73,56 +73,49 @@ describe('the footprint of a run on a ledger', () => {
 });
 
 describe('clean-up steps that fail', () => {
-  it('are retried, and what never succeeds is listed as not cleaned up', async () => {
+  /** Runs the mini checks of one fixture folder against a fresh loopback mini server, with these run settings. */
+  async function runMini(folder: string, run: Partial<Config['run']>): Promise<RunResult> {
     const server = await startMiniServer();
     const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
     try {
-      const config: Config = {
-        // retries 0: the HTTP client does not retry the 503 itself, so the clean-up's own retry is what is tested
-        run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: join(tmp, 'cleanup'), html: false, compare: false, retries: 0, timeoutMs: 2000, checkTimeoutMs: 10_000 },
-        targets: { scan: { url: server.url, version: '1.0', auth: { kind: 'none' }, features: {}, fixtures: {}, disabledRequirements: [], headers: {} } },
-        reference: { faults: [] },
-        useReference: false,
-        sources: ['test'],
-        internal: { specsDir: fixtures, catalogueDir: join(fixtures, 'requirements'), include: ['test/fixtures/mini/cleanup/*.check.ts'] },
-      };
-      const r = await runConformance(config, quiet);
-      const check = r.report.checks.find((c) => c.id === 'v.cleanup');
-      // a clean-up failure never changes the verdict
-      expect(check?.verdict).toBe('pass');
-      expect(check?.notCleanedUp).toEqual(['deleting the teapot: answered 418 (3 attempts)']);
-      expect(r.report.footprint?.notCleanedUp).toEqual([{ check: 'v.cleanup', what: 'deleting the teapot: answered 418 (3 attempts)' }]);
-      const summary = readFileSync(join(r.dir, 'summary.md'), 'utf8');
-      expect(summary).toContain('Could not be cleaned up (1, after retries)');
-      expect(summary).toContain('- `v.cleanup`: deleting the teapot: answered 418 (3 attempts)');
+      return await runConformance(
+        {
+          run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: join(tmp, folder), html: false, compare: false, ...run },
+          targets: { scan: { url: server.url, version: '1.0', auth: { kind: 'none' }, features: {}, fixtures: {}, disabledRequirements: [], headers: {} } },
+          reference: { faults: [] },
+          useReference: false,
+          sources: ['test'],
+          internal: { specsDir: fixtures, catalogueDir: join(fixtures, 'requirements'), include: [`test/fixtures/mini/${folder}/*.check.ts`] },
+        },
+        quiet,
+      );
     } finally {
       await server.close();
     }
+  }
+
+  it('are retried, and what never succeeds is listed as not cleaned up', async () => {
+    // retries 0: the HTTP client does not retry the 503 itself, so the clean-up's own retry is what is tested
+    const r = await runMini('cleanup', { retries: 0, timeoutMs: 2000, checkTimeoutMs: 10_000 });
+    const check = r.report.checks.find((c) => c.id === 'v.cleanup');
+    // a clean-up failure never changes the verdict
+    expect(check?.verdict).toBe('pass');
+    expect(check?.notCleanedUp).toEqual(['deleting the teapot: answered 418 (3 attempts)']);
+    expect(r.report.footprint?.notCleanedUp).toEqual([{ check: 'v.cleanup', what: 'deleting the teapot: answered 418 (3 attempts)' }]);
+    const summary = readFileSync(join(r.dir, 'summary.md'), 'utf8');
+    expect(summary).toContain('Could not be cleaned up (1, after retries)');
+    expect(summary).toContain('- `v.cleanup`: deleting the teapot: answered 418 (3 attempts)');
   }, 60_000);
 
   it('share one deadline with their retries and the HTTP client\'s own, within the check\'s time limit', async () => {
-    const server = await startMiniServer();
-    const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
-    try {
-      const config: Config = {
-        // a step answered 503 with Retry-After: 1 takes the HTTP client 2 s (two retries) an attempt, 6.75 s for three
-        // attempts: more than the test's limit (checkTimeoutMs + 5 s), which the clean-up stays within
-        run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: join(tmp, 'cleanup-deadline'), html: false, compare: false, retries: 2, retryMaxWaitMs: 5000, timeoutMs: 2000, checkTimeoutMs: 1000 },
-        targets: { scan: { url: server.url, version: '1.0', auth: { kind: 'none' }, features: {}, fixtures: {}, disabledRequirements: [], headers: {} } },
-        reference: { faults: [] },
-        useReference: false,
-        sources: ['test'],
-        internal: { specsDir: fixtures, catalogueDir: join(fixtures, 'requirements'), include: ['test/fixtures/mini/cleanup-deadline/*.check.ts'] },
-      };
-      const r = await runConformance(config, quiet);
-      const check = r.report.checks.find((c) => c.id === 'v.cleanup-deadline');
-      expect(check?.verdict, check?.error).toBe('pass');
-      expect(check?.durationMs).toBeLessThan(1000 + 5000);
-      expect(check?.notCleanedUp).toHaveLength(2);
-      expect(check?.notCleanedUp?.[0]).toMatch(/^the stubborn step: .*\(\d attempts?, then the clean-up time ran out\)$/);
-      expect(check?.notCleanedUp?.[1]).toBe('the step after it: not tried, the clean-up time ran out');
-    } finally {
-      await server.close();
-    }
+    // a step answered 503 with Retry-After: 1 takes the HTTP client 2 s (two retries) an attempt, 6.75 s for three
+    // attempts: more than the test's limit (checkTimeoutMs + 5 s), which the clean-up stays within
+    const r = await runMini('cleanup-deadline', { retries: 2, retryMaxWaitMs: 5000, timeoutMs: 2000, checkTimeoutMs: 1000 });
+    const check = r.report.checks.find((c) => c.id === 'v.cleanup-deadline');
+    expect(check?.verdict, check?.error).toBe('pass');
+    expect(check?.durationMs).toBeLessThan(1000 + 5000);
+    expect(check?.notCleanedUp).toHaveLength(2);
+    expect(check?.notCleanedUp?.[0]).toMatch(/^the stubborn step: .*\(\d attempts?, then the clean-up time ran out\)$/);
+    expect(check?.notCleanedUp?.[1]).toBe('the step after it: not tried, the clean-up time ran out');
   }, 60_000);
 });
