@@ -220,11 +220,12 @@ function urlSecrets(url: string, spans: Array<{ start: number; end: number; valu
   const hash = url.indexOf('#');
   const query = url.indexOf('?');
   const queryAt = query >= 0 && (hash < 0 || query < hash) ? query : hash >= 0 ? hash : url.length;
-  const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url);
+  const userinfo = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i.exec(url);
+  const userinfoStart = userinfo === null ? -1 : userinfo[1]!.length;
   const userinfoEnd = userinfo === null ? -1 : userinfo[0].length - 1;
   const out: string[] = [];
   for (const s of spans) {
-    if (s.start >= queryAt || s.end <= userinfoEnd) out.push(...urlForms(s.value));
+    if (s.start >= queryAt || (s.start >= userinfoStart && s.end <= userinfoEnd)) out.push(...urlForms(s.value));
     else if (s.end > queryAt + 1) {
       // the query (or part of it) came from this variable: every parameter value in that part is a secret
       for (const pair of url.slice(queryAt + 1, Math.min(s.end, hash > queryAt ? hash : url.length)).split('&')) {

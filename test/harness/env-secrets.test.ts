@@ -107,6 +107,10 @@ describe('values read from ${ENV} in the config file', () => {
     expect(config.secrets).toContain('whole-url-key-0b1c');
     expect(config.secrets).toContain('acme-corp');
     expect(config.secrets?.some((s) => s.includes('scan.example'))).toBe(false);
+    // by position: the scheme, host and path read from the environment are no secrets, the userinfo's password is
+    writeFileSync(file, 'targets:\n  scan:\n    url: ${SCHEME}://reader:${PASSWORD}@${HOST}/${TENANT}/api\n');
+    const parts = loadConfig({ flags: { config: file }, env: { SCHEME: 'https', PASSWORD: 'userinfo-pass-5d2e', HOST: 'scan.example', TENANT: 'tenant-one' } });
+    expect(parts.secrets).toEqual(['userinfo-pass-5d2e']);
   });
 
   it('writes none of them into any report file (Allure results and HTML included) nor on the console', () => {
