@@ -80,6 +80,9 @@ describe('values read from ${ENV} in the config file', () => {
     expect(echoed).toContain('"x-gateway":"<redacted>"');
     expect(echoed).toContain('"x-literal":"<redacted>"');
     expect(echoed).toContain(`"x-quoted":"<redacted> <redacted> ${server.url}/token?api_key=<redacted>"`);
+    // the request body, echoed back: a JSON string inside a JSON string
+    expect(echoed).toContain(`"body":"{\\"quoted\\":[\\"<redacted>\\",\\"<redacted>\\",\\"${server.url}/token?api_key=<redacted>\\"]}"`);
+    expect(check?.failures?.[0]?.exchange?.request.body).toBe(`{"quoted":["<redacted>","<redacted>","${server.url}/token?api_key=<redacted>"]}`);
     // the whole URL is printed, the key from the environment replaced
     const url = check?.failures?.[0]?.exchange?.request.url ?? '';
     expect(url).toMatch(new RegExp(`^${server.url}/v0/items\\?api_key=<redacted>&`));

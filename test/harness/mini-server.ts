@@ -37,9 +37,13 @@ export async function startMiniServer(): Promise<{ url: string; close: () => Pro
         return json(418, { error: 'teapot' });
       case 'big':
         return json(200, { items: Array.from({ length: 5000 }, (_, i) => ({ id: `item-${i}`, round: i })) });
-      case 'echo-headers':
-        // a target that echoes every request header (and the request line) into its response body
-        return json(200, { items: [], headers: req.headers, url: req.url, error: `request had ${JSON.stringify(req.headers)}` });
+      case 'echo-headers': {
+        // a target that echoes every request header, the request line and the request body into its response body
+        let body = '';
+        req.on('data', (d: Buffer) => (body += d.toString()));
+        req.on('end', () => json(200, { items: [], headers: req.headers, url: req.url, ...(body !== '' ? { body } : {}), error: `request had ${JSON.stringify(req.headers)}` }));
+        return;
+      }
       case 'echo-auth':
         return json(200, { items: [], seen: req.headers.authorization ?? null });
       case 'hang':
