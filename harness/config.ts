@@ -198,7 +198,7 @@ function isObject(v: unknown): v is Json {
  * paths). Addresses (URL_SETTING) are secret only in their query and userinfo.
  */
 const NOT_SECRET_SETTING = /^(run|reference)(\.|$)|\.version$/;
-const URL_SETTING = /\.(url|tokenUrl)$/;
+const URL_SETTING = /\.(url|tokenUrl)$|^run\.alsoValidateAgainst\.[a-z]+$/;
 
 /** A value as written and in the forms a URL may carry it (percent-encoded, decoded), to register them all. */
 function urlForms(value: string): string[] {

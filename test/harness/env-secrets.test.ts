@@ -105,9 +105,10 @@ describe('values read from ${ENV} in the config file', () => {
 
   it('takes the query values of a whole URL read from one variable as secrets, not its address', () => {
     const file = join(dir, 'whole-url.yaml');
-    writeFileSync(file, 'targets:\n  scan:\n    url: ${SCAN_URL}\n');
-    const config = loadConfig({ flags: { config: file }, env: { SCAN_URL: 'https://scan.example:8443/api?api_key=whole-url-key-0b1c&tenant=acme-corp' } });
+    writeFileSync(file, 'run:\n  alsoValidateAgainst: { scan: "${DOC_URL}" }\ntargets:\n  scan:\n    url: ${SCAN_URL}\n');
+    const config = loadConfig({ flags: { config: file }, env: { SCAN_URL: 'https://scan.example:8443/api?api_key=whole-url-key-0b1c&tenant=acme-corp', DOC_URL: 'https://docs.example/scan.yaml?token=doc-url-token-9f3e' } });
     expect(config.secrets).toContain('whole-url-key-0b1c');
+    expect(config.secrets).toContain('doc-url-token-9f3e');
     expect(config.secrets).toContain('acme-corp');
     expect(config.secrets?.some((s) => s.includes('scan.example'))).toBe(false);
     // by position: the scheme, host and path read from the environment are no secrets, the userinfo's password is
