@@ -114,8 +114,9 @@ describe('clean-up steps that fail', () => {
     const check = r.report.checks.find((c) => c.id === 'v.cleanup-deadline');
     expect(check?.verdict, check?.error).toBe('pass');
     expect(check?.durationMs).toBeLessThan(1000 + 5000);
-    expect(check?.notCleanedUp).toHaveLength(2);
     expect(check?.notCleanedUp?.[0]).toMatch(/^the stubborn step: .*\(\d attempts?, then the clean-up time ran out\)$/);
-    expect(check?.notCleanedUp?.[1]).toBe('the step after it: not tried, the clean-up time ran out');
+    // the step after it is not tried once the time is out; when the stubborn step stopped because its next wait would
+    // not fit (on a slow machine), the step after it may still run in the time left, and succeed
+    expect(check?.notCleanedUp?.slice(1)).toSatisfy((rest: string[]) => rest.length === 0 || (rest.length === 1 && rest[0] === 'the step after it: not tried, the clean-up time ran out'));
   }, 60_000);
 });
