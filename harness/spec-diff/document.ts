@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { HttpClient, TransportError } from '../http.js';
+import { buildUrl, HttpClient, TransportError } from '../http.js';
 import type { TargetConfig } from '../config.js';
 import type { Api } from '../types.js';
 
@@ -308,4 +308,4 @@ export async function servedDocumentHeaders(target: TargetConfig, timeoutMs: num
 }
 
 /** The document a configured ledger target serves its own description at (FACTS.md: GET /docs/openapi). */
-export const servedDocumentUrl = (api: Api, baseUrl: string): string | undefined => (api === 'ledger' ? `${baseUrl.replace(/\/+$/, '')}/docs/openapi` : undefined);
+export const servedDocumentUrl = (api: Api, baseUrl: string): string | undefined => (api === 'ledger' ? buildUrl(baseUrl, '/docs/openapi') : undefined);

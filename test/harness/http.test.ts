@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
-import { HttpClient, TransportError, curlFor } from '../../harness/http.js';
+import { HttpClient, TransportError, buildUrl, curlFor } from '../../harness/http.js';
+import { servedDocumentUrl } from '../../harness/spec-diff/document.js';
 import { REDACTED, registerSecret } from '../../harness/redact.js';
 import type { ExchangeRecord } from '../../harness/types.js';
 import { startMiniServer } from './mini-server.js';
@@ -24,6 +25,12 @@ async function freePort(): Promise<number> {
 }
 
 describe('HTTP client', () => {
+  it('keeps a base URL\'s own query (an API key for a gateway) as written, ahead of the request\'s', () => {
+    expect(buildUrl('http://h:1/api/', '/v0/x', { a: 'b c' })).toBe('http://h:1/api/v0/x?a=b+c');
+    expect(buildUrl('http://h:1/api?api_key=k/1+2=', '/v0/x?z=1', { a: 'b' })).toBe('http://h:1/api/v0/x?api_key=k/1+2=&z=1&a=b');
+    expect(servedDocumentUrl('ledger', 'http://h:1/api?api_key=k1')).toBe('http://h:1/api/docs/openapi?api_key=k1');
+  });
+
   it('records method, URL, headers, body, status and timing, with the token redacted at the source', async () => {
     const records: ExchangeRecord[] = [];
     const token = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.abcdefgh';
