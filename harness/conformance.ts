@@ -172,7 +172,7 @@ export interface CheckContext {
   /**
    * registers clean-up (e.g. delete a created user) that runs after the check, whatever its verdict; `what` names it
    * in the report when it cannot be done. It is retried (bounded) when it throws or resolves to an answer other than
-   * 2xx or 404 (gone already).
+   * 2xx or 404 (gone already), within one deadline shared by every step (1 s before the check's test times out).
    */
   defer(cleanup: () => Promise<unknown>, what?: string): void;
   /** a name no other check or run uses, for users, parties and other created resources */
@@ -465,8 +465,9 @@ class Check implements CheckContext {
 
   /**
    * Runs clean-ups in reverse order, each retried up to CLEANUP_ATTEMPTS times with a growing wait when it throws or
-   * resolves to an answer other than 2xx or 404 (a target briefly overloaded, a connection reset). Their failures never
-   * change the verdict; what could not be cleaned up is returned, for the report.
+   * resolves to an answer other than 2xx or 404 (a target briefly overloaded, a connection reset), all before
+   * `deadline` (a performance.now() time): a step still waiting then is abandoned, later ones are not tried. Their
+   * failures never change the verdict; what could not be cleaned up is returned, for the report.
    */
   async cleanUp(deadline = Number.POSITIVE_INFINITY): Promise<string[]> {
     const problems: string[] = [];
