@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { loadCatalogue, type Requirement } from './catalogue.js';
 import { runGenericChecks, saysNothingOfTheRule } from './checks.js';
 import { newFootprint, noteFootprint, reportedFootprint } from './fixtures/footprint.js';
+import { STOP_CLEANUP_MS, stoppedAt, stopping, whenStoppedNow } from './stop-now.js';
 import { CHECK_LABEL } from './reporting/allure-status.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
 import { HttpClient, ReadOnlyRefused, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './http.js';
@@ -175,6 +176,8 @@ export interface CheckContext {
    * 2xx or 404 (gone already).
    */
   defer(cleanup: () => Promise<unknown>, what?: string): void;
+  /** records, for the footprint section of the report, something an earlier run left behind that this check repaired */
+  repaired(what: string): void;
   /** a name no other check or run uses, for users, parties and other created resources */
   uniqueName(prefix: string): string;
 }
@@ -458,6 +461,11 @@ class Check implements CheckContext {
     this.cleanups.push({ run: cleanup, ...(what !== undefined ? { what } : {}) });
   }
 
+  repaired(what: string): void {
+    this.footprint.repaired.push(what);
+    this.note(`repaired: ${what}`);
+  }
+
   private names = 0;
   uniqueName(prefix: string): string {
     return `${prefix}-${RUN_TAG}-${(hash32(this.decl.id) % 46656).toString(36)}-${(this.names++).toString(36)}`;
@@ -468,31 +476,57 @@ class Check implements CheckContext {
    * resolves to an answer other than 2xx or 404 (a target briefly overloaded, a connection reset). Their failures never
    * change the verdict; what could not be cleaned up is returned, for the report.
    */
-  async cleanUp(): Promise<string[]> {
+  async cleanUp(deadline: () => number | undefined = () => undefined): Promise<string[]> {
     const problems: string[] = [];
     for (const c of this.cleanups.reverse()) {
-      let problem = '';
-      for (let attempt = 0; attempt < CLEANUP_ATTEMPTS; attempt++) {
-        if (attempt > 0) await new Promise((r) => setTimeout(r, CLEANUP_BACKOFF_MS * 2 ** (attempt - 1)));
-        try {
-          const status = (await c.run()) as { status?: unknown } | undefined;
-          const s = typeof status === 'object' && status !== null && typeof status.status === 'number' ? status.status : undefined;
-          problem = s === undefined || (s >= 200 && s < 300) || s === 404 ? '' : `answered ${s}`;
-        } catch (e) {
-          // read-only mode refused the clean-up's request: nothing was created that it would remove
-          if (e instanceof ReadOnlyRefused) {
-            problem = '';
-            break;
-          }
-          problem = redactText((e as Error).message);
-        }
-        if (problem === '') break;
-      }
-      if (problem !== '') problems.push(`${c.what ?? 'a clean-up step'}: ${problem} (${CLEANUP_ATTEMPTS} attempts)`);
+      const problem = await retriedStep(c.run, deadline);
+      if (problem !== '') problems.push(`${c.what ?? 'a clean-up step'}: ${problem}`);
     }
     return problems;
   }
 }
+
+/**
+ * Runs a clean-up or repair step up to CLEANUP_ATTEMPTS times with a growing wait while it throws or resolves to an
+ * answer other than 2xx or 404; '' once it succeeded, else what went wrong the last time.
+ */
+export async function retriedStep(run: () => Promise<unknown>, deadline: () => number | undefined = () => undefined): Promise<string> {
+  let problem = '';
+  // a stop at once bounds what is left of the clean-up: a step not done by then is reported as such
+  const cut = (): string | undefined => {
+    const d = deadline();
+    return d !== undefined && Date.now() >= d ? `not done within ${STOP_CLEANUP_MS} ms of the run's stop at once${problem !== '' ? ` (last: ${problem})` : ''}` : undefined;
+  };
+  const bounded = <T>(p: Promise<T>): Promise<T> => {
+    const d = deadline();
+    if (d === undefined) return p;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('cut by the stop at once')), Math.max(0, d - Date.now()));
+    });
+    return Promise.race([p, late]).finally(() => clearTimeout(timer));
+  };
+  let attempt = 0;
+  for (; attempt < CLEANUP_ATTEMPTS; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, CLEANUP_BACKOFF_MS * 2 ** (attempt - 1)));
+    const stopped = cut();
+    if (stopped !== undefined) return stopped;
+    try {
+      const status = (await bounded(run())) as { status?: unknown } | undefined;
+      const s = typeof status === 'object' && status !== null && typeof status.status === 'number' ? status.status : undefined;
+      problem = s === undefined || (s >= 200 && s < 300) || s === 404 ? '' : `answered ${s}`;
+    } catch (e) {
+      // read-only mode refused the step's request: nothing was created that it would remove
+      if (e instanceof ReadOnlyRefused) return '';
+      problem = redactText((e as Error).message);
+    }
+    if (problem === '') return '';
+  }
+  return cut() ?? `${problem} (${attempt} attempts)`;
+}
+
+/** why a check did not start: the run was stopped (harness/stop-now.ts) */
+const NOT_STARTED = 'not run: the run was interrupted before this check started';
 
 /** How often a clean-up step is tried, and the wait before the second try (doubled before each further one). */
 const CLEANUP_ATTEMPTS = 3;
@@ -629,7 +663,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       return r;
     });
     await label(decl, requirements);
-    const skipReason = gate(decl, config, requirements);
+    const skipReason = stopping(config.internal?.stopChannel) ? NOT_STARTED : gate(decl, config, requirements);
     if (skipReason !== undefined) {
       Object.assign(m, { verdict: 'skipped', reason: skipReason, durationMs: 0 });
       ctx.skip(skipReason);
@@ -653,20 +687,29 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
     }
     const check = new Check(decl, config);
     await allure.parameter('seed', String(check.seed));
+    // the run was stopped while the check waited for its shared resources: it does not start
+    if (thrown === undefined && stopping(config.internal?.stopChannel)) thrown = new NotRun('skipped', NOT_STARTED);
     // the body is cut off at the check's time limit, so that its clean-up still runs before the test runner gives up
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`the check did not finish within ${config.run.checkTimeoutMs} ms (run.checkTimeoutMs)`)), config.run.checkTimeoutMs);
     });
+    // a stop at once (SIGTERM, a second Ctrl-C) cuts the body off too, and the clean-up runs within STOP_CLEANUP_MS
+    const stopChannel = config.internal?.stopChannel;
+    const stop = whenStoppedNow(stopChannel, () => new NotRun('skipped', 'not finished: the run was stopped at once (SIGTERM or a second SIGINT) while the check ran'));
     if (thrown === undefined) {
       try {
-        await Promise.race([body(check), limit]);
+        await Promise.race([body(check), limit, stop.stopped]);
       } catch (e) {
         thrown = e;
       }
     }
     clearTimeout(timer);
-    const cleanupProblems = await check.cleanUp();
+    stop.done();
+    const cleanupProblems = await check.cleanUp(() => {
+      const at = stoppedAt(stopChannel);
+      return at === undefined ? undefined : at + STOP_CLEANUP_MS;
+    });
     const footprint = reportedFootprint(check.footprint);
     release?.();
     let outcome = verdictOf(check, thrown);

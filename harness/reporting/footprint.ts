@@ -10,6 +10,8 @@ export interface RunFootprint {
   usersLeft: string[];
   /** clean-up steps that failed after their retries, per check */
   notCleanedUp: Array<{ check: string; what: string }>;
+  /** what earlier runs left behind and this run repaired (contracts left mid-reassignment), per check */
+  repaired?: Array<{ check: string; what: string }>;
 }
 
 export function footprintOf(checks: readonly CheckResultMeta[]): RunFootprint {
@@ -19,6 +21,7 @@ export function footprintOf(checks: readonly CheckResultMeta[]): RunFootprint {
       f.parties += c.footprint.parties;
       f.packageUploads += c.footprint.packageUploads;
       f.usersLeft.push(...c.footprint.usersLeft);
+      for (const what of c.footprint.repaired ?? []) (f.repaired ??= []).push({ check: c.id, what });
     }
     for (const what of c.notCleanedUp ?? []) f.notCleanedUp.push({ check: c.id, what });
   }

@@ -129,7 +129,7 @@ export function renderSummary(r: RunReport): string {
   }
 
   const fp = r.footprint;
-  if (fp !== undefined && (fp.parties + fp.packageUploads + fp.usersLeft.length + fp.notCleanedUp.length > 0 || r.targets.ledger !== undefined)) {
+  if (fp !== undefined && (fp.parties + fp.packageUploads + fp.usersLeft.length + fp.notCleanedUp.length + (fp.repaired ?? []).length > 0 || r.targets.ledger !== undefined)) {
     out.push('## Footprint on the target', '');
     out.push('What this run left behind. A participant deletes no party and no package; the suite reuses parties under stable hints where a check does not need a fresh one.', '');
     out.push(`- parties allocated: ${fp.parties}`);
@@ -138,6 +138,10 @@ export function renderSummary(r: RunReport): string {
     if (fp.notCleanedUp.length > 0) {
       out.push('', `Could not be cleaned up (${fp.notCleanedUp.length}, after retries):`, '');
       for (const n of fp.notCleanedUp) out.push(`- \`${n.check}\`: ${n.what}`);
+    }
+    if ((fp.repaired ?? []).length > 0) {
+      out.push('', `Left behind by an earlier run and repaired (${fp.repaired!.length}):`, '');
+      for (const n of fp.repaired!) out.push(`- \`${n.check}\`: ${n.what}`);
     }
     out.push('');
   }
