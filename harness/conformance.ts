@@ -710,7 +710,8 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       const at = stoppedAt(stopChannel);
       return at === undefined ? undefined : at + STOP_CLEANUP_MS;
     });
-    const footprint = reportedFootprint(check.footprint);
+    const ledgerUrl = config.targets.ledger?.url;
+    const footprint = reportedFootprint(check.footprint, config.useReference || ledgerUrl === undefined ? undefined : { reportsDir: config.run.reportsDir, ledgerUrl });
     release?.();
     let outcome = verdictOf(check, thrown);
     const failed = new Set(check.failures.map((f) => f.requirement));

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, targetsFromBlock, type Config } from '../../harness/config.js';
 import { runConformance, type RunResult } from '../../harness/runner.js';
-import { pendingMoves } from '../../harness/fixtures/reassignment-state.js';
+import { pendingMoves } from '../../harness/fixtures/target-state.js';
 import { startReference, type ReferenceServer } from '../../reference/index.js';
 import { answer, forward } from './fault-proxy.js';
 

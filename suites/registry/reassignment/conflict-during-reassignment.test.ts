@@ -28,7 +28,7 @@ import {
   validWithdraw,
   type InstructionKind,
 } from '../../../harness/fixtures/registry.js';
-import { pendingMoves, recordMove, type PendingMove } from '../../../harness/fixtures/reassignment-state.js';
+import { pendingMoves, recordMove, type PendingMove } from '../../../harness/fixtures/target-state.js';
 import { expectStatus } from '../../v0-http-checks.js';
 
 interface Mover {
@@ -97,7 +97,7 @@ type MoveState = Pick<PendingMove, 'state' | 'reassignmentId' | 'source' | 'targ
 
 /**
  * Writes where a contract the check moves stands (undefined: home again) to the state file of the ledger target
- * (harness/fixtures/reassignment-state.ts), at each step, so that a run that ends mid-move, however it ends, leaves the
+ * (harness/fixtures/target-state.ts), at each step, so that a run that ends mid-move, however it ends, leaves the
  * next run what it needs to bring the contract home.
  */
 function journal(t: CheckContext, m: Pick<Mover, 'user' | 'submitter'>, cid: string, state: MoveState | undefined): void {
