@@ -116,8 +116,6 @@ export interface Config {
      * so one run can prove many planted faults, each on its own reference server.
      */
     routes?: Array<{ checks: string[]; targets: Partial<Record<Api, TargetConfig>> }>;
-    /** the run's stop-at-once channel (harness/stop-now.ts), set by the runner */
-    stopChannel?: string;
   };
 }
 

@@ -27,6 +27,8 @@ import { lockShared } from './shared-state.js';
 declare module 'vitest' {
   export interface ProvidedContext {
     conformanceConfig: Config;
+    /** the run's stop channel (harness/stop-now.ts) */
+    conformanceStopChannel: string;
   }
 }
 
@@ -663,7 +665,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       return r;
     });
     await label(decl, requirements);
-    const skipReason = stopping(config.internal?.stopChannel) ? NOT_STARTED : gate(decl, config, requirements);
+    const skipReason = stopping(inject('conformanceStopChannel')) ? NOT_STARTED : gate(decl, config, requirements);
     if (skipReason !== undefined) {
       Object.assign(m, { verdict: 'skipped', reason: skipReason, durationMs: 0 });
       ctx.skip(skipReason);
@@ -688,14 +690,14 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
     const check = new Check(decl, config);
     await allure.parameter('seed', String(check.seed));
     // the run was stopped while the check waited for its shared resources: it does not start
-    if (thrown === undefined && stopping(config.internal?.stopChannel)) thrown = new NotRun('skipped', NOT_STARTED);
+    if (thrown === undefined && stopping(inject('conformanceStopChannel'))) thrown = new NotRun('skipped', NOT_STARTED);
     // the body is cut off at the check's time limit, so that its clean-up still runs before the test runner gives up
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`the check did not finish within ${config.run.checkTimeoutMs} ms (run.checkTimeoutMs)`)), config.run.checkTimeoutMs);
     });
     // a stop at once (SIGTERM, a second Ctrl-C) cuts the body off too, and the clean-up runs within STOP_CLEANUP_MS
-    const stopChannel = config.internal?.stopChannel;
+    const stopChannel = inject('conformanceStopChannel');
     const stop = whenStoppedNow(stopChannel, () => new NotRun('skipped', 'not finished: the run was stopped at once (SIGTERM or a second SIGINT) while the check ran'));
     if (thrown === undefined) {
       try {

@@ -119,8 +119,8 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
   }
   // the targets are known now (the embedded reference fills them in)
   const stopChannel = newStopChannel();
-  config.internal = { ...config.internal, stopChannel };
   vitest.provide('conformanceConfig', config);
+  vitest.provide('conformanceStopChannel', stopChannel);
   // not vitest's cancelCurrentRun, which drops the running checks unfinished (harness/stop-now.ts): the checks that have
   // not started skip, the running ones finish (a stop at once cuts them off), and all of them clean up
   const cancel = () => {

@@ -146,7 +146,8 @@ async function bringHome(t: CheckContext, p: PendingMove): Promise<Exchange | un
  * stays in the state file for the next run).
  */
 async function repairEarlierMoves(t: CheckContext): Promise<void> {
-  if (t.config.useReference) return;
+  // read-only mode sends no reassignment: what is pending stays for a run that may write
+  if (t.config.useReference || t.config.run.readOnly) return;
   for (const p of pendingMoves(t.config.run.reportsDir, t.clientFor('ledger').target.url)) {
     const left = `${p.contractId}, left ${p.state === 'unassigned' ? `mid-reassignment (unassigned from ${p.source} to ${p.target})` : `on ${p.at}`} by ${p.check} (${p.since})`;
     const problem = await retriedStep(() => bringHome(t, p));
