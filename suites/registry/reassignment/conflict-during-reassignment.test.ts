@@ -113,25 +113,30 @@ async function assignMove(t: CheckContext, m: Mover, cid: string, move: { source
   return x;
 }
 
+/** a ledger answer other than 200 to a step of bringing a contract home (a 404 there is no success either) */
+function refused(x: Exchange, what: string): Error {
+  return new Error(`${what} answered ${x.status}: ${x.text.slice(0, 160)}`);
+}
+
 /**
  * One attempt to bring home a contract an earlier run left away (`p` is updated as it goes, so that a retry goes on
  * from where the last attempt stopped): assigns it when it is mid-reassignment, then moves it back to where the suite
- * found it. Returns the ledger's last answer (a non-200 one ends the attempt).
+ * found it. Throws on an answer other than 200.
  */
-async function bringHome(t: CheckContext, p: PendingMove): Promise<Exchange | undefined> {
+async function bringHome(t: CheckContext, p: PendingMove): Promise<void> {
   const who: Mover = { user: p.user, submitter: p.submitter, synchronizers: [] };
   if (p.state === 'unassigned') {
     const x = await reassign(t, who, { AssignCommand: { value: { reassignmentId: p.reassignmentId ?? '', source: p.source ?? '', target: p.target ?? '' } } }, false);
-    if (x.status !== 200) return x;
+    if (x.status !== 200) throw refused(x, `its assignment to ${p.target}`);
     if (p.target === p.home) {
       journal(t, who, p.contractId, undefined);
-      return x;
+      return;
     }
     Object.assign(p, { state: 'away', at: p.target });
     journal(t, who, p.contractId, p);
   }
   const u = await reassign(t, who, { UnassignCommand: { value: { contractId: p.contractId, source: p.at ?? '', target: p.home } } }, false);
-  if (u.status !== 200) return u;
+  if (u.status !== 200) throw refused(u, `its unassignment from ${p.at}`);
   const back = reassignmentIdOf(u);
   if (back === undefined) throw new Error(`its unassignment from ${p.at} answered 200 without a reassignmentId`);
   Object.assign(p, { state: 'unassigned', reassignmentId: back, source: p.at, target: p.home });
