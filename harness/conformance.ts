@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { loadCatalogue, type Requirement } from './catalogue.js';
 import { runGenericChecks, saysNothingOfTheRule } from './checks.js';
 import { newFootprint, noteFootprint, reportedFootprint } from './fixtures/footprint.js';
+import { STOP_CLEANUP_MS, stoppedAt, stopping, whenStoppedNow } from './stop-now.js';
 import { CHECK_LABEL } from './reporting/allure-status.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
 import { HttpClient, ReadOnlyRefused, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './http.js';
@@ -26,6 +27,8 @@ import { withSharedState } from './shared-state.js';
 declare module 'vitest' {
   export interface ProvidedContext {
     conformanceConfig: Config;
+    /** the run's stop channel (harness/stop-now.ts) */
+    conformanceStopChannel: string;
   }
 }
 
@@ -175,6 +178,8 @@ export interface CheckContext {
    * 2xx or 404 (gone already), within one deadline shared by every step (1 s before the check's test times out).
    */
   defer(cleanup: () => Promise<unknown>, what?: string): void;
+  /** records, for the footprint section of the report, something an earlier run left behind that this check repaired */
+  repaired(what: string): void;
   /** a name no other check or run uses, for users, parties and other created resources */
   uniqueName(prefix: string): string;
 }
@@ -458,6 +463,11 @@ class Check implements CheckContext {
     this.cleanups.push({ run: cleanup, ...(what !== undefined ? { what } : {}) });
   }
 
+  repaired(what: string): void {
+    this.footprint.repaired.push(what);
+    this.note(`repaired: ${what}`);
+  }
+
   private names = 0;
   uniqueName(prefix: string): string {
     return `${prefix}-${RUN_TAG}-${(hash32(this.decl.id) % 46656).toString(36)}-${(this.names++).toString(36)}`;
@@ -469,61 +479,34 @@ class Check implements CheckContext {
    * `deadline` (a performance.now() time): a step still waiting then is abandoned, later ones are not tried. Their
    * failures never change the verdict; what could not be cleaned up is returned, for the report.
    */
-  async cleanUp(deadline = Number.POSITIVE_INFINITY): Promise<string[]> {
+  async cleanUp(deadline: CleanupDeadline = () => undefined): Promise<string[]> {
     const problems: string[] = [];
-    const left = () => deadline - performance.now();
     for (const c of this.cleanups.reverse()) {
       const what = c.what ?? 'a clean-up step';
-      if (left() <= 0) {
-        problems.push(`${what}: not tried, the clean-up time ran out`);
+      const d = deadline();
+      if (d !== undefined && Date.now() >= d.at) {
+        problems.push(`${what}: not tried, ${d.why}`);
         continue;
       }
-      let problem = '';
-      let attempts = 0;
-      let outOfTime = false;
-      for (let attempt = 0; attempt < CLEANUP_ATTEMPTS; attempt++) {
-        if (attempt > 0) {
-          const wait = CLEANUP_BACKOFF_MS * 2 ** (attempt - 1);
-          if (wait >= left()) {
-            outOfTime = true;
-            break;
-          }
-          await new Promise((r) => setTimeout(r, wait));
-        }
-        attempts++;
-        try {
-          const status = (await withinTime(Promise.resolve().then(c.run), left())) as { status?: unknown } | undefined;
-          const s = typeof status === 'object' && status !== null && typeof status.status === 'number' ? status.status : undefined;
-          problem = s === undefined || (s >= 200 && s < 300) || s === 404 ? '' : `answered ${s}`;
-        } catch (e) {
-          // read-only mode refused the clean-up's request: nothing was created that it would remove
-          if (e instanceof ReadOnlyRefused) {
-            problem = '';
-            break;
-          }
-          if (e === OUT_OF_TIME) {
-            problem = 'no answer';
-            outOfTime = true;
-            break;
-          }
-          problem = redactText((e as Error).message);
-        }
-        if (problem === '') break;
-      }
-      if (problem !== '') problems.push(`${what}: ${problem} (${attempts} attempt${attempts === 1 ? '' : 's'}${outOfTime ? ', then the clean-up time ran out' : ''})`);
+      const problem = await retriedStep(c.run, deadline);
+      if (problem !== '') problems.push(`${what}: ${problem}`);
     }
     return problems;
   }
 }
 
-/** The clean-up's time ran out while a step waited for its answer (the request goes on, bounded by its own timeout). */
+/** When the clean-up must be done (a Date.now() time) and what to say of a step cut there; undefined: no bound. */
+export type CleanupDeadline = () => { at: number; why: string } | undefined;
+
+/** A step's time ran out while it waited for its answer (the request goes on, bounded by its own timeout). */
 const OUT_OF_TIME = Symbol('out of time');
-async function withinTime<T>(p: Promise<T>, ms: number): Promise<T> {
+async function withinTime<T>(p: Promise<T>, deadline: CleanupDeadline): Promise<T> {
+  const d = deadline();
   // no deadline (a timer longer than 2^31 - 1 ms would fire at once)
-  if (ms > 2 ** 31 - 1) return p;
+  if (d === undefined || d.at - Date.now() > 2 ** 31 - 1) return p;
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(OUT_OF_TIME), Math.max(0, ms))))]);
+    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(OUT_OF_TIME), Math.max(0, d.at - Date.now()))))]);
   } finally {
     clearTimeout(timer);
   }
@@ -531,6 +514,48 @@ async function withinTime<T>(p: Promise<T>, ms: number): Promise<T> {
 
 /** What the clean-up leaves of the test's time limit, for the report to be written before the test runner gives up. */
 const CLEANUP_MARGIN_MS = 1000;
+
+/**
+ * Runs a clean-up or repair step up to CLEANUP_ATTEMPTS times with a growing wait while it throws or resolves to an
+ * answer other than 2xx or 404, all before `deadline` (the test's time limit, or a stop at once): a step still waiting
+ * then is abandoned. '' once it succeeded, else what went wrong.
+ */
+export async function retriedStep(run: () => Promise<unknown>, deadline: CleanupDeadline = () => undefined): Promise<string> {
+  let problem = '';
+  let attempts = 0;
+  const left = () => {
+    const d = deadline();
+    return d === undefined ? Number.POSITIVE_INFINITY : d.at - Date.now();
+  };
+  const ranOut = () => `${problem === '' ? 'not done' : problem} (${attempts} attempt${attempts === 1 ? '' : 's'}, then ${deadline()?.why ?? 'the clean-up time ran out'})`;
+  for (let attempt = 0; attempt < CLEANUP_ATTEMPTS; attempt++) {
+    if (attempt > 0) {
+      const wait = CLEANUP_BACKOFF_MS * 2 ** (attempt - 1);
+      if (wait >= left()) return ranOut();
+      await new Promise((r) => setTimeout(r, wait));
+    }
+    if (left() <= 0) return ranOut();
+    attempts++;
+    try {
+      const status = (await withinTime(Promise.resolve().then(run), deadline)) as { status?: unknown } | undefined;
+      const s = typeof status === 'object' && status !== null && typeof status.status === 'number' ? status.status : undefined;
+      problem = s === undefined || (s >= 200 && s < 300) || s === 404 ? '' : `answered ${s}`;
+    } catch (e) {
+      // read-only mode refused the step's request: nothing was created that it would remove
+      if (e instanceof ReadOnlyRefused) return '';
+      if (e === OUT_OF_TIME) {
+        problem = 'no answer';
+        return ranOut();
+      }
+      problem = redactText((e as Error).message);
+    }
+    if (problem === '') return '';
+  }
+  return `${problem} (${attempts} attempts)`;
+}
+
+/** why a check did not start: the run was stopped (harness/stop-now.ts) */
+const NOT_STARTED = 'not run: the run was interrupted before this check started';
 
 /** How often a clean-up step is tried, and the wait before the second try (doubled before each further one). */
 const CLEANUP_ATTEMPTS = 3;
@@ -667,7 +692,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       return r;
     });
     await label(decl, requirements);
-    const skipReason = gate(decl, config, requirements);
+    const skipReason = stopping(inject('conformanceStopChannel')) ? NOT_STARTED : gate(decl, config, requirements);
     if (skipReason !== undefined) {
       Object.assign(m, { verdict: 'skipped', reason: skipReason, durationMs: 0 });
       ctx.skip(skipReason);
@@ -690,17 +715,30 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       const limit = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`the check did not finish within ${config.run.checkTimeoutMs} ms (run.checkTimeoutMs)`)), config.run.checkTimeoutMs);
       });
+      // the run was stopped while the check waited for its shared resources: it does not start
+      if (thrown === undefined && stopping(inject('conformanceStopChannel'))) thrown = new NotRun('skipped', NOT_STARTED);
+      // a stop at once (SIGTERM, a second Ctrl-C) cuts the body off too, and the clean-up runs within STOP_CLEANUP_MS
+      const stopChannel = inject('conformanceStopChannel');
+      const stop = whenStoppedNow(stopChannel, () => new NotRun('skipped', 'not finished: the run was stopped at once (SIGTERM or a second SIGINT) while the check ran'));
       if (thrown === undefined) {
         try {
-          await Promise.race([body(check), limit]);
+          await Promise.race([body(check), limit, stop.stopped]);
         } catch (e) {
           thrown = e;
         }
       }
       clearTimeout(timer);
-      // the clean-up, its retries and the HTTP client's own retries of 429 and 503 share what is left of the test's time
-      const cleanupProblems = await check.cleanUp(started + timeout - CLEANUP_MARGIN_MS);
-      return { check, thrown, cleanupProblems, footprint: reportedFootprint(check.footprint) };
+      stop.done();
+      // the clean-up, its retries and the HTTP client's own retries of 429 and 503 share what is left of the test's
+      // time, or of the STOP_CLEANUP_MS after a stop at once, whichever ends first
+      const testEnds = Date.now() + (started + timeout - CLEANUP_MARGIN_MS - performance.now());
+      const cleanupProblems = await check.cleanUp(() => {
+        const at = stoppedAt(stopChannel);
+        return at !== undefined && at + STOP_CLEANUP_MS < testEnds ? { at: at + STOP_CLEANUP_MS, why: `not done within ${STOP_CLEANUP_MS} ms of the run's stop at once` } : { at: testEnds, why: 'the clean-up time ran out' };
+      });
+      const ledgerUrl = config.targets.ledger?.url;
+      const footprint = reportedFootprint(check.footprint, config.useReference || ledgerUrl === undefined ? undefined : { reportsDir: config.run.reportsDir, ledgerUrl });
+      return { check, thrown, cleanupProblems, footprint };
     });
     let outcome = verdictOf(check, thrown);
     const failed = new Set(check.failures.map((f) => f.requirement));

@@ -2,6 +2,7 @@
  * The HTTP client every check uses: undici with a per-request timeout and a response-size cap; every exchange is
  * recorded (method, URL, headers, body, status, timing) with secrets redacted before the record exists.
  */
+import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Api, ExchangeRecord } from './types.js';
@@ -190,7 +191,8 @@ function redactedCut(text: string): { body: string; truncated: boolean } {
 function describeBody(body: string | Uint8Array | undefined): string | undefined {
   if (body === undefined) return undefined;
   if (typeof body === 'string') return redactedCut(body).body;
-  return `<${body.byteLength} bytes of binary data>`;
+  // the digest tells two uploads of the same archive apart from two of different ones (the footprint, issue 12)
+  return `<${body.byteLength} bytes of binary data, sha256 ${createHash('sha256').update(body).digest('hex').slice(0, 32)}>`;
 }
 
 /**

@@ -19,6 +19,7 @@ import { shardNote } from './reporting/merge.js';
 import { applyBaseline, loadBaseline } from './reporting/baseline.js';
 import { diffRuns, readEarlierReport } from './reporting/diff.js';
 import { createSuiteVitest, loadVitest, suiteGlobs } from './suite-vitest.js';
+import { STOP_CLEANUP_MS, announceStop, newStopChannel } from './stop-now.js';
 
 export interface RunOptions {
   /** where progress lines go (stderr by default) */
@@ -30,14 +31,19 @@ export interface RunOptions {
    */
   signal?: AbortSignal;
   /**
-   * Aborting it (SIGTERM, a second Ctrl-C) stops the run at once: the running checks are abandoned after a short grace
-   * (their clean-up may not run), and the reports of what ran are written. Its reason names what stopped the run.
+   * Aborting it (SIGTERM, a second Ctrl-C) stops the run at once: the running checks are cut off where they stand and
+   * clean up (users, rights, moved contracts) within STOP_CLEANUP_MS; what still runs after a short grace beyond it is
+   * abandoned, and the reports of what ran are written. Its reason names what stopped the run.
    */
   stopNow?: AbortSignal;
 }
 
-/** After a stop at once, how long the running checks still get to finish, and how long closing the runner may take. */
-const STOP_NOW_GRACE_MS = 2000;
+/**
+ * After a stop at once, how long the running checks, cut off at once, still get for their clean-up (STOP_CLEANUP_MS)
+ * and to finish, and how long closing the runner may take.
+ */
+const STOP_NOW_GRACE_MS = STOP_CLEANUP_MS + 2000;
+const CLOSE_GRACE_MS = 2000;
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -112,10 +118,21 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
     throw e;
   }
   // the targets are known now (the embedded reference fills them in)
+  const stopChannel = newStopChannel();
   vitest.provide('conformanceConfig', config);
-  const cancel = () => void vitest.cancelCurrentRun('keyboard-input');
+  vitest.provide('conformanceStopChannel', stopChannel);
+  // not vitest's cancelCurrentRun, which drops the running checks unfinished (harness/stop-now.ts): the checks that have
+  // not started skip, the running ones finish (a stop at once cuts them off), and all of them clean up
+  const cancel = () => {
+    collector.run.interrupted = true;
+    announceStop(stopChannel, 'stop');
+  };
+  const cut = () => {
+    collector.run.interrupted = true;
+    announceStop(stopChannel, 'stop-now');
+  };
   options.signal?.addEventListener('abort', cancel, { once: true });
-  options.stopNow?.addEventListener('abort', cancel, { once: true });
+  options.stopNow?.addEventListener('abort', cut, { once: true });
   let abandoned = false;
   try {
     if (options.signal?.aborted === true || options.stopNow?.aborted === true) collector.run.interrupted = true;
@@ -133,10 +150,10 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
     if ((e as Error).name !== 'FilesNotFoundError') collector.run.runErrors.push(`the test runner failed: ${(e as Error).message}`);
   } finally {
     options.signal?.removeEventListener('abort', cancel);
-    options.stopNow?.removeEventListener('abort', cancel);
+    options.stopNow?.removeEventListener('abort', cut);
     // closing waits for the running checks; after a stop at once it is not awaited beyond the grace
     const closed = vitest.close().catch(() => undefined);
-    await (abandoned ? Promise.race([closed, delay(STOP_NOW_GRACE_MS)]) : closed);
+    await (abandoned ? Promise.race([closed, delay(CLOSE_GRACE_MS)]) : closed);
   }
   if (abandoned) collector.run.runErrors.push('checks still running when the run was stopped at once were abandoned: their results are missing and their clean-up may not have run');
   return collector.run;

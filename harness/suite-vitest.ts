@@ -24,7 +24,7 @@ type ReporterEntry = Reporter | [string, Record<string, unknown>];
 
 /**
  * Creates (does not start) a vitest instance over the suite files. vitest's own SIGINT/SIGTERM handlers, which would
- * exit the process at once, are removed: callers stop a run through `cancelCurrentRun`.
+ * exit the process at once, are removed: callers stop a run through the run's stop channel (harness/stop-now.ts).
  */
 export async function createSuiteVitest(o: { include: string[]; reporters: ReporterEntry[]; config: Config; allure?: boolean }): Promise<Vitest> {
   const { createVitest } = await loadVitest();

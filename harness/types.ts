@@ -131,7 +131,7 @@ export interface CheckResultMeta extends CheckDeclaration {
    * what the check left on a ledger target: accepted party allocations and package uploads (a participant deletes
    * neither) and the users it created and did not remove
    */
-  footprint?: { parties: number; packageUploads: number; usersLeft: string[] };
+  footprint?: { parties: number; packageUploads: number; packagesAdded?: string[]; usersLeft: string[]; repaired?: string[] };
   /** the clean-up steps that failed after their retries: what is left on the target */
   notCleanedUp?: string[];
   durationMs?: number;

@@ -54,7 +54,7 @@ const gzipBomb = () => (zerosGzip ??= gzipSync(Buffer.alloc(64 * 1024 * 1024)));
 /** The classes that damage the upstream's own answer; the others answer without asking it. */
 const NEEDS_UPSTREAM: ReadonlySet<FaultClass> = new Set(['none', 'reset-mid-body', 'truncated-json', 'duplicate-content-length']);
 
-async function forward(upstream: string, req: IncomingMessage, body: Buffer): Promise<Upstream> {
+export async function forward(upstream: string, req: IncomingMessage, body: Buffer): Promise<Upstream> {
   const target = new URL(req.url ?? '/', upstream);
   const headers = { ...req.headers, host: target.host };
   delete headers['accept-encoding'];
@@ -137,7 +137,7 @@ export async function startFaultProxy(upstream: string, fault: FaultClass, o: { 
   };
 }
 
-function answer(res: ServerResponse, up: Upstream): void {
+export function answer(res: ServerResponse, up: Upstream): void {
   const headers = { ...up.headers };
   delete headers['transfer-encoding'];
   delete headers.connection;

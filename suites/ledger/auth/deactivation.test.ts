@@ -1,8 +1,7 @@
 import { describe } from 'vitest';
 import { SignJWT } from 'jose';
 import { conformance, type CallAuth, type CheckContext } from '../../../harness/conformance.js';
-import { randomBytes } from 'node:crypto';
-import { allocationRequest, connectedSynchronizers, createUser, darArchive, routeNotServed } from '../../../harness/fixtures/ledger.js';
+import { allocationRequest, connectedSynchronizers, createUser, routeNotServed, stableDar } from '../../../harness/fixtures/ledger.js';
 import { createAdminUser, grantRights, revokeRights, right, tokenFor, updateUser } from '../../../harness/fixtures/ledger-users.js';
 import { TargetOverloaded, type Exchange } from '../../../harness/http.js';
 import { saysNothingOfTheRule } from '../../../harness/checks.js';
@@ -87,7 +86,7 @@ async function everyOp(t: CheckContext, self: string, auth: CallAuth) {
     ['submitAndWaitForReassignment', { json: { reassignmentCommands: { commandId: t.uniqueName('cmd'), submitter: party, commands: [{ command: { UnassignCommand: { value: { contractId: '00', source: sync, target: sync } } } }] } } }],
     ['submitAndWaitForTransactionTree', { json: { commands: [{ CreateCommand: { templateId: '#pkg:M:T', createArguments: {} } }], commandId: t.uniqueName('cmd'), actAs: [party] } }],
     // a real DAR-shaped archive, uploaded without vetting (no synchronizer needed): a 400 cannot be about the body
-    ['uploadPackage', { body: darArchive(t.uniqueName('cc-never'), '1.0.0', randomBytes(32).toString('hex')), query: { vetAllPackages: 'false' }, headers: { 'content-type': 'application/octet-stream' } }],
+    ['uploadPackage', { body: stableDar(t, 'never').bytes, query: { vetAllPackages: 'false' }, headers: { 'content-type': 'application/octet-stream' } }],
     ['allocateParty', { json: await allocationRequest(t, t.uniqueName('cc-never')) }],
     ['submitAndWaitForTransaction', { json: { commands: { commands: [{ CreateCommand: { templateId: '#pkg:M:T', createArguments: {} } }], commandId: t.uniqueName('cmd'), actAs: [party] } } }],
     ['getUpdateByOffset', { json: { offset: 1, updateFormat: { includeTransactions: { eventFormat: { filtersByParty: { [party]: {} } }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } } } }],

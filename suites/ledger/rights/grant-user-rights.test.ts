@@ -1,11 +1,10 @@
 import { describe } from 'vitest';
-import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { conformance } from '../../../harness/conformance.js';
 import { judgeBadRequests, judgeRejection } from '../../rejections.js';
 import { mayAnswerAnywhere } from '../../../harness/checks.js';
 import type { Exchange } from '../../../harness/http.js';
-import { createUser, darArchive, existingParties, existingParty } from '../../../harness/fixtures/ledger.js';
+import { createUser, existingParties, existingParty, stableDar } from '../../../harness/fixtures/ledger.js';
 import {
   allRightVariants, annotationsOf, createAdminUser, errorCode, grantRights, listRights, newlyGranted, readUser, right, rightKey, rightKeys, tokenFor, updateUser, userLimits, userOf, versionOf,
 } from '../../../harness/fixtures/ledger-users.js';
@@ -241,7 +240,7 @@ describe('POST /v2/users/{user-id}/rights', () => {
       t.expectStatus(await grantRights(t, target.id, [right.readAsAnyParty()], auth), 200, { what: 'grant by a ParticipantAdmin' });
       // a DAR-shaped archive uploaded without vetting: whatever the verdict on the archive, the caller is not refused
       // for lack of authorization
-      const up = await t.call('uploadPackage', { body: darArchive(t.uniqueName('cc-admin'), '1.0.0', randomBytes(32).toString('hex')), query: { vetAllPackages: 'false' }, headers: { 'content-type': 'application/octet-stream' }, auth });
+      const up = await t.call('uploadPackage', { body: stableDar(t, 'admin').bytes, query: { vetAllPackages: 'false' }, headers: { 'content-type': 'application/octet-stream' }, auth });
       t.expect(up.status !== 401 && up.status !== 403, `a package upload by a ParticipantAdmin was refused with ${up.status}`, { exchange: up });
     },
   );

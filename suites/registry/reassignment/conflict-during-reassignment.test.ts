@@ -14,7 +14,7 @@
  * must then disclose as the contract's synchronizerId.
  */
 import { describe } from 'vitest';
-import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import { conformance, retriedStep, type CheckContext } from '../../../harness/conformance.js';
 import { SHARED_STATE } from '../../../harness/shared-state.js';
 import type { Exchange } from '../../../harness/http.js';
 import {
@@ -28,6 +28,7 @@ import {
   validWithdraw,
   type InstructionKind,
 } from '../../../harness/fixtures/registry.js';
+import { pendingMoves, recordMove, type PendingMove } from '../../../harness/fixtures/target-state.js';
 import { expectStatus } from '../../v0-http-checks.js';
 
 interface Mover {
@@ -92,6 +93,74 @@ function reassignmentIdOf(x: Exchange): string | undefined {
   return undefined;
 }
 
+type MoveState = Pick<PendingMove, 'state' | 'reassignmentId' | 'source' | 'target' | 'at' | 'home'>;
+
+/**
+ * Writes where a contract the check moves stands (undefined: home again) to the state file of the ledger target
+ * (harness/fixtures/target-state.ts), at each step, so that a run that ends mid-move, however it ends, leaves the
+ * next run what it needs to bring the contract home.
+ */
+function journal(t: CheckContext, m: Pick<Mover, 'user' | 'submitter'>, cid: string, state: MoveState | undefined): void {
+  // the embedded reference ends with the run: nothing of it is left for a next run
+  if (t.config.useReference) return;
+  recordMove(t.config.run.reportsDir, t.clientFor('ledger').target.url, cid, state === undefined ? undefined : { ...state, user: m.user, submitter: m.submitter, check: t.id });
+}
+
+/** Assigns a contract unassigned by `move` to its target, and records it away from home once the ledger accepted it. */
+async function assignMove(t: CheckContext, m: Mover, cid: string, move: { source: string; target: string; reassignmentId: string }, conform: boolean, cumulative: unknown[] = []): Promise<Exchange> {
+  const x = await reassign(t, m, { AssignCommand: { value: { reassignmentId: move.reassignmentId, source: move.source, target: move.target } } }, conform, cumulative);
+  if (x.status === 200) journal(t, m, cid, { state: 'away', at: move.target, home: move.source });
+  return x;
+}
+
+/** a ledger answer other than 200 to a step of bringing a contract home (a 404 there is no success either) */
+function refused(x: Exchange, what: string): Error {
+  return new Error(`${what} answered ${x.status}: ${x.text.slice(0, 160)}`);
+}
+
+/**
+ * One attempt to bring home a contract an earlier run left away (`p` is updated as it goes, so that a retry goes on
+ * from where the last attempt stopped): assigns it when it is mid-reassignment, then moves it back to where the suite
+ * found it. Throws on an answer other than 200.
+ */
+async function bringHome(t: CheckContext, p: PendingMove): Promise<void> {
+  const who: Mover = { user: p.user, submitter: p.submitter, synchronizers: [] };
+  if (p.state === 'unassigned') {
+    const x = await reassign(t, who, { AssignCommand: { value: { reassignmentId: p.reassignmentId ?? '', source: p.source ?? '', target: p.target ?? '' } } }, false);
+    if (x.status !== 200) throw refused(x, `its assignment to ${p.target}`);
+    if (p.target === p.home) {
+      journal(t, who, p.contractId, undefined);
+      return;
+    }
+    Object.assign(p, { state: 'away', at: p.target });
+    journal(t, who, p.contractId, p);
+  }
+  const u = await reassign(t, who, { UnassignCommand: { value: { contractId: p.contractId, source: p.at ?? '', target: p.home } } }, false);
+  if (u.status !== 200) throw refused(u, `its unassignment from ${p.at}`);
+  const back = reassignmentIdOf(u);
+  if (back === undefined) throw new Error(`its unassignment from ${p.at} answered 200 without a reassignmentId`);
+  Object.assign(p, { state: 'unassigned', reassignmentId: back, source: p.at, target: p.home });
+  journal(t, who, p.contractId, p);
+  return bringHome(t, p);
+}
+
+/**
+ * Before a check moves anything: the contracts earlier runs against this participant left mid-reassignment or away
+ * from home (the state file) are assigned back, each step retried. What is repaired is reported in the footprint
+ * section; what still cannot be is tried once more at the end of the check and, failing, listed as not cleaned up (and
+ * stays in the state file for the next run).
+ */
+async function repairEarlierMoves(t: CheckContext): Promise<void> {
+  // read-only mode sends no reassignment: what is pending stays for a run that may write
+  if (t.config.useReference || t.config.run.readOnly) return;
+  for (const p of pendingMoves(t.config.run.reportsDir, t.clientFor('ledger').target.url)) {
+    const left = `${p.contractId}, left ${p.state === 'unassigned' ? `mid-reassignment (unassigned from ${p.source} to ${p.target})` : `on ${p.at}`} by ${p.check} (${p.since})`;
+    const problem = await retriedStep(() => bringHome(t, p));
+    if (problem === '') t.repaired(`${left}: assigned back to ${p.home}`);
+    else t.defer(() => bringHome(t, p), `${left}: not yet assigned back to ${p.home} (${problem}; kept in the state file for the next run)`);
+  }
+}
+
 /**
  * Registers the clean-up of a move, as two steps that Check.cleanUp retries each on its own: the assignment, when the
  * check did not get to it (a contract left mid-reassignment makes every later use of it an error), then the move back
@@ -112,17 +181,21 @@ function deferRestore(t: CheckContext, m: Mover, cid: string, move: { source: st
       if (x.status !== 200) return x;
       back = reassignmentIdOf(x);
       if (back === undefined) throw new Error(`its unassignment from ${move.target} answered 200 without a reassignmentId`);
+      journal(t, m, cid, { state: 'unassigned', reassignmentId: back, source: move.target, target: move.source, home: move.source });
     }
     const y = await reassign(t, m, { AssignCommand: { value: { reassignmentId: back, source: move.target, target: move.source } } }, false);
-    if (y.status === 200) home = true;
+    if (y.status === 200) {
+      home = true;
+      journal(t, m, cid, undefined);
+    }
     return y;
-  }, `moving ${cid} back to ${move.source}`);
+  }, `moving ${cid} back to ${move.source} (kept in the state file: the next run moves it back)`);
   t.defer(async () => {
     if (assigned()) return undefined;
     const x = await assign();
     if (x.status === 200) assignedHere = true;
     return x;
-  }, `assigning ${cid} to ${move.target} (left mid-reassignment)`);
+  }, `assigning ${cid} to ${move.target} (left mid-reassignment; kept in the state file: the next run assigns it)`);
 }
 
 /** Unassigns `cid` from whichever connected synchronizer holds it; returns the move, or undefined when none could. */
@@ -133,6 +206,7 @@ async function unassign(t: CheckContext, m: Mover, cid: string): Promise<{ sourc
     if (x.status !== 200) continue;
     const reassignmentId = reassignmentIdOf(x);
     if (reassignmentId === undefined) throw new Error(`setup: the unassignment of ${cid} answered 200 without an unassigned event carrying a reassignmentId`);
+    journal(t, m, cid, { state: 'unassigned', reassignmentId, source, target, home: source });
     return { source, target, reassignmentId };
   }
   return undefined;
@@ -152,12 +226,13 @@ function conflictCheck(kind: InstructionKind, id: string, requirement: string): 
     async (t) => {
       const cid = reassignableInstructionId(t, kind) ?? t.skip(`no ${label} to move: configure ${KIND[kind].reassignFixture} or at least two ${KIND[kind].fixture}`);
       const m = await mover(t);
+      await repairEarlierMoves(t);
       const before = await validWithdraw(t, kind, cid);
       if (before.status !== 200) throw new Error(`setup: the ${label} ${cid} answered ${before.status} before the move: ${before.text.slice(0, 200)}`);
       const move = await unassign(t, m, cid);
       if (move === undefined) throw new Error(`setup: ${m.user} could not unassign the ${label} ${cid} from any connected synchronizer as ${m.submitter}`);
       let assigned = false;
-      const assign = () => reassign(t, m, { AssignCommand: { value: { reassignmentId: move.reassignmentId, source: move.source, target: move.target } } }, !assigned);
+      const assign = () => assignMove(t, m, cid, move, !assigned);
       deferRestore(t, m, cid, move, () => assigned, assign);
       // a 400 here is no unsupported kind (the same request was answered 200 before the move): judged as it is
       const call = () => t.call(operation, { params: { [KIND[kind].param]: cid }, json: VALID_WITHDRAW_BODY });
@@ -201,6 +276,7 @@ function factoryMoveCheck(mode: 'conflict' | 'blob'): void {
       if (!isObj(own)) t.skip('no factoryReassignmentChoiceArguments configured (registry fixtures: an allocation whose factory no other check uses, so that moving it disturbs no check running at the same time)');
       const args = structuredClone(own);
       const m = await mover(t, { user: 'factoryReassignmentUser', submitter: 'factoryReassignmentSubmitter', of: "the allocation factory's disclosed contracts (the registry admin)" });
+      await repairEarlierMoves(t);
       const body = { choiceArguments: args, excludeDebugFields: true };
       const before = await validFactory(t, body);
       if (before.status !== 200) throw new Error(`setup: the allocation factory answered ${before.status} before the move: ${before.text.slice(0, 200)}`);
@@ -211,7 +287,7 @@ function factoryMoveCheck(mode: 'conflict' | 'blob'): void {
       const move = await unassign(t, m, cid);
       if (move === undefined) throw new Error(`setup: ${m.user} could not unassign the disclosed contract ${cid} from any connected synchronizer as ${m.submitter}`);
       let assigned = false;
-      const assign = () => reassign(t, m, { AssignCommand: { value: { reassignmentId: move.reassignmentId, source: move.source, target: move.target } } }, !assigned, WITH_BLOBS);
+      const assign = () => assignMove(t, m, cid, move, !assigned, WITH_BLOBS);
       deferRestore(t, m, cid, move, () => assigned, assign);
       if (mode === 'conflict') {
         const during = await t.call('getAllocationFactory', { json: body });

@@ -1,0 +1,72 @@
+/**
+ * A run stopped at once (SIGTERM or a second Ctrl-C: the CLI aborts the runner's stopNow signal) cuts off the checks
+ * that are running and still runs their clean-up, within a bound (issue 12 item 7): the check below waits on a request
+ * the target never answers; once that request arrives, the run is stopped at once. Its first clean-up step must reach
+ * the target, its second (held by the target too) is cut at the bound and listed as not cleaned up, and the run ends
+ * within the bound with a report marked interrupted. (test/harness/signals.test.ts covers the signals themselves.)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RUN, type Config } from '../../harness/config.js';
+import { runConformance } from '../../harness/runner.js';
+import { STOP_CLEANUP_MS } from '../../harness/stop-now.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'cc-stop-cleanup-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('a run stopped at once', () => {
+  it('cuts off the running check and runs its clean-up within the bound', async () => {
+    const steps: string[] = [];
+    const held = new Set<ServerResponse>();
+    const stopNow = new AbortController();
+    let stoppedAt = 0;
+    const server = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const step = url.searchParams.get('step');
+      if (step !== null) steps.push(step);
+      if (url.searchParams.get('mode') === 'hang') {
+        held.add(res);
+        if (step === 'body' && stoppedAt === 0) {
+          stoppedAt = Date.now();
+          stopNow.abort('SIGTERM');
+        }
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ items: [{ id: 'a', round: 1, expires_at: null }] }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
+    try {
+      const config: Config = {
+        run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: join(tmp, 'reports'), html: false, compare: false, retries: 0, timeoutMs: 60_000, checkTimeoutMs: 120_000 },
+        targets: { scan: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, version: '1.0', auth: { kind: 'none' }, features: {}, fixtures: {}, disabledRequirements: [], headers: {} } },
+        reference: { faults: [] },
+        useReference: false,
+        sources: ['test'],
+        internal: { specsDir: fixtures, catalogueDir: join(fixtures, 'requirements'), include: ['test/fixtures/mini/stop/*.check.ts'] },
+      };
+      const r = await runConformance(config, { write: () => undefined, stopNow: stopNow.signal });
+      const afterStop = Date.now() - stoppedAt;
+      expect(stoppedAt).toBeGreaterThan(0);
+      // the clean-up bound, and a little for the runner to write the reports
+      expect(afterStop).toBeLessThan(STOP_CLEANUP_MS + 6000);
+      expect(steps).toEqual(['body', 'undo', 'held']);
+      const check = r.report.checks.find((c) => c.id === 'v.stop');
+      // cut off before it judged anything: not a verdict on the target
+      expect(check?.verdict).toBe('skipped');
+      expect(check?.reason).toMatch(/stopped at once/);
+      expect(check?.notCleanedUp).toEqual([expect.stringMatching(/^the held step: .*not done within \d+ ms of the run's stop at once/)]);
+      expect(r.report.interrupted).toMatchObject({ atOnce: true });
+      expect(r.report.exitCode).toBe(3);
+    } finally {
+      for (const res of held) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  }, 60_000);
+});
