@@ -181,11 +181,18 @@ export function buildUrl(baseUrl: string, path: string, query?: HttpRequest['que
 /** Room past the cut that is redacted too, so a secret or token that straddles the cut is hidden whole. */
 const REDACT_MARGIN = 4096;
 
-/** The recorded form of a body: redacted, then cut to RECORD_BODY_LIMIT characters. */
+/**
+ * A copy of a string that shares no memory with the string it was cut from. V8 represents `slice` of a long string as
+ * a view on it (and `replace` without a match returns its input), so a record cut from a 1 MB body would keep the whole
+ * body alive for as long as the record lives (12 per check, and every failure's).
+ */
+const detached = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
+
+/** The recorded form of a body: redacted, then cut to RECORD_BODY_LIMIT characters (a copy: it keeps no larger body alive). */
 function redactedCut(text: string): { body: string; truncated: boolean } {
   if (text.length <= RECORD_BODY_LIMIT) return { body: redactText(text), truncated: false };
   const redacted = redactText(text.slice(0, RECORD_BODY_LIMIT + REDACT_MARGIN));
-  return { body: `${redacted.slice(0, RECORD_BODY_LIMIT)}...`, truncated: true };
+  return { body: detached(`${redacted.slice(0, RECORD_BODY_LIMIT)}...`), truncated: true };
 }
 
 function describeBody(body: string | Uint8Array | undefined): string | undefined {

@@ -8,11 +8,22 @@ import { expectStatus } from '../../v0-http-checks.js';
 
 type Obj = Record<string, unknown>;
 
+/**
+ * What a walk keeps of a page: the exchange without its body text and parsed JSON (a failure's report carries its
+ * record, cut to a bound), and of each license the fields the rules read. A walk of limit 1000 over a target with many
+ * licenses holds thousands of them, two reference walks at a time per check: full contracts and 1 MB bodies would not
+ * stay within memory bounds.
+ */
 interface Page {
   exchange: Exchange;
   licenses: Obj[];
   token: unknown;
 }
+
+/** the fields of a license the rules of this file read */
+const slim = (c: Obj): Obj => ({ contract_id: c.contract_id, created_at: c.created_at, template_id: c.template_id });
+/** the exchange without the body (its record, which a failure reports, is kept) */
+const withoutBody = (x: Exchange): Exchange => ({ ...x, text: '', json: undefined, earlier: undefined });
 
 interface Walk {
   pages: Page[];
@@ -48,9 +59,9 @@ async function walk(t: CheckContext, limit: number | undefined, maxPages = MAX_P
     if (hasToken(after)) query.after = String(after);
     const x = await t.call('listValidatorLicenses', { query });
     expectStatus(t, x, 200, { requirement: 'scan.list-validator-licenses.response-schema' });
-    const list = isObj(x.json) && Array.isArray(x.json.validator_licenses) ? x.json.validator_licenses.filter(isObj) : [];
+    const list = isObj(x.json) && Array.isArray(x.json.validator_licenses) ? x.json.validator_licenses.filter(isObj).map(slim) : [];
     const token = tokenOf(x);
-    pages.push({ exchange: x, licenses: list, token });
+    pages.push({ exchange: withoutBody(x), licenses: list, token });
     if (!hasToken(token)) return done(true);
     if (followed.has(JSON.stringify(token))) return done(false, { page: k + 1, token });
     followed.add(JSON.stringify(token));
