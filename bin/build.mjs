@@ -14,7 +14,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CACHE = join(ROOT, 'node_modules', '.cache', 'canton-conformance', 'cli');
-const MANIFEST = join(CACHE, 'cli.json');
+// the bundle names its sources by absolute path (see import.meta.url below): a node_modules shared by two copies of the
+// package keeps a manifest for each
+const MANIFEST = join(CACHE, `manifest-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.json`);
 const ENTRY = 'harness/cli.ts';
 /** besides the bundled files, what changes the bundle: this builder and the compiler options */
 const ALWAYS = ['bin/build.mjs', 'tsconfig.json'];
@@ -23,7 +25,7 @@ const debug = process.env.CC_DEBUG !== undefined && process.env.CC_DEBUG !== '' 
 
 /** The hash of the files' contents (and paths): the bundle's name. Undefined when one of them is gone. */
 function keyOf(inputs) {
-  const h = createHash('sha256');
+  const h = createHash('sha256').update(ROOT).update('\0');
   for (const rel of [...ALWAYS, ...inputs]) {
     let content;
     try {

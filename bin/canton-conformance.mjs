@@ -4,5 +4,9 @@
 import { loadCli } from './build.mjs';
 
 const main = await loadCli();
-if (/(^|,)timing(,|$)/.test(process.env.CC_DEBUG ?? '')) process.stderr.write(`[timing] ${performance.now().toFixed(0).padStart(6)} ms CLI loaded\n`);
+if (/(^|,)timing(,|$)/.test(process.env.CC_DEBUG ?? '')) {
+  const mark = (label) => process.stderr.write(`[timing] ${performance.now().toFixed(0).padStart(6)} ms ${label}\n`);
+  mark('CLI loaded');
+  process.once('exit', () => mark('exit'));
+}
 process.exitCode = await main(process.argv.slice(2));
