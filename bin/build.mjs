@@ -51,8 +51,10 @@ function current() {
     return undefined;
   }
   if (!Array.isArray(manifest.inputs)) return undefined;
+  // a bundle is named by the hash of the files it was built from: one of that name is of these sources (an edit
+  // undone finds its earlier bundle again)
   const key = keyOf(manifest.inputs);
-  return key !== undefined && key === manifest.key && existsSync(bundleFile(key)) ? bundleFile(key) : undefined;
+  return key !== undefined && existsSync(bundleFile(key)) ? bundleFile(key) : undefined;
 }
 
 async function loadEsbuild() {
