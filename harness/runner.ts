@@ -15,7 +15,7 @@ import { ConformanceCollector, type CollectedRun } from './reporting/collector.j
 import { aggregate, runOutcome, trafficOf } from './reporting/aggregate.js';
 import { checkSums } from './reporting/check-sums.js';
 import type { RunReport } from './reporting/model.js';
-import { allureResultsReporter, createRunDir, newRunId, writeEveryReport } from './reporting/write.js';
+import { allureResultsReporter, createRunDir, newRunId, startAllureHtml, writeEveryReport } from './reporting/write.js';
 import { shardNote } from './reporting/merge.js';
 import { applyBaseline, loadBaseline } from './reporting/baseline.js';
 import { diffRuns, readEarlierReport } from './reporting/diff.js';
@@ -226,6 +226,8 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     options.signal?.removeEventListener('abort', forward);
     await (await starting.catch(() => undefined))?.close();
   }
+  // the HTML renderer loads its library while the verdicts are aggregated and the other reports written
+  const html = config.run.html ? startAllureHtml(dir) : false;
   const finished = new Date();
   const reasonOf = (sig: AbortSignal | undefined) => (sig?.aborted === true && typeof sig.reason === 'string' ? sig.reason : undefined);
   const stoppedBy = reasonOf(options.stopNow) ?? reasonOf(options.signal) ?? reasonOf(deadline.signal);
@@ -267,7 +269,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     notes: config.run.shard !== undefined ? [shardNote(config.run.shard)] : [],
   };
   mark('verdicts aggregated');
-  const files = await writeEveryReport(dir, report, config.run.html);
+  const files = await writeEveryReport(dir, report, html);
   mark('reports written');
   const times = (pick: (c: RunReport['checks'][number]) => string | undefined) =>
     run.checks.map(pick).filter((t): t is string => t !== undefined).map((t) => Date.parse(t));
