@@ -198,7 +198,7 @@ export function startAllureHtml(dir: string, timeoutMs = 60_000): AllureHtml {
         for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { ref?: () => void }).ref?.();
         timer.ref();
         if (!existsSync(results) || readdirSync(results).length === 0) {
-          child.stdin.end();
+          child.kill();
           await ended;
           clearTimeout(timer);
           return 'no Allure results were written, so no HTML report was rendered';
