@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// The CLI is TypeScript; tsx loads it without a build step.
-import { register } from 'tsx/esm/api';
+// The CLI is TypeScript: it runs from a bundle built from the sources (bin/build.mjs: at install, and again whenever a
+// source changed), or through tsx where no bundle can be built.
+import { loadCli } from './build.mjs';
 
-register();
-const { main } = await import('../harness/cli.ts');
+const main = await loadCli();
+if (/(^|,)timing(,|$)/.test(process.env.CC_DEBUG ?? '')) {
+  const mark = (label) => process.stderr.write(`[timing] ${performance.now().toFixed(0).padStart(6)} ms ${label}\n`);
+  mark('CLI loaded');
+  process.once('exit', () => mark('exit'));
+}
 process.exitCode = await main(process.argv.slice(2));

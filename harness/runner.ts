@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Reporter } from 'vitest/node';
 import type { Config } from './config.js';
 import { printableConfig, targetsFromBlock } from './config.js';
 import { loadCatalogue } from './catalogue.js';
@@ -14,7 +15,7 @@ import { ConformanceCollector, type CollectedRun } from './reporting/collector.j
 import { aggregate, runOutcome, trafficOf } from './reporting/aggregate.js';
 import { checkSums } from './reporting/check-sums.js';
 import type { RunReport } from './reporting/model.js';
-import { createRunDir, newRunId, writeEveryReport } from './reporting/write.js';
+import { allureResultsReporter, createRunDir, newRunId, startAllureHtml, writeEveryReport } from './reporting/write.js';
 import { shardNote } from './reporting/merge.js';
 import { applyBaseline, loadBaseline } from './reporting/baseline.js';
 import { diffRuns, readEarlierReport } from './reporting/diff.js';
@@ -44,6 +45,25 @@ export interface RunOptions {
  */
 const STOP_NOW_GRACE_MS = STOP_CLEANUP_MS + 2000;
 const CLOSE_GRACE_MS = 2000;
+
+/**
+ * CC_DEBUG=timing: a line on stderr at each step of a run, in milliseconds since the process started (where the time
+ * goes between the start and the first request, and between the last response and the exit).
+ */
+const timing = /(^|,)timing(,|$)/.test(process.env.CC_DEBUG ?? '');
+const mark = (label: string) => {
+  if (timing) process.stderr.write(`[timing] ${performance.now().toFixed(0).padStart(6)} ms ${label}\n`);
+};
+/** Marks the first test file queued in a worker and the first collected (its imports done), and the run's end. */
+function timingReporter(): Reporter {
+  let queued = false;
+  let collected = false;
+  return {
+    onTestModuleQueued: (m) => void (queued ? undefined : ((queued = true), mark(`first test file queued (${m.relativeModuleId})`))),
+    onTestModuleCollected: (m) => void (collected ? undefined : ((collected = true), mark(`first test file collected (${m.relativeModuleId})`))),
+    onTestRunEnd: () => mark('test run ended'),
+  };
+}
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -108,9 +128,10 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
   // created, not started, so an interrupt cancels the run (and the reports of what ran are still written)
   const vitest = await createSuiteVitest({
     include: config.internal?.include ?? suiteGlobs(config.run.only),
-    reporters: [collector, ['allure-vitest/reporter', { resultsDir }]],
+    reporters: [collector, await allureResultsReporter(resultsDir), ...(timing ? [timingReporter()] : [])],
     config,
   });
+  mark('vitest created');
   try {
     await ready;
   } catch (e) {
@@ -137,6 +158,7 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
   try {
     if (options.signal?.aborted === true || options.stopNow?.aborted === true) collector.run.interrupted = true;
     else {
+      mark('vitest.start');
       const started = vitest.start([]);
       started.catch(() => undefined);
       // a stop at once does not wait for the running checks beyond a short grace: what finished is reported
@@ -153,7 +175,9 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
     options.stopNow?.removeEventListener('abort', cut);
     // closing waits for the running checks; after a stop at once it is not awaited beyond the grace
     const closed = vitest.close().catch(() => undefined);
+    mark('vitest done, closing');
     await (abandoned ? Promise.race([closed, delay(CLOSE_GRACE_MS)]) : closed);
+    mark('vitest closed');
   }
   if (abandoned) collector.run.runErrors.push('checks still running when the run was stopped at once were abandoned: their results are missing and their clean-up may not have run');
   return collector.run;
@@ -161,6 +185,7 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
 
 export async function runConformance(config: Config, options: RunOptions = {}): Promise<RunResult> {
   const started = new Date();
+  mark('run started');
   const catalogue = loadCatalogue(config.internal?.catalogueDir);
   // read before the run: a bad baseline is a configuration error, and reports/latest still names the earlier run
   const expectations = config.run.baseline !== undefined ? loadBaseline(config.run.baseline, catalogue) : [];
@@ -172,7 +197,8 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   const ownDocs = own !== undefined ? await own.loadOwnDescriptions(config, 'files') : undefined;
   const runId = newRunId(started);
   const dir = createRunDir(config.run.reportsDir, runId);
-  void loadVitest().catch(() => undefined);
+  void loadVitest().then(() => mark('vitest imported')).catch(() => undefined);
+  mark('run set up (catalogue, run folder); reference and vitest starting');
   // run.maxRunMs: at the limit no further check starts (as on a first Ctrl-C); the running ones finish, each within
   // run.checkTimeoutMs, and the report of what ran says the run was cut at the limit (exit 3)
   const deadline = new AbortController();
@@ -195,6 +221,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   let startFailed = false;
   const ready = starting
     .then(async (r) => {
+      mark('reference started');
       reference = r;
       if (own !== undefined) config.alsoValidate = own.writeOwnDescriptions(dir, await own.loadOwnDescriptions(config, 'served', ownDocs));
       return r;
@@ -216,6 +243,8 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     options.signal?.removeEventListener('abort', forward);
     await (await starting.catch(() => undefined))?.close();
   }
+  // the HTML renderer loads its library while the verdicts are aggregated and the other reports written
+  const html = config.run.html ? startAllureHtml(dir) : false;
   const finished = new Date();
   const reasonOf = (sig: AbortSignal | undefined) => (sig?.aborted === true && typeof sig.reason === 'string' ? sig.reason : undefined);
   const stoppedBy = reasonOf(options.stopNow) ?? reasonOf(options.signal) ?? reasonOf(deadline.signal);
@@ -256,11 +285,16 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     ...(earlier !== undefined && compareFile !== undefined ? { diff: diffRuns(earlier, compareFile, agg.requirements) } : {}),
     notes: config.run.shard !== undefined ? [shardNote(config.run.shard)] : [],
   };
-  const files = await writeEveryReport(dir, report, config.run.html);
+  mark('verdicts aggregated');
+  const files = await writeEveryReport(dir, report, html);
+  mark('reports written');
   const times = (pick: (c: RunReport['checks'][number]) => string | undefined) =>
     run.checks.map(pick).filter((t): t is string => t !== undefined).map((t) => Date.parse(t));
   const firsts = times((c) => c.firstRequestAt);
   const lasts = times((c) => c.lastResponseAt);
+  if (timing && firsts.length > 0) {
+    mark(`(first request at ${(Math.min(...firsts) - performance.timeOrigin).toFixed(0)} ms, last response at ${(Math.max(...lasts) - performance.timeOrigin).toFixed(0)} ms)`);
+  }
   return {
     report,
     dir,

@@ -1,9 +1,11 @@
 /** Writes a run's reports into reports/<run-id>/ and points reports/latest at it. */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
+import type { TestResult, TestResultContainer } from 'allure-js-commons';
+import type { Reporter, Vitest } from 'vitest/node';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from '../config.js';
 import type { RunReport } from './model.js';
 import { settleAllureStatuses } from './allure-status.js';
@@ -50,13 +52,14 @@ export function writeReports(dir: string, report: RunReport): string[] {
 }
 
 /**
- * Writes every report of a run (summary.md, junit.xml, conformance.json) and, with `html`, renders the Allure HTML; a
- * rendering that fails is noted in the reports, which are then written again. Returns the files written.
+ * Writes every report of a run (summary.md, junit.xml, conformance.json) and, with `html` (true, or a rendering started
+ * ahead with startAllureHtml), renders the Allure HTML; a rendering that fails is noted in the reports, which are then
+ * written again. Returns the files written.
  */
-export async function writeEveryReport(dir: string, report: RunReport, html: boolean): Promise<string[]> {
+export async function writeEveryReport(dir: string, report: RunReport, html: boolean | AllureHtml): Promise<string[]> {
   const files = writeReports(dir, report);
-  if (!html) return files;
-  const note = await renderAllureHtml(dir);
+  if (html === false) return files;
+  const note = await (html === true ? startAllureHtml(dir) : html).render();
   if (note === undefined) return [...files, join(dir, 'allure-report', 'index.html')];
   report.notes.push(note);
   return writeReports(dir, report);
@@ -80,44 +83,132 @@ function pointLatest(dir: string): void {
 const require = createRequire(import.meta.url);
 
 /**
- * Renders allure-results into a single-file HTML report with the `allure` package, in a child process bounded in
- * time. Returns a note when rendering failed; the other reports stand either way.
+ * allure-vitest's reporter, writing the Allure results without the fsync its file writer makes for every result and
+ * attachment (about a second of the main thread, which also serves the embedded reference, at the end of a default
+ * run). Each file is still written whole (a temporary file renamed); the results are the same.
  */
-export async function renderAllureHtml(dir: string, timeoutMs = 60_000): Promise<string | undefined> {
+export async function allureResultsReporter(resultsDir: string): Promise<Reporter> {
+  const [{ default: AllureVitestReporter }, { FileSystemWriter }] = await Promise.all([import('allure-vitest/reporter'), import('allure-js-commons/sdk/reporter')]);
+  const put = (name: string, content: string | Buffer) => {
+    const file = join(resultsDir, name);
+    const tmp = join(resultsDir, `.${name}.tmp-${process.pid}`);
+    writeFileSync(tmp, content);
+    renameSync(tmp, file);
+  };
+  class UnsyncedWriter extends FileSystemWriter {
+    override writeResult(result: TestResult): void {
+      put(`${result.uuid}-result.json`, JSON.stringify(result));
+    }
+    override writeGroup(result: TestResultContainer): void {
+      put(`${result.uuid}-container.json`, JSON.stringify(result));
+    }
+    override writeAttachment(name: string, content: Buffer): void {
+      put(name, content);
+    }
+    override writeAttachmentFromPath(name: string, from: string): void {
+      put(name, readFileSync(from));
+    }
+  }
+  mkdirSync(resultsDir, { recursive: true });
+  return new (class extends AllureVitestReporter {
+    override onInit(vitest: Vitest): void {
+      super.onInit(vitest);
+      const runtime = (this as unknown as { allureReporterRuntime?: { writer: unknown } }).allureReporterRuntime;
+      if (runtime !== undefined) runtime.writer = new UnsyncedWriter({ resultsDir });
+    }
+  })({ resultsDir });
+}
+
+/**
+ * What the child process runs: the steps of `allure generate` (its config read the same way, the results read, the
+ * report written), taken from the library (@allurereport/core) rather than through the `allure` CLI, whose entry
+ * point imports every command it has. It loads the library and its config at once, then reads the results when told
+ * to ("go" on its standard input): the run's other reports are written meanwhile. Without "go" (the run failed, or
+ * its process ended) it exits without rendering.
+ */
+const RENDER_SCRIPT = `
+const [core, results, config, output] = process.argv.slice(1);
+let input = '';
+const go = new Promise((resolve) => {
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (d) => (input += d));
+  process.stdin.on('end', () => resolve(input.trim() === 'go'));
+});
+try {
+  const { readConfig, AllureReport } = await import(core);
+  const report = new AllureReport(await readConfig(process.cwd(), config, { output }));
+  await report.restoreState([]);
+  await report.start();
+  if (!(await go)) process.exit(0);
+  await report.readDirectory(results);
+  await report.done();
+} catch (e) {
+  process.stderr.write(String(e?.message ?? e) + '\\n');
+  process.exit(1);
+}
+`;
+
+/** An HTML rendering started ahead (its library loading while the run's other reports are written). */
+export interface AllureHtml {
+  /** Renders the run's Allure results, once; returns a note when rendering failed. */
+  render(): Promise<string | undefined>;
+}
+
+/**
+ * Starts rendering allure-results into a single-file HTML report with the `allure` package's report library, in a
+ * child process bounded in time: it loads the library now and renders on `render()`. The other reports stand whatever
+ * the rendering's outcome.
+ */
+export function startAllureHtml(dir: string, timeoutMs = 60_000): AllureHtml {
   const results = join(dir, 'allure-results');
-  if (!existsSync(results) || readdirSync(results).length === 0) return 'no Allure results were written, so no HTML report was rendered';
-  let cli: string;
+  let core: string;
   try {
-    // the package exports no package.json; its entry point is dist/index.js, beside which sits the CLI's folder
-    cli = join(dirname(require.resolve('allure')), '..', 'cli.js');
-    if (!existsSync(cli)) throw new Error('no cli.js');
+    // the library the allure CLI renders with, as the allure package resolves it
+    core = pathToFileURL(createRequire(require.resolve('allure')).resolve('@allurereport/core')).href;
   } catch {
-    return 'the allure package is not installed, so no HTML report was rendered';
+    return { render: async () => 'the allure package is not installed, so no HTML report was rendered' };
   }
   const config = fileURLToPath(new URL('./allurerc.mjs', import.meta.url));
   const out = join(dir, 'allure-report');
-  return new Promise((resolveNote) => {
-    const child = spawn(process.execPath, [cli, 'generate', results, '--config', config, '--output', out], {
-      cwd: dir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1' },
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => {
-      stderr = (stderr + d.toString()).slice(-2000);
-    });
-    child.stdout.resume();
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      resolveNote(`the HTML report could not be rendered: ${e.message}`);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      if (code === 0 && existsSync(join(out, 'index.html'))) resolveNote(undefined);
-      else resolveNote(`the HTML report could not be rendered (${signal ?? `exit ${code}`}): ${stderr.trim().split('\n').slice(-3).join(' ')}`);
-    });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', RENDER_SCRIPT, core, results, config, out], {
+    cwd: dir,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
   });
+  // until render() the child does not keep this process alive: if it ends first, the child's input closes without "go"
+  child.unref();
+  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();
+  child.stdin.on('error', () => undefined);
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-2000);
+  });
+  child.stdout.resume();
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null } | Error>((resolve) => {
+    child.on('error', (e) => resolve(e));
+    child.on('close', (code, signal) => resolve({ code, signal }));
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  timer.unref();
+  let rendered: Promise<string | undefined> | undefined;
+  return {
+    render: () =>
+      (rendered ??= (async () => {
+        child.ref();
+        for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { ref?: () => void }).ref?.();
+        timer.ref();
+        if (!existsSync(results) || readdirSync(results).length === 0) {
+          child.kill();
+          await ended;
+          clearTimeout(timer);
+          return 'no Allure results were written, so no HTML report was rendered';
+        }
+        child.stdin.end('go\n');
+        const r = await ended;
+        clearTimeout(timer);
+        if (r instanceof Error) return `the HTML report could not be rendered: ${r.message}`;
+        if (r.code === 0 && existsSync(join(out, 'index.html'))) return undefined;
+        return `the HTML report could not be rendered (${r.signal ?? `exit ${r.code}`}): ${stderr.trim().split('\n').slice(-3).join(' ')}`;
+      })()),
+  };
 }
