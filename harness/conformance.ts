@@ -3,6 +3,7 @@
  * requirement ids, features), applies the Allure labels, gates on the target's version, features and the selection,
  * and turns what happened into one of five verdicts that the reporter reads from the vitest task meta.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { inject, test } from 'vitest';
 import * as allure from 'allure-js-commons';
 import fc from 'fast-check';
@@ -119,6 +120,13 @@ export interface PropertyOptions {
   requirement?: string;
   /** runs; default run.runs from the config */
   runs?: number;
+  /**
+   * The runs share no target state (each creates what it uses under its own name, or only reads): they are sent at
+   * once, at most a worker's share of run.concurrency at a time, the cases generated from the same seed as one after
+   * another. The first failing case (by its place in the sequence, whatever finished first) is then run again alone and
+   * shrunk, so the verdict, the seed and the path are those of a run one after another.
+   */
+  concurrent?: boolean;
 }
 
 /** What a check body receives. */
@@ -227,8 +235,11 @@ class Check implements CheckContext {
   private readonly propertyDeadline: number;
   firstRequestAt: string | undefined;
   lastResponseAt: string | undefined;
-  /** failures collected inside one property run, which turn that run into a failing one */
-  private propertyFailures: FailureRecord[] | undefined;
+  /** failures collected inside one property run (of the async context running it), which turn that run into a failing one */
+  private readonly propertyRun = new AsyncLocalStorage<FailureRecord[]>();
+  private get propertyFailures(): FailureRecord[] | undefined {
+    return this.propertyRun.getStore();
+  }
   private readonly clients = new Map<Api, ApiClient>();
   readonly seed: number;
   readonly schemas: SchemaRegistry;
@@ -363,28 +374,34 @@ class Check implements CheckContext {
     const numRuns = o.runs ?? this.config.run.runs;
     const budget = Math.max(1000, Math.floor(this.propertyDeadline - performance.now()));
     let broken: TransportError | ReadOnlyRefused | undefined;
-    const details = await fc.check(
-      fc.asyncProperty(arb, async (value) => {
-        // once the transport broke, shrinking would only repeat the same error, request after request
-        if (broken !== undefined) throw broken;
-        this.propertyFailures = [];
-        let thrown: unknown;
-        try {
-          await predicate(value);
-        } catch (e) {
-          thrown = e;
-        }
-        const collected = this.propertyFailures;
-        this.propertyFailures = undefined;
-        // generic-check failures make the run fail too, so fast-check shrinks towards a minimal offending input;
-        // the predicate's own failure is kept beside them
-        if (thrown instanceof TransportError || thrown instanceof ReadOnlyRefused) broken = thrown;
-        if (thrown instanceof ConformanceFailure) throw new ConformanceFailure([...collected, ...thrown.failures]);
-        if (collected.length > 0) throw new ConformanceFailure(collected);
-        if (thrown !== undefined) throw thrown;
-      }),
-      { seed: this.seed, numRuns, interruptAfterTimeLimit: budget, markInterruptAsFailure: false },
-    );
+    const property = fc.asyncProperty(arb, async (value) => {
+      // once the transport broke, shrinking would only repeat the same error, request after request
+      if (broken !== undefined) throw broken;
+      const collected: FailureRecord[] = [];
+      let thrown: unknown;
+      try {
+        await this.propertyRun.run(collected, () => predicate(value));
+      } catch (e) {
+        thrown = e;
+      }
+      // generic-check failures make the run fail too, so fast-check shrinks towards a minimal offending input;
+      // the predicate's own failure is kept beside them
+      if (thrown instanceof TransportError || thrown instanceof ReadOnlyRefused) broken = thrown;
+      if (thrown instanceof ConformanceFailure) throw new ConformanceFailure([...collected, ...thrown.failures]);
+      if (collected.length > 0) throw new ConformanceFailure(collected);
+      if (thrown !== undefined) throw thrown;
+    });
+    const params = { seed: this.seed, numRuns, interruptAfterTimeLimit: budget, markInterruptAsFailure: false };
+    let details: Pick<fc.RunDetails<[T]>, 'failed' | 'seed' | 'numRuns' | 'counterexamplePath' | 'counterexample' | 'errorInstance'>;
+    if (o.concurrent === true && numRuns > 1) {
+      const first = await this.concurrentCases(property, numRuns, performance.now() + budget);
+      if (first === undefined || typeof first === 'number') details = { failed: false, seed: this.seed, numRuns: first ?? numRuns, counterexamplePath: null, counterexample: null, errorInstance: null };
+      else {
+        // the first failing case alone, then shrunk: what fast-check reports for the same seed one run after another
+        const replay = await fc.check(property, { ...params, interruptAfterTimeLimit: Math.max(1000, Math.floor(this.propertyDeadline - performance.now())), path: String(first.index) });
+        details = replay.failed ? replay : { failed: true, seed: this.seed, numRuns: first.index + 1, counterexamplePath: String(first.index), counterexample: first.value, errorInstance: first.error };
+      }
+    } else details = await fc.check(property, params);
     const record: PropertyRecord = { seed: details.seed, numRuns: details.numRuns };
     if (details.failed) {
       record.path = details.counterexamplePath ?? undefined;
@@ -403,6 +420,31 @@ class Check implements CheckContext {
       throw err instanceof Error ? err : new Error(String(err));
     }
     this.properties.push(record);
+  }
+
+  /**
+   * Runs the cases fast-check would generate for the check's seed, a bounded number at once; resolves to the first
+   * failing case by its place in the sequence, to the number of cases run when the time budget ended the runs early,
+   * or to undefined when all passed.
+   */
+  private async concurrentCases<T>(property: fc.IAsyncProperty<[T]>, numRuns: number, until: number): Promise<{ index: number; value: [T]; error: unknown } | number | undefined> {
+    const values = fc.sample(property, { seed: this.seed, numRuns });
+    const failures: Array<{ index: number; value: [T]; error: unknown }> = [];
+    let next = 0;
+    let ran = 0;
+    const lane = async () => {
+      // no case is started past the first failure's place nor past the budget
+      while (next < values.length && performance.now() < until && !failures.some((f) => f.index < next)) {
+        const index = next++;
+        const value = values[index]!;
+        const outcome = await property.run(value);
+        ran++;
+        if (outcome !== null && !fc.PreconditionFailure.isFailure(outcome)) failures.push({ index, value, error: outcome.error });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(values.length, perWorker(this.config.run.concurrency)) }, lane));
+    if (failures.length > 0) return failures.sort((a, b) => a.index - b.index)[0];
+    return ran < values.length ? ran : undefined;
   }
 
   skip(reason: string): never {

@@ -76,7 +76,7 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
       await t.property(fc.tuple(fc.subarray(['primary_party', 'metadata']), unknown), async ([valid, bad]) => {
         const x = await updateUser(t, u.id, { primaryParty: '' }, [...valid, bad]);
         t.expect(x.status >= 400 && x.status <= 499, `mask ${JSON.stringify([...valid, bad])} was answered ${x.status}, not a 4xx`, { exchange: x });
-      }, { runs: t.scaledRuns(15) });
+      }, { runs: t.scaledRuns(15), concurrent: true });
     },
   );
 
@@ -434,7 +434,7 @@ describe('PATCH /v2/users/{user-id}: annotations', () => {
         await t.property(arb(), async (key) => {
           const x = await updateUser(t, u.id, { metadata: { annotations: { [key]: 'v' } } }, ['metadata.annotations']);
           expectRejected(t, x, { what: `updating with annotation key ${JSON.stringify(key)}` });
-        }, { runs: t.scaledRuns(15) });
+        }, { runs: t.scaledRuns(15), concurrent: true });
       }
     });
   }
@@ -567,7 +567,7 @@ describe('PATCH /v2/users/{user-id}: annotations', () => {
       await t.property(fc.tuple(annotations({ maxKeys: 3 }), annotations({ maxKeys: 2 })), async ([initial, update]) => {
         const expected = { ...initial, ...update };
         await merge(t, initial, update, expected);
-      }, { runs: t.scaledRuns(10) });
+      }, { runs: t.scaledRuns(10), concurrent: true });
     },
   );
 

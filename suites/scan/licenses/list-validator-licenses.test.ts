@@ -76,14 +76,15 @@ interface Reference {
 }
 
 /**
- * Runs `judge` on walks with generated limits, each between two reference walks (the one after a walk is the one before
- * the next), so that licenses created or archived while the walks run are never counted as skipped or extra.
+ * Runs `judge` on walks with generated limits, each between two reference walks of its own, so that licenses created or
+ * archived while the walk runs are never counted as skipped or extra. The walks run at once (each case brackets its own
+ * walk, so none depends on another's reference).
  */
 async function againstReference(t: CheckContext, judge: (limit: number, w: Walk, ref: Reference) => void): Promise<void> {
-  let before = await referenceWalk(t);
   await t.property(
     walkLimits(),
     async (limit) => {
+      const before = await referenceWalk(t);
       const w = await walk(t, limit);
       const after = await referenceWalk(t);
       const afterKeys = new Set(after.licenses.map(keyOf));
@@ -92,10 +93,9 @@ async function againstReference(t: CheckContext, judge: (limit: number, w: Walk,
         known: new Set([...before.licenses, ...after.licenses].map(keyOf)),
         complete: before.complete && after.complete,
       };
-      before = after;
       judge(limit, w, ref);
     },
-    { runs: t.scaledRuns(10) },
+    { runs: t.scaledRuns(10), concurrent: true },
   );
 }
 
@@ -133,7 +133,7 @@ describe('GET /v0/admin/validator/licenses', () => {
         }
       };
       check(await referenceWalk(t));
-      await t.property(walkLimits(), async (limit) => check(await walk(t, limit)), { runs: t.scaledRuns(10) });
+      await t.property(walkLimits(), async (limit) => check(await walk(t, limit)), { runs: t.scaledRuns(10), concurrent: true });
     },
   );
 
@@ -239,7 +239,7 @@ describe('GET /v0/admin/validator/licenses', () => {
         }
       };
       await check(await referenceWalk(t), MAX_PAGE);
-      await t.property(walkLimits(), async (limit) => check(await walk(t, limit), limit), { runs: t.scaledRuns(10) });
+      await t.property(walkLimits(), async (limit) => check(await walk(t, limit), limit), { runs: t.scaledRuns(10), concurrent: true });
       if (ended === 0) t.notObserved(TOKEN_ABSENT, `no walk reached a page without next_page_token within its bound (${MAX_REFERENCE_PAGES} pages of 1000, ${MAX_PAGES} of smaller limits)`);
       if (shortPages === 0) t.notObserved(SHORT_PAGE, 'no walk showed a page shorter than its limit');
     },
@@ -283,7 +283,7 @@ describe('GET /v0/admin/validator/licenses', () => {
           const w = await walk(t, limit, 3);
           for (const p of w.pages) t.expect(p.licenses.length <= limit, `${p.licenses.length} licenses on a page with limit ${limit}`, { exchange: p.exchange });
         },
-        { runs: t.scaledRuns(15) },
+        { runs: t.scaledRuns(15), concurrent: true },
       );
     },
   );
@@ -297,7 +297,7 @@ describe('GET /v0/admin/validator/licenses', () => {
       requirements: ['scan.list-validator-licenses.limit-below-min-rejected'],
     },
     async (t) => {
-      await t.property(invalidPageLimitBelow(), async (limit) => expectStatus(t, await t.call('listValidatorLicenses', { query: { limit } }), 400), { runs: t.scaledRuns(10) });
+      await t.property(invalidPageLimitBelow(), async (limit) => expectStatus(t, await t.call('listValidatorLicenses', { query: { limit } }), 400), { runs: t.scaledRuns(10), concurrent: true });
     },
   );
 
@@ -310,7 +310,7 @@ describe('GET /v0/admin/validator/licenses', () => {
       requirements: ['scan.list-validator-licenses.limit-above-max-rejected'],
     },
     async (t) => {
-      await t.property(invalidPageLimitAbove(), async (limit) => expectStatus(t, await t.call('listValidatorLicenses', { query: { limit } }), 400), { runs: t.scaledRuns(10) });
+      await t.property(invalidPageLimitAbove(), async (limit) => expectStatus(t, await t.call('listValidatorLicenses', { query: { limit } }), 400), { runs: t.scaledRuns(10), concurrent: true });
     },
   );
 });
