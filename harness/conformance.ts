@@ -115,7 +115,7 @@ export class ApiClient {
   }
 }
 
-export interface PropertyOptions {
+export interface PropertyOptions<T = unknown> {
   /** requirement a failure is attributed to when the predicate fails without naming one */
   requirement?: string;
   /** runs; default run.runs from the config */
@@ -127,6 +127,11 @@ export interface PropertyOptions {
    * shrunk, so the verdict, the seed and the path are those of a run one after another.
    */
   concurrent?: boolean;
+  /**
+   * With `concurrent`: the target state a case uses (e.g. which of a few users it updates). Cases of the same key run
+   * one after another, in their order in the sequence, as they would at concurrency 1; cases of other keys beside them.
+   */
+  stateKey?: (value: T) => string;
 }
 
 /** What a check body receives. */
@@ -154,7 +159,7 @@ export interface CheckContext {
    */
   scaledRuns(atDefault: number): number;
   /** a fast-check property over generated inputs, seeded, bounded, shrunk; its failure carries seed and path */
-  property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o?: PropertyOptions): Promise<void>;
+  property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o?: PropertyOptions<T>): Promise<void>;
   skip(reason: string): never;
   unsupported(reason: string): never;
   /**
@@ -370,7 +375,7 @@ class Check implements CheckContext {
     return Math.max(1, Math.round((this.config.run.runs * atDefault) / DEFAULT_RUN.runs));
   }
 
-  async property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o: PropertyOptions = {}): Promise<void> {
+  async property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o: PropertyOptions<T> = {}): Promise<void> {
     const numRuns = o.runs ?? this.config.run.runs;
     const budget = Math.max(1000, Math.floor(this.propertyDeadline - performance.now()));
     let broken: TransportError | ReadOnlyRefused | undefined;
@@ -394,7 +399,7 @@ class Check implements CheckContext {
     const params = { seed: this.seed, numRuns, interruptAfterTimeLimit: budget, markInterruptAsFailure: false };
     let details: Pick<fc.RunDetails<[T]>, 'failed' | 'seed' | 'numRuns' | 'counterexamplePath' | 'counterexample' | 'errorInstance'>;
     if (o.concurrent === true && numRuns > 1) {
-      const first = await this.concurrentCases(property, numRuns, performance.now() + budget);
+      const first = await this.concurrentCases(property, numRuns, performance.now() + budget, o.stateKey);
       if (first === undefined || typeof first === 'number') details = { failed: false, seed: this.seed, numRuns: first ?? numRuns, counterexamplePath: null, counterexample: null, errorInstance: null };
       else {
         // the first failing case alone, then shrunk: what fast-check reports for the same seed one run after another
@@ -427,9 +432,11 @@ class Check implements CheckContext {
    * failing case by its place in the sequence, to the number of cases run when the time budget ended the runs early,
    * or to undefined when all passed.
    */
-  private async concurrentCases<T>(property: fc.IAsyncProperty<[T]>, numRuns: number, until: number): Promise<{ index: number; value: [T]; error: unknown } | number | undefined> {
+  private async concurrentCases<T>(property: fc.IAsyncProperty<[T]>, numRuns: number, until: number, stateKey?: (value: T) => string): Promise<{ index: number; value: [T]; error: unknown } | number | undefined> {
     const values = fc.sample(property, { seed: this.seed, numRuns });
     const failures: Array<{ index: number; value: [T]; error: unknown }> = [];
+    /** per state key, the end of the last case started with it */
+    const tails = new Map<string, Promise<void>>();
     let next = 0;
     let ran = 0;
     const lane = async () => {
@@ -437,9 +444,20 @@ class Check implements CheckContext {
       while (next < values.length && performance.now() < until && !failures.some((f) => f.index < next)) {
         const index = next++;
         const value = values[index]!;
-        const outcome = await property.run(value);
-        ran++;
-        if (outcome !== null && !fc.PreconditionFailure.isFailure(outcome)) failures.push({ index, value, error: outcome.error });
+        const key = stateKey?.(value[0]);
+        const before = key !== undefined ? tails.get(key) : undefined;
+        let done = () => {};
+        if (key !== undefined) tails.set(key, new Promise<void>((resolve) => (done = resolve)));
+        try {
+          await before;
+          // a case of the same key before it failed: this one would not have run one case after another
+          if (failures.some((f) => f.index < index)) continue;
+          const outcome = await property.run(value);
+          ran++;
+          if (outcome !== null && !fc.PreconditionFailure.isFailure(outcome)) failures.push({ index, value, error: outcome.error });
+        } finally {
+          done();
+        }
       }
     };
     await Promise.all(Array.from({ length: Math.min(values.length, perWorker(this.config.run.concurrency)) }, lane));

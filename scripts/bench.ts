@@ -16,7 +16,8 @@
  * Flags: --runs N (passed to every suite run, e.g. 500 for nightly depth: conformance.json size and RSS), --quick (the
  * default runs only), --delay-only (only the undelayed and delayed runs against a served reference, --repeat N pairs of
  * them in turn: medians, the paired ratios, and the delayed run's critical path: its longest checks, their requests
- * and how long each waited before its first request), --concurrency N (passed to every suite run).
+ * and how long each waited before its first request), --delay-ms N (their delay instead of 20 ms), --concurrency N
+ * (passed to every suite run).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -34,6 +35,8 @@ const runsArg = argv.includes('--runs') ? argv[argv.indexOf('--runs') + 1] : und
 const quick = argv.includes('--quick');
 const delayOnly = argv.includes('--delay-only');
 const repeat = argv.includes('--repeat') ? Number(argv[argv.indexOf('--repeat') + 1]) : 1;
+/** --delay-only: the proxy's delay (a larger one shows the chains of dependent requests on a loaded machine) */
+const delayMs = argv.includes('--delay-ms') ? Number(argv[argv.indexOf('--delay-ms') + 1]) : 20;
 const concurrencyArg = argv.includes('--concurrency') ? argv[argv.indexOf('--concurrency') + 1] : undefined;
 const work = mkdtempSync(join(tmpdir(), 'cc-bench-'));
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -206,12 +209,12 @@ async function schemaCost(): Promise<void> {
   line('spec loading', `${fmt(t1 - t0, 1)} ms; compiling all ${schemas} response schemas ${fmt(performance.now() - t1, 1)} ms (lazily, per worker)`);
 }
 
-/** The suite against a served reference through loopback proxies that hold every response for 20 ms. */
+/** The suite against a served reference through loopback proxies that hold every response for 20 ms (--delay-ms). */
 async function delayedRun(name: string): Promise<SuiteRun> {
   const far = await servedReference(name);
   const origins = [...new Set(Object.values(far.targets).map((t) => new URL(t.url).origin))];
   const proxies = new Map<string, Awaited<ReturnType<typeof delayProxy>>>();
-  for (const o of origins) proxies.set(o, await delayProxy(o, 20));
+  for (const o of origins) proxies.set(o, await delayProxy(o, delayMs));
   const proxied = Object.fromEntries(Object.entries(far.targets).map(([api, t]) => {
     const u = new URL(t.url);
     return [api, { ...t, url: `${proxies.get(u.origin)!.url}${u.pathname}`.replace(/\/$/, '') }];

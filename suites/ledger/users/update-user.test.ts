@@ -37,6 +37,8 @@ describe('PATCH /v2/users/{user-id}', () => {
 // --- update masks, modifiable fields, resourceVersion (ledger user management area) ---
 
 const api = 'ledger' as const;
+/** how many users a property that updates a user and reads it back spreads its cases over (each user's cases in order) */
+const USER_LANES = 4;
 
 const ALL_PATHS = ['id', 'primary_party', 'is_deactivated', 'metadata', 'metadata.annotations', 'metadata.resource_version', 'identity_provider_id', 'primary_party_authentication'];
 
@@ -158,7 +160,9 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
     },
     async (t) => {
       const party = await existingParty(t);
-      const u = await createUser(t, { annotations: { keep: 'me' } });
+      // a few users, each updated by its cases one after another (so each goes through a sequence of states), the users
+      // beside each other
+      const users = await Promise.all(Array.from({ length: USER_LANES }, () => createUser(t, { annotations: { keep: 'me' } })));
       const field = { primary_party: 'primaryParty', primary_party_authentication: 'primaryPartyAuthentication', is_deactivated: 'isDeactivated' } as const;
       const body = fc.record({
         primaryParty: fc.constantFrom(party, ''),
@@ -167,7 +171,8 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
         annotations: fc.constantFrom<Record<string, string>>({}, { keep: 'changed' }, { added: 'x' }),
       });
       const masks = fc.subarray(['primary_party', ...(hasPpa(t) ? ['primary_party_authentication'] : []), 'is_deactivated', 'metadata.annotations'], { minLength: 1 });
-      await t.property(fc.tuple(body, masks), async ([b, paths]) => {
+      await t.property(fc.tuple(body, masks, fc.nat({ max: USER_LANES - 1 })), async ([b, paths, lane]) => {
+        const u = users[lane]!;
         const before = await readUser(t, u.id);
         const x = await updateUser(t, u.id, { primaryParty: b.primaryParty, primaryPartyAuthentication: b.primaryPartyAuthentication, isDeactivated: b.isDeactivated, metadata: { annotations: b.annotations } }, paths);
         t.expectStatus(x, 200, { what: `update with mask ${JSON.stringify(paths)}` });
@@ -180,7 +185,7 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
         if (!paths.includes('metadata.annotations')) {
           t.expect(JSON.stringify(annotationsOf(after)) === JSON.stringify(annotationsOf(before)), `annotations changed though the mask ${JSON.stringify(paths)} does not name them`);
         }
-      }, { runs: t.scaledRuns(20) });
+      }, { runs: t.scaledRuns(20), concurrent: true, stateKey: ([, , lane]) => String(lane) });
     },
   );
 
@@ -450,13 +455,14 @@ describe('PATCH /v2/users/{user-id}: annotations', () => {
       t.expectStatus(c, 200, { what: `creating a user with annotation keys ${JSON.stringify(fixed)}` });
       const back = annotationsOf(await readUser(t, userOf(c)?.id ?? ''));
       for (const [k, v] of Object.entries(fixedMap)) t.expect(back[k] === v, `key ${JSON.stringify(k)} reads back as ${JSON.stringify(back[k])}`);
-      const u = await createUser(t);
-      await t.property(fc.tuple(arb(), annotationValue()), async ([key, value]) => {
+      const users = await Promise.all(Array.from({ length: USER_LANES }, () => createUser(t)));
+      await t.property(fc.tuple(arb(), annotationValue(), fc.nat({ max: USER_LANES - 1 })), async ([key, value, lane]) => {
+        const u = users[lane]!;
         const x = await updateUser(t, u.id, { metadata: { annotations: { [key]: value } } }, ['metadata.annotations']);
         t.expectStatus(x, 200, { what: `updating with annotation key ${JSON.stringify(key)}` });
         const got = annotationsOf(await readUser(t, u.id))[key];
         t.expect(got === value, `key ${JSON.stringify(key)} reads back with ${JSON.stringify(got)}, not ${JSON.stringify(value)}`);
-      }, { runs: t.scaledRuns(15) });
+      }, { runs: t.scaledRuns(15), concurrent: true, stateKey: ([, , lane]) => String(lane) });
     });
   }
 

@@ -76,15 +76,15 @@ interface Reference {
 }
 
 /**
- * Runs `judge` on walks with generated limits, each between two reference walks of its own, so that licenses created or
- * archived while the walk runs are never counted as skipped or extra. The walks run at once (each case brackets its own
- * walk, so none depends on another's reference).
+ * Runs `judge` on walks with generated limits, each between a reference walk taken before any of them and one of its
+ * own after it, so that licenses created or archived while the walk runs are never counted as skipped or extra. The
+ * walks run at once: no case reads another's reference.
  */
 async function againstReference(t: CheckContext, judge: (limit: number, w: Walk, ref: Reference) => void): Promise<void> {
+  const before = await referenceWalk(t);
   await t.property(
     walkLimits(),
     async (limit) => {
-      const before = await referenceWalk(t);
       const w = await walk(t, limit);
       const after = await referenceWalk(t);
       const afterKeys = new Set(after.licenses.map(keyOf));
