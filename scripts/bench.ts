@@ -49,7 +49,7 @@ interface Reported {
   startedAt: string;
   durationMs: number;
   outcome: string;
-  checks: Array<{ id: string; file?: string; verdict?: string; shares?: string[]; durationMs?: number; requests?: number; firstRequestAt?: string; lastResponseAt?: string }>;
+  checks: Array<{ id: string; file?: string; verdict?: string; error?: string; shares?: string[]; durationMs?: number; requests?: number; firstRequestAt?: string; lastResponseAt?: string }>;
 }
 
 interface SuiteRun {
@@ -258,6 +258,7 @@ function criticalPath(r: SuiteRun, top = 15): void {
     const n = c.requests ?? 0;
     console.log(`    ${fmt(c.durationMs!).padStart(6)} ms ${String(n).padStart(5)} req ${(n > 0 ? fmt(c.durationMs! / n, 1) : '-').padStart(6)} ms/req ${before !== undefined ? `${fmt(before).padStart(6)} ms before` : ''.padStart(16)}  ${c.id}${c.shares !== undefined && c.shares.length > 0 ? ` [shares ${c.shares.join(', ')}]` : ''} ${c.verdict ?? ''}`);
   }
+  for (const c of r.checks.filter((c) => c.verdict === 'error' || c.verdict === 'fail')) console.log(`  ${c.verdict}: ${c.id}${c.error !== undefined ? `: ${c.error.slice(0, 300)}` : ''}`);
   // a worker runs its files one after another, the checks of a file at once: a file lasts at least its longest check
   const files = new Map<string, { first: number; last: number; checks: number; requests: number; busyMs: number }>();
   for (const c of r.checks) {
