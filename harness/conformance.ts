@@ -124,9 +124,10 @@ export interface PropertyOptions<T = unknown> {
    * The runs share no target state (each creates what it uses under its own name, or only reads): they are sent at
    * once, at most a worker's share of run.concurrency at a time, the cases generated from the same seed as one after
    * another. The first failing case (by its place in the sequence, whatever finished first) is then run again alone and
-   * shrunk, so the verdict, the seed and the path are those of a run one after another.
+   * shrunk, so the verdict, the seed and the path are those of a run one after another. A number: at most that many
+   * cases at once (cases that each hold much of a large listing).
    */
-  concurrent?: boolean;
+  concurrent?: boolean | number;
   /**
    * With `concurrent`: the target state a case uses (e.g. which of a few users it updates). Cases of the same key run
    * one after another, in their order in the sequence, as they would at concurrency 1; cases of other keys beside them.
@@ -378,6 +379,8 @@ class Check implements CheckContext {
   async property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o: PropertyOptions<T> = {}): Promise<void> {
     const numRuns = o.runs ?? this.config.run.runs;
     const budget = Math.max(1000, Math.floor(this.propertyDeadline - performance.now()));
+    // the record keeps the place of the property's start, so properties run at once are reported in a stable order
+    const slot = this.properties.push({ seed: this.seed, numRuns }) - 1;
     let broken: TransportError | ReadOnlyRefused | undefined;
     const property = fc.asyncProperty(arb, async (value) => {
       // once the transport broke, shrinking would only repeat the same error, request after request
@@ -398,8 +401,9 @@ class Check implements CheckContext {
     });
     const params = { seed: this.seed, numRuns, interruptAfterTimeLimit: budget, markInterruptAsFailure: false };
     let details: Pick<fc.RunDetails<[T]>, 'failed' | 'seed' | 'numRuns' | 'counterexamplePath' | 'counterexample' | 'errorInstance'>;
-    if (o.concurrent === true && numRuns > 1) {
-      const first = await this.concurrentCases(property, numRuns, performance.now() + budget, o.stateKey);
+    const lanes = o.concurrent === true ? perWorker(this.config.run.concurrency) : typeof o.concurrent === 'number' ? Math.min(o.concurrent, perWorker(this.config.run.concurrency)) : 1;
+    if (lanes > 1 && numRuns > 1) {
+      const first = await this.concurrentCases(property, numRuns, lanes, performance.now() + budget, o.stateKey);
       if (first === undefined || typeof first === 'number') details = { failed: false, seed: this.seed, numRuns: first ?? numRuns, counterexamplePath: null, counterexample: null, errorInstance: null };
       else {
         // the first failing case alone, then shrunk: what fast-check reports for the same seed one run after another
@@ -411,7 +415,7 @@ class Check implements CheckContext {
     if (details.failed) {
       record.path = details.counterexamplePath ?? undefined;
       record.counterexample = redactText(fc.stringify(details.counterexample)).slice(0, 2000);
-      this.properties.push(record);
+      this.properties[slot] = record;
       const err = details.errorInstance;
       if (err instanceof ConformanceFailure) {
         const where = `(fast-check seed ${details.seed}, path "${record.path}", counterexample ${record.counterexample})`;
@@ -424,15 +428,15 @@ class Check implements CheckContext {
       }
       throw err instanceof Error ? err : new Error(String(err));
     }
-    this.properties.push(record);
+    this.properties[slot] = record;
   }
 
   /**
-   * Runs the cases fast-check would generate for the check's seed, a bounded number at once; resolves to the first
+   * Runs the cases fast-check would generate for the check's seed, `lanes` at once; resolves to the first
    * failing case by its place in the sequence, to the number of cases run when the time budget ended the runs early,
    * or to undefined when all passed.
    */
-  private async concurrentCases<T>(property: fc.IAsyncProperty<[T]>, numRuns: number, until: number, stateKey?: (value: T) => string): Promise<{ index: number; value: [T]; error: unknown } | number | undefined> {
+  private async concurrentCases<T>(property: fc.IAsyncProperty<[T]>, numRuns: number, lanes: number, until: number, stateKey?: (value: T) => string): Promise<{ index: number; value: [T]; error: unknown } | number | undefined> {
     const values = fc.sample(property, { seed: this.seed, numRuns });
     const failures: Array<{ index: number; value: [T]; error: unknown }> = [];
     /** per state key, the end of the last case started with it */
@@ -460,7 +464,7 @@ class Check implements CheckContext {
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(values.length, perWorker(this.config.run.concurrency)) }, lane));
+    await Promise.all(Array.from({ length: Math.min(values.length, lanes) }, lane));
     if (failures.length > 0) return failures.sort((a, b) => a.index - b.index)[0];
     return ran < values.length ? ran : undefined;
   }
