@@ -45,7 +45,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--seed <n>', 'fast-check seed (an integer, or "random"); the same seed gives the same inputs')
     .option('--runs <n>', 'fast-check runs per property')
     .option('--timeout-ms <n>', 'per-request timeout in milliseconds')
-    .option('--concurrency <n>', 'the most requests in flight at once (default 8); 1 runs every check one after another')
+    .option('--concurrency <n>', 'the most requests in flight at once (default 32); 1 runs every check one after another')
     .option('--reports-dir <dir>', 'where reports/<run-id>/ and reports/latest are written (default: reports)')
     .option('--no-html', 'skip rendering the single-file Allure HTML report')
     .option('--baseline <file>', 'known failures of this target (YAML "expectations:" list); they do not fail the run')

@@ -130,7 +130,7 @@ export const DEFAULT_RUN: RunConfig = {
   maxJsonDepth: 512,
   maxHeaderBytes: 64 * 1024,
   readOnly: false,
-  concurrency: 8,
+  concurrency: 32,
   reportsDir: 'reports',
   only: [...APIS],
   requirements: [],

@@ -3,6 +3,7 @@
  * requirement ids, features), applies the Allure labels, gates on the target's version, features and the selection,
  * and turns what happened into one of five verdicts that the reporter reads from the vitest task meta.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { inject, test } from 'vitest';
 import * as allure from 'allure-js-commons';
 import fc from 'fast-check';
@@ -117,11 +118,24 @@ export class ApiClient {
   }
 }
 
-export interface PropertyOptions {
+export interface PropertyOptions<T = unknown> {
   /** requirement a failure is attributed to when the predicate fails without naming one */
   requirement?: string;
   /** runs; default run.runs from the config */
   runs?: number;
+  /**
+   * The runs share no target state (each creates what it uses under its own name, or only reads): they are sent at
+   * once, at most a worker's share of run.concurrency at a time, the cases generated from the same seed as one after
+   * another. The first failing case (by its place in the sequence, whatever finished first) is then run again alone and
+   * shrunk, so the verdict, the seed and the path are those of a run one after another. A number: at most that many
+   * cases at once (cases that each hold much of a large listing).
+   */
+  concurrent?: boolean | number;
+  /**
+   * With `concurrent`: the target state a case uses (e.g. which of a few users it updates). Cases of the same key run
+   * one after another, in their order in the sequence, as they would at concurrency 1; cases of other keys beside them.
+   */
+  stateKey?: (value: T) => string;
 }
 
 /** What a check body receives. */
@@ -149,7 +163,7 @@ export interface CheckContext {
    */
   scaledRuns(atDefault: number): number;
   /** a fast-check property over generated inputs, seeded, bounded, shrunk; its failure carries seed and path */
-  property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o?: PropertyOptions): Promise<void>;
+  property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o?: PropertyOptions<T>): Promise<void>;
   skip(reason: string): never;
   unsupported(reason: string): never;
   /**
@@ -232,8 +246,11 @@ class Check implements CheckContext {
   private readonly propertyDeadline: number;
   firstRequestAt: string | undefined;
   lastResponseAt: string | undefined;
-  /** failures collected inside one property run, which turn that run into a failing one */
-  private propertyFailures: FailureRecord[] | undefined;
+  /** failures collected inside one property run (of the async context running it), which turn that run into a failing one */
+  private readonly propertyRun = new AsyncLocalStorage<FailureRecord[]>();
+  private get propertyFailures(): FailureRecord[] | undefined {
+    return this.propertyRun.getStore();
+  }
   private readonly clients = new Map<Api, ApiClient>();
   readonly seed: number;
   readonly schemas: SchemaRegistry;
@@ -364,37 +381,46 @@ class Check implements CheckContext {
     return Math.max(1, Math.round((this.config.run.runs * atDefault) / DEFAULT_RUN.runs));
   }
 
-  async property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o: PropertyOptions = {}): Promise<void> {
+  async property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o: PropertyOptions<T> = {}): Promise<void> {
     const numRuns = o.runs ?? this.config.run.runs;
     const budget = Math.max(1000, Math.floor(this.propertyDeadline - performance.now()));
+    // the record keeps the place of the property's start, so properties run at once are reported in a stable order
+    const slot = this.properties.push({ seed: this.seed, numRuns }) - 1;
     let broken: TransportError | ReadOnlyRefused | undefined;
-    const details = await fc.check(
-      fc.asyncProperty(arb, async (value) => {
-        // once the transport broke, shrinking would only repeat the same error, request after request
-        if (broken !== undefined) throw broken;
-        this.propertyFailures = [];
-        let thrown: unknown;
-        try {
-          await predicate(value);
-        } catch (e) {
-          thrown = e;
-        }
-        const collected = this.propertyFailures;
-        this.propertyFailures = undefined;
-        // generic-check failures make the run fail too, so fast-check shrinks towards a minimal offending input;
-        // the predicate's own failure is kept beside them
-        if (thrown instanceof TransportError || thrown instanceof ReadOnlyRefused) broken = thrown;
-        if (thrown instanceof ConformanceFailure) throw new ConformanceFailure([...collected, ...thrown.failures]);
-        if (collected.length > 0) throw new ConformanceFailure(collected);
-        if (thrown !== undefined) throw thrown;
-      }),
-      { seed: this.seed, numRuns, interruptAfterTimeLimit: budget, markInterruptAsFailure: false },
-    );
+    const property = fc.asyncProperty(arb, async (value) => {
+      // once the transport broke, shrinking would only repeat the same error, request after request
+      if (broken !== undefined) throw broken;
+      const collected: FailureRecord[] = [];
+      let thrown: unknown;
+      try {
+        await this.propertyRun.run(collected, () => predicate(value));
+      } catch (e) {
+        thrown = e;
+      }
+      // generic-check failures make the run fail too, so fast-check shrinks towards a minimal offending input;
+      // the predicate's own failure is kept beside them
+      if (thrown instanceof TransportError || thrown instanceof ReadOnlyRefused) broken = thrown;
+      if (thrown instanceof ConformanceFailure) throw new ConformanceFailure([...collected, ...thrown.failures]);
+      if (collected.length > 0) throw new ConformanceFailure(collected);
+      if (thrown !== undefined) throw thrown;
+    });
+    const params = { seed: this.seed, numRuns, interruptAfterTimeLimit: budget, markInterruptAsFailure: false };
+    let details: Pick<fc.RunDetails<[T]>, 'failed' | 'seed' | 'numRuns' | 'counterexamplePath' | 'counterexample' | 'errorInstance'>;
+    const lanes = o.concurrent === true ? perWorker(this.config.run.concurrency) : typeof o.concurrent === 'number' ? Math.min(o.concurrent, perWorker(this.config.run.concurrency)) : 1;
+    if (lanes > 1 && numRuns > 1) {
+      const first = await this.concurrentCases(property, numRuns, lanes, performance.now() + budget, o.stateKey);
+      if (first === undefined || typeof first === 'number') details = { failed: false, seed: this.seed, numRuns: first ?? numRuns, counterexamplePath: null, counterexample: null, errorInstance: null };
+      else {
+        // the first failing case alone, then shrunk: what fast-check reports for the same seed one run after another
+        const replay = await fc.check(property, { ...params, interruptAfterTimeLimit: Math.max(1000, Math.floor(this.propertyDeadline - performance.now())), path: String(first.index) });
+        details = replay.failed ? replay : { failed: true, seed: this.seed, numRuns: first.index + 1, counterexamplePath: String(first.index), counterexample: first.value, errorInstance: first.error };
+      }
+    } else details = await fc.check(property, params);
     const record: PropertyRecord = { seed: details.seed, numRuns: details.numRuns };
     if (details.failed) {
       record.path = details.counterexamplePath ?? undefined;
       record.counterexample = redactText(fc.stringify(details.counterexample)).slice(0, 2000);
-      this.properties.push(record);
+      this.properties[slot] = record;
       const err = details.errorInstance;
       if (err instanceof ConformanceFailure) {
         const where = `(fast-check seed ${details.seed}, path "${record.path}", counterexample ${record.counterexample})`;
@@ -407,7 +433,45 @@ class Check implements CheckContext {
       }
       throw err instanceof Error ? err : new Error(String(err));
     }
-    this.properties.push(record);
+    this.properties[slot] = record;
+  }
+
+  /**
+   * Runs the cases fast-check would generate for the check's seed, `lanes` at once; resolves to the first
+   * failing case by its place in the sequence, to the number of cases run when the time budget ended the runs early,
+   * or to undefined when all passed.
+   */
+  private async concurrentCases<T>(property: fc.IAsyncProperty<[T]>, numRuns: number, lanes: number, until: number, stateKey?: (value: T) => string): Promise<{ index: number; value: [T]; error: unknown } | number | undefined> {
+    const values = fc.sample(property, { seed: this.seed, numRuns });
+    const failures: Array<{ index: number; value: [T]; error: unknown }> = [];
+    /** per state key, the end of the last case started with it */
+    const tails = new Map<string, Promise<void>>();
+    let next = 0;
+    let ran = 0;
+    const lane = async () => {
+      // no case is started past the first failure's place nor past the budget
+      while (next < values.length && performance.now() < until && !failures.some((f) => f.index < next)) {
+        const index = next++;
+        const value = values[index]!;
+        const key = stateKey?.(value[0]);
+        const before = key !== undefined ? tails.get(key) : undefined;
+        let done = () => {};
+        if (key !== undefined) tails.set(key, new Promise<void>((resolve) => (done = resolve)));
+        try {
+          await before;
+          // a case of the same key before it failed: this one would not have run one case after another
+          if (failures.some((f) => f.index < index)) continue;
+          const outcome = await property.run(value);
+          ran++;
+          if (outcome !== null && !fc.PreconditionFailure.isFailure(outcome)) failures.push({ index, value, error: outcome.error });
+        } finally {
+          done();
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(values.length, lanes) }, lane));
+    if (failures.length > 0) return failures.sort((a, b) => a.index - b.index)[0];
+    return ran < values.length ? ran : undefined;
   }
 
   skip(reason: string): never {

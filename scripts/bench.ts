@@ -14,7 +14,10 @@
  * peak RSS, delayed/undelayed <= 1.5.
  *
  * Flags: --runs N (passed to every suite run, e.g. 500 for nightly depth: conformance.json size and RSS), --quick (the
- * default runs only).
+ * default runs only), --delay-only (only the undelayed and delayed runs against a served reference, --repeat N pairs of
+ * them in turn: medians, the paired ratios, and the delayed run's critical path: its longest checks, their requests
+ * and how long each waited before its first request), --delay-ms N (their delay instead of 20 ms), --concurrency N
+ * (passed to every suite run).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -30,6 +33,11 @@ const CLI = join(ROOT, 'bin', 'canton-conformance.mjs');
 const argv = process.argv.slice(2);
 const runsArg = argv.includes('--runs') ? argv[argv.indexOf('--runs') + 1] : undefined;
 const quick = argv.includes('--quick');
+const delayOnly = argv.includes('--delay-only');
+const repeat = argv.includes('--repeat') ? Number(argv[argv.indexOf('--repeat') + 1]) : 1;
+/** --delay-only: the proxy's delay (a larger one shows the chains of dependent requests on a loaded machine) */
+const delayMs = argv.includes('--delay-ms') ? Number(argv[argv.indexOf('--delay-ms') + 1]) : 20;
+const concurrencyArg = argv.includes('--concurrency') ? argv[argv.indexOf('--concurrency') + 1] : undefined;
 const work = mkdtempSync(join(tmpdir(), 'cc-bench-'));
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
@@ -41,7 +49,7 @@ interface Reported {
   startedAt: string;
   durationMs: number;
   outcome: string;
-  checks: Array<{ requests?: number; firstRequestAt?: string; lastResponseAt?: string }>;
+  checks: Array<{ id: string; file?: string; verdict?: string; error?: string; shares?: string[]; durationMs?: number; requests?: number; firstRequestAt?: string; lastResponseAt?: string }>;
 }
 
 interface SuiteRun {
@@ -57,13 +65,15 @@ interface SuiteRun {
   windowMs?: number;
   outcome: string;
   jsonBytes: number;
+  /** the checks of the run's report */
+  checks: Reported['checks'];
 }
 
 /** Runs `canton-conformance run` in a process of its own, with a reports folder of its own. */
 async function suiteRun(name: string, args: string[]): Promise<SuiteRun> {
   const reports = join(work, name);
   const rssFile = join(work, `${name}.rss`);
-  const all = ['--require', PROBE, CLI, 'run', '--reports-dir', reports, '--no-compare', ...(runsArg !== undefined ? ['--runs', runsArg] : []), ...args];
+  const all = ['--require', PROBE, CLI, 'run', '--reports-dir', reports, '--no-compare', ...(runsArg !== undefined ? ['--runs', runsArg] : []), ...(concurrencyArg !== undefined ? ['--concurrency', concurrencyArg] : []), ...args];
   const spawnedAt = Date.now();
   const t0 = performance.now();
   const child = spawn(process.execPath, all, { cwd: ROOT, env: { ...process.env, BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -93,6 +103,7 @@ async function suiteRun(name: string, args: string[]): Promise<SuiteRun> {
     ...(first !== undefined && lasts.length > 0 ? { windowMs: Math.max(...lasts) - first } : {}),
     outcome: report?.outcome.split(':')[0] ?? `no report (exit ${exitCode})`,
     jsonBytes,
+    checks: report?.checks ?? [],
   };
 }
 
@@ -198,7 +209,96 @@ async function schemaCost(): Promise<void> {
   line('spec loading', `${fmt(t1 - t0, 1)} ms; compiling all ${schemas} response schemas ${fmt(performance.now() - t1, 1)} ms (lazily, per worker)`);
 }
 
+/** The suite against a served reference through loopback proxies that hold every response for 20 ms (--delay-ms). */
+async function delayedRun(name: string): Promise<SuiteRun> {
+  const far = await servedReference(name);
+  const origins = [...new Set(Object.values(far.targets).map((t) => new URL(t.url).origin))];
+  const proxies = new Map<string, Awaited<ReturnType<typeof delayProxy>>>();
+  for (const o of origins) proxies.set(o, await delayProxy(o, delayMs));
+  const proxied = Object.fromEntries(Object.entries(far.targets).map(([api, t]) => {
+    const u = new URL(t.url);
+    return [api, { ...t, url: `${proxies.get(u.origin)!.url}${u.pathname}`.replace(/\/$/, '') }];
+  }));
+  const farFile = join(work, `${name}-proxied.yaml`);
+  writeFileSync(farFile, stringify({ targets: proxied }));
+  try {
+    return await suiteRun(name, ['--config', farFile, '--no-html']);
+  } finally {
+    for (const p of proxies.values()) await p.close();
+    await far.server.close();
+  }
+}
+
+/** The suite against a served reference, no delay. */
+async function undelayedRun(name: string): Promise<SuiteRun> {
+  const served = await servedReference(name);
+  try {
+    return await suiteRun(name, ['--config', served.file, '--no-html']);
+  } finally {
+    await served.server.close();
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/**
+ * The critical path of a run: its longest checks, with their requests, the time from their start to their first
+ * request (waiting for a lock, a worker's slot is not counted: a check starts when vitest runs it) and ms per request.
+ */
+function criticalPath(r: SuiteRun, top = 15): void {
+  const rows = r.checks.filter((c) => c.durationMs !== undefined).sort((a, b) => b.durationMs! - a.durationMs!).slice(0, top);
+  console.log(`  longest checks (of ${r.checks.length}): duration, requests, ms per request, before the first request`);
+  for (const c of rows) {
+    const end = c.lastResponseAt !== undefined ? Date.parse(c.lastResponseAt) : undefined;
+    const first = c.firstRequestAt !== undefined ? Date.parse(c.firstRequestAt) : undefined;
+    const before = end !== undefined && first !== undefined ? c.durationMs! - (end - first) : undefined;
+    const n = c.requests ?? 0;
+    console.log(`    ${fmt(c.durationMs!).padStart(6)} ms ${String(n).padStart(5)} req ${(n > 0 ? fmt(c.durationMs! / n, 1) : '-').padStart(6)} ms/req ${before !== undefined ? `${fmt(before).padStart(6)} ms before` : ''.padStart(16)}  ${c.id}${c.shares !== undefined && c.shares.length > 0 ? ` [shares ${c.shares.join(', ')}]` : ''} ${c.verdict ?? ''}`);
+  }
+  for (const c of r.checks.filter((c) => c.verdict === 'error' || c.verdict === 'fail')) console.log(`  ${c.verdict}: ${c.id}${c.error !== undefined ? `: ${c.error.slice(0, 300)}` : ''}`);
+  // a worker runs its files one after another, the checks of a file at once: a file lasts at least its longest check
+  const files = new Map<string, { first: number; last: number; checks: number; requests: number; busyMs: number }>();
+  for (const c of r.checks) {
+    if (c.file === undefined || c.firstRequestAt === undefined || c.lastResponseAt === undefined) continue;
+    const f = files.get(c.file) ?? { first: Infinity, last: -Infinity, checks: 0, requests: 0, busyMs: 0 };
+    f.first = Math.min(f.first, Date.parse(c.firstRequestAt));
+    f.last = Math.max(f.last, Date.parse(c.lastResponseAt));
+    f.checks++;
+    f.requests += c.requests ?? 0;
+    f.busyMs += c.durationMs ?? 0;
+    files.set(c.file, f);
+  }
+  const spans = [...files].map(([file, f]) => ({ file, ...f, spanMs: f.last - f.first })).sort((a, b) => b.spanMs - a.spanMs);
+  const total = spans.reduce((a, f) => a + f.spanMs, 0);
+  console.log(`  longest files (of ${spans.length}; their spans add up to ${fmt(total / 1000, 1)} s, over the workers): first request to last response, checks, requests, summed check time`);
+  for (const f of spans.slice(0, top)) console.log(`    ${fmt(f.spanMs).padStart(6)} ms ${String(f.checks).padStart(3)} checks ${String(f.requests).padStart(5)} req ${fmt(f.busyMs).padStart(7)} ms summed  ${f.file}`);
+}
+
+/** --delay-only: pairs of undelayed and delayed runs in turn, medians and paired ratios, the delayed critical path. */
+async function delayOnlyBench(): Promise<void> {
+  const pairs: Array<{ undelayed: SuiteRun; delayed: SuiteRun }> = [];
+  for (let i = 0; i < repeat; i++) {
+    const undelayed = await undelayedRun(`served-${i}`);
+    const delayed = await delayedRun(`far-${i}`);
+    pairs.push({ undelayed, delayed });
+    line(`pair ${i + 1}`, `undelayed ${fmt(undelayed.wallMs / 1000, 2)} s (${undelayed.outcome}, ${fmt(undelayed.requests)} req), delayed ${fmt(delayed.wallMs / 1000, 2)} s (${delayed.outcome}, ${fmt(delayed.requests)} req), ratio ${fmt(delayed.wallMs / undelayed.wallMs, 2)}`);
+  }
+  const rate = (r: SuiteRun) => (r.windowMs !== undefined ? r.requests / (r.windowMs / 1000) : NaN);
+  line('undelayed wall (median)', `${fmt(median(pairs.map((p) => p.undelayed.wallMs)) / 1000, 2)} s, ${fmt(median(pairs.map((p) => rate(p.undelayed))))} req/s while sending`);
+  line('delayed wall (median)', `${fmt(median(pairs.map((p) => p.delayed.wallMs)) / 1000, 2)} s, ${fmt(median(pairs.map((p) => rate(p.delayed))))} req/s while sending`);
+  line('delayed / undelayed (median of pairs)', fmt(median(pairs.map((p) => p.delayed.wallMs / p.undelayed.wallMs)), 2), '<= 1.5');
+  console.log('critical path of the last delayed run:');
+  criticalPath(pairs.at(-1)!.delayed);
+}
+
 try {
+  if (delayOnly) {
+    await delayOnlyBench();
+    process.exit(0);
+  }
   console.log(`default run (embedded reference, ${runsArg ?? 'default'} runs per property):`);
   const html = await suiteRun('default-html', []);
   const plain = await suiteRun('default', ['--no-html']);
@@ -219,19 +319,7 @@ try {
     line('suite rate / autocannon rate', `${fmt(suiteRate)} / ${fmt(raw)} = ${fmt(suiteRate / raw, 2)}x`, '>= 0.5x');
 
     console.log('the same through a loopback proxy adding 20 ms to every response:');
-    const far = await servedReference('far');
-    const origins = [...new Set(Object.values(far.targets).map((t) => new URL(t.url).origin))];
-    const proxies = new Map<string, Awaited<ReturnType<typeof delayProxy>>>();
-    for (const o of origins) proxies.set(o, await delayProxy(o, 20));
-    const proxied = Object.fromEntries(Object.entries(far.targets).map(([api, t]) => {
-      const u = new URL(t.url);
-      return [api, { ...t, url: `${proxies.get(u.origin)!.url}${u.pathname}`.replace(/\/$/, '') }];
-    }));
-    const farFile = join(work, 'far-proxied.yaml');
-    writeFileSync(farFile, stringify({ targets: proxied }));
-    const delayed = await suiteRun('far', ['--config', farFile, '--no-html']);
-    for (const p of proxies.values()) await p.close();
-    await far.server.close();
+    const delayed = await delayedRun('far');
     describeRun(delayed);
     line('delayed / undelayed wall time', `${fmt(delayed.wallMs / 1000, 2)} s / ${fmt(undelayed.wallMs / 1000, 2)} s = ${fmt(delayed.wallMs / undelayed.wallMs, 2)}`, '<= 1.5');
 

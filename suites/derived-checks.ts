@@ -99,27 +99,34 @@ export function derivedCheck(d: DerivedCheck): void {
       if (!accepted(control)) await prep.refused?.(control);
       if (!accepted(control)) t.skip(`the valid ${d.operationId} request built from the fixtures answered ${control.status}, so no rejection could be laid to a mutation: ${excerpt(control)}`);
       const sites = mutationSites(t.schemas.document(d.api), d.operationId, prep.request(), { lenient: d.api === 'ledger' });
-      const seen: Array<{ x: Exchange; m: Mutation }> = [];
-      for (const kind of d.kinds) {
-        const requirement = rejectedRequirement(d.api, kind);
-        const arb = mutationsOfKind(sites, kind);
-        if (arb === undefined) {
-          t.notObserved(requirement, `no field of the valid ${d.operationId} request can carry a ${kind} mutation by the OpenAPI document`);
-          continue;
-        }
-        await t.judge(requirement, () =>
-          t.property(
-            arb,
-            async (m) => {
-              const x = await send(applyMutation(prep.request(), m));
-              if (saysNothingOfTheRule(d.api, x.status)) throw new TargetOverloaded(`${d.operationId} with ${describeMutation(m)} answered ${x.status} (overload, cancellation or a gateway error): nothing judged`);
-              t.expect(x.status >= 400 && x.status < 500, `${d.operationId} with ${describeMutation(m)}: expected a 4xx rejection, got ${x.status}${excerpt(x) ? `: ${excerpt(x)}` : ''}`, { requirement, exchange: x });
-              seen.push({ x, m });
-            },
-            { runs: t.scaledRuns(2), requirement },
-          ),
-        );
-      }
+      // the kinds are judged at once (each its own requirement, its requests carry no state the others read), and the
+      // cases of a kind too; what each saw is kept in the order of the kinds, and within one by the mutation, so the
+      // form judged below does not depend on which answer came first
+      const seenByKind = await Promise.all(
+        d.kinds.map(async (kind) => {
+          const seenHere: Array<{ x: Exchange; m: Mutation }> = [];
+          const requirement = rejectedRequirement(d.api, kind);
+          const arb = mutationsOfKind(sites, kind);
+          if (arb === undefined) {
+            t.notObserved(requirement, `no field of the valid ${d.operationId} request can carry a ${kind} mutation by the OpenAPI document`);
+            return seenHere;
+          }
+          await t.judge(requirement, () =>
+            t.property(
+              arb,
+              async (m) => {
+                const x = await send(applyMutation(prep.request(), m));
+                if (saysNothingOfTheRule(d.api, x.status)) throw new TargetOverloaded(`${d.operationId} with ${describeMutation(m)} answered ${x.status} (overload, cancellation or a gateway error): nothing judged`);
+                t.expect(x.status >= 400 && x.status < 500, `${d.operationId} with ${describeMutation(m)}: expected a 4xx rejection, got ${x.status}${excerpt(x) ? `: ${excerpt(x)}` : ''}`, { requirement, exchange: x });
+                seenHere.push({ x, m });
+              },
+              { runs: t.scaledRuns(2), requirement, concurrent: true },
+            ),
+          );
+          return seenHere.map((h) => ({ ...h, key: describeMutation(h.m) })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+        }),
+      );
+      const seen = seenByKind.flat();
       const form = formRequirement(d.api);
       if (seen.length === 0) {
         t.notObserved(form, 'no mutated request was rejected');

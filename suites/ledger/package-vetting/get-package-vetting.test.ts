@@ -143,7 +143,6 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.empty-result',
       title: 'answers a filter no record matches with 200 and an empty list',
       api: 'ledger',
-      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting'],
       requirements: ['ledger.get-package-vetting.empty-result-allowed'],
     },
@@ -416,7 +415,6 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.page-size-above-max',
       title: 'rejects a pageSize above the advertised maxVettedPackagesPageSize with a 4xx, and that 4xx is 400',
       api: 'ledger',
-      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting', 'getVersion'],
       requirements: ['ledger.get-package-vetting.page-size-above-max-rejected', 'ledger.get-package-vetting.page-size-above-max-400'],
     },
@@ -428,7 +426,7 @@ describe('GET /v2/package-vetting', () => {
         const clientError = x.status >= 400 && x.status <= 499;
         t.expect(clientError, `pageSize ${size} (maximum ${max}) answered ${x.status}, not a 4xx error`, { requirement: 'ledger.get-package-vetting.page-size-above-max-rejected', exchange: x });
         if (clientError) t.expectStatus(x, 400, { requirement: 'ledger.get-package-vetting.page-size-above-max-400', what: `pageSize ${size}` });
-      }, { runs: t.scaledRuns(5) });
+      }, { runs: t.scaledRuns(5), concurrent: true });
     },
   );
 
@@ -437,7 +435,6 @@ describe('GET /v2/package-vetting', () => {
       id: 'ledger.get-package-vetting.invalid-page-size-and-token',
       title: 'rejects a negative pageSize and a page token it did not issue with 400, on GET and POST /list',
       api: 'ledger',
-      shares: [SHARED_STATE.packageVetting],
       operations: ['getPackageVetting', 'listPackageVetting'],
       requirements: ['ledger.get-package-vetting.negative-page-size-rejected', 'ledger.get-package-vetting.invalid-page-token-rejected'],
     },
@@ -445,12 +442,15 @@ describe('GET /v2/package-vetting', () => {
       const ops = fc.constantFrom(...(vettingOpFor(t) === 'getPackageVetting' ? (['getPackageVetting', 'listPackageVetting'] as const) : (['listPackageVetting'] as const)));
       const N = 'ledger.get-package-vetting.negative-page-size-rejected';
       const T = 'ledger.get-package-vetting.invalid-page-token-rejected';
-      await t.judge(N, () => t.property(fc.tuple(invalidNegativePageSize(), ops), async ([size, op]) => {
-        t.expectStatus(await t.call(op, { json: { pageSize: size } }), 400, { requirement: N });
-      }, { runs: t.scaledRuns(6), requirement: N }));
-      await t.judge(T, () => t.property(fc.tuple(invalidPageToken(), ops), async ([token, op]) => {
-        t.expectStatus(await t.call(op, { json: { pageToken: token } }), 400, { requirement: T });
-      }, { runs: t.scaledRuns(6), requirement: T }));
+      // both judged at once, their cases too: rejections that change nothing
+      await Promise.all([
+        t.judge(N, () => t.property(fc.tuple(invalidNegativePageSize(), ops), async ([size, op]) => {
+          t.expectStatus(await t.call(op, { json: { pageSize: size } }), 400, { requirement: N });
+        }, { runs: t.scaledRuns(6), requirement: N, concurrent: true })),
+        t.judge(T, () => t.property(fc.tuple(invalidPageToken(), ops), async ([token, op]) => {
+          t.expectStatus(await t.call(op, { json: { pageToken: token } }), 400, { requirement: T });
+        }, { runs: t.scaledRuns(6), requirement: T, concurrent: true })),
+      ]);
     },
   );
 });

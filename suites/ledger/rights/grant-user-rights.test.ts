@@ -45,7 +45,7 @@ describe('POST /v2/users/{user-id}/rights', () => {
         const got = rightKeys(newlyGranted(x));
         t.expect(JSON.stringify(got) === JSON.stringify(want), `holding ${JSON.stringify(held.map(rightKey))} and requesting ${JSON.stringify(requested.map(rightKey))}: newlyGrantedRights ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`, { exchange: x });
         await t.clientFor('ledger').call('deleteUser', { params: { 'user-id': u.id }, conform: false });
-      }, { runs: t.scaledRuns(15) });
+      }, { runs: t.scaledRuns(15), concurrent: true });
     },
   );
 

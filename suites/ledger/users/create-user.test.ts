@@ -45,7 +45,7 @@ describe('POST /v2/users', () => {
       const tag = t.uniqueName('').replace(/[^a-zA-Z0-9]/g, '').slice(-6);
       await roundTrip(t, `${tag}${USER_ID_ALPHABET}`);
       await roundTrip(t, `${tag}${'x'.repeat(128 - tag.length)}`);
-      await t.property(userId({ pathSafe: true }), (id) => roundTrip(t, id));
+      await t.property(userId({ pathSafe: true }), (id) => roundTrip(t, id), { concurrent: true });
     },
   );
 
@@ -68,7 +68,7 @@ describe('POST /v2/users', () => {
         const c = await tryCreateUser(t, { id: bad });
         expectRejected(t, c, { what: `creating user ${JSON.stringify(bad)}` });
       }
-      await t.property(arb(), tryAll, { runs: t.scaledRuns(15) });
+      await t.property(arb(), tryAll, { runs: t.scaledRuns(15), concurrent: true });
     });
   }
 

@@ -37,6 +37,8 @@ describe('PATCH /v2/users/{user-id}', () => {
 // --- update masks, modifiable fields, resourceVersion (ledger user management area) ---
 
 const api = 'ledger' as const;
+/** how many users a property that updates a user and reads it back spreads its cases over (each user's cases in order) */
+const USER_LANES = 4;
 
 const ALL_PATHS = ['id', 'primary_party', 'is_deactivated', 'metadata', 'metadata.annotations', 'metadata.resource_version', 'identity_provider_id', 'primary_party_authentication'];
 
@@ -76,7 +78,7 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
       await t.property(fc.tuple(fc.subarray(['primary_party', 'metadata']), unknown), async ([valid, bad]) => {
         const x = await updateUser(t, u.id, { primaryParty: '' }, [...valid, bad]);
         t.expect(x.status >= 400 && x.status <= 499, `mask ${JSON.stringify([...valid, bad])} was answered ${x.status}, not a 4xx`, { exchange: x });
-      }, { runs: t.scaledRuns(15) });
+      }, { runs: t.scaledRuns(15), concurrent: true });
     },
   );
 
@@ -434,7 +436,7 @@ describe('PATCH /v2/users/{user-id}: annotations', () => {
         await t.property(arb(), async (key) => {
           const x = await updateUser(t, u.id, { metadata: { annotations: { [key]: 'v' } } }, ['metadata.annotations']);
           expectRejected(t, x, { what: `updating with annotation key ${JSON.stringify(key)}` });
-        }, { runs: t.scaledRuns(15) });
+        }, { runs: t.scaledRuns(15), concurrent: true });
       }
     });
   }
@@ -450,13 +452,14 @@ describe('PATCH /v2/users/{user-id}: annotations', () => {
       t.expectStatus(c, 200, { what: `creating a user with annotation keys ${JSON.stringify(fixed)}` });
       const back = annotationsOf(await readUser(t, userOf(c)?.id ?? ''));
       for (const [k, v] of Object.entries(fixedMap)) t.expect(back[k] === v, `key ${JSON.stringify(k)} reads back as ${JSON.stringify(back[k])}`);
-      const u = await createUser(t);
-      await t.property(fc.tuple(arb(), annotationValue()), async ([key, value]) => {
+      const users = await Promise.all(Array.from({ length: USER_LANES }, () => createUser(t)));
+      await t.property(fc.tuple(arb(), annotationValue(), fc.nat({ max: USER_LANES - 1 })), async ([key, value, lane]) => {
+        const u = users[lane]!;
         const x = await updateUser(t, u.id, { metadata: { annotations: { [key]: value } } }, ['metadata.annotations']);
         t.expectStatus(x, 200, { what: `updating with annotation key ${JSON.stringify(key)}` });
         const got = annotationsOf(await readUser(t, u.id))[key];
         t.expect(got === value, `key ${JSON.stringify(key)} reads back with ${JSON.stringify(got)}, not ${JSON.stringify(value)}`);
-      }, { runs: t.scaledRuns(15) });
+      }, { runs: t.scaledRuns(15), concurrent: true, stateKey: ([, , lane]) => String(lane) });
     });
   }
 
@@ -567,7 +570,7 @@ describe('PATCH /v2/users/{user-id}: annotations', () => {
       await t.property(fc.tuple(annotations({ maxKeys: 3 }), annotations({ maxKeys: 2 })), async ([initial, update]) => {
         const expected = { ...initial, ...update };
         await merge(t, initial, update, expected);
-      }, { runs: t.scaledRuns(10) });
+      }, { runs: t.scaledRuns(10), concurrent: true });
     },
   );
 

@@ -167,7 +167,7 @@ describe('user lifecycle (model)', () => {
             await t.clientFor('ledger').call('deleteUser', { params: { 'user-id': u.id }, conform: false });
           }
         },
-        { runs: t.scaledRuns(20) },
+        { runs: t.scaledRuns(20), concurrent: true },
       );
     },
   );

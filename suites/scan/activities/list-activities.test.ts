@@ -111,7 +111,7 @@ describe('POST /v0/activities (removed in 0.6.8)', () => {
           const expected = all.slice(at + 1, at + 1 + pageSize);
           t.expect(JSON.stringify(got) === JSON.stringify(expected.slice(0, got.length)) && got.length > 0, `begin_after_id ${begin} lists ${JSON.stringify(got)}, not the continuation ${JSON.stringify(expected)}`, { exchange: x });
         },
-        { runs: t.scaledRuns(10) },
+        { runs: t.scaledRuns(10), concurrent: true },
       );
     },
   );
@@ -146,7 +146,7 @@ describe('POST /v0/activities (removed in 0.6.8)', () => {
           const { x, activities } = await list(t, { page_size: pageSize });
           t.expect(activities.length <= pageSize, `${activities.length} activities for page_size ${pageSize}`, { exchange: x });
         },
-        { runs: t.scaledRuns(10) },
+        { runs: t.scaledRuns(10), concurrent: true },
       );
     },
   );

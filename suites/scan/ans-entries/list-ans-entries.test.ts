@@ -83,7 +83,7 @@ describe('GET /v0/ans-entries: page size', () => {
       requirements: ['scan.list-ans-entries.page-size-below-min-rejected'],
     },
     async (t) => {
-      await t.property(invalidPageLimitBelow(), async (pageSize) => expectStatus(t, await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400), { runs: t.scaledRuns(10) });
+      await t.property(invalidPageLimitBelow(), async (pageSize) => expectStatus(t, await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400), { runs: t.scaledRuns(10), concurrent: true });
     },
   );
 
@@ -96,7 +96,7 @@ describe('GET /v0/ans-entries: page size', () => {
       requirements: ['scan.list-ans-entries.page-size-above-max-rejected'],
     },
     async (t) => {
-      await t.property(invalidPageLimitAbove(), async (pageSize) => expectStatus(t, await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400), { runs: t.scaledRuns(10) });
+      await t.property(invalidPageLimitAbove(), async (pageSize) => expectStatus(t, await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400), { runs: t.scaledRuns(10), concurrent: true });
     },
   );
 
@@ -143,7 +143,7 @@ describe('GET /v0/ans-entries: contents', () => {
             t.expect(JSON.stringify(keys(some).slice(0, head.length)) === JSON.stringify(head.slice(0, some.length)), `the unfiltered listing's entries starting with "${prefix}" are not the first entries listed for that prefix`, { exchange: absent.exchange });
           }
         },
-        { runs: t.scaledRuns(8) },
+        { runs: t.scaledRuns(8), concurrent: true },
       );
     },
   );
@@ -170,7 +170,7 @@ describe('GET /v0/ans-entries: contents', () => {
           const rb = keys(regular(b.entries));
           t.expect(JSON.stringify(rb.slice(0, ra.length)) === JSON.stringify(ra), `for name_prefix "${prefix}", the ${ra.length} entries of page_size ${small} are not the first ones of page_size ${small + extra}`, { exchange: a.exchange });
         },
-        { runs: t.scaledRuns(15) },
+        { runs: t.scaledRuns(15), concurrent: true },
       );
       // consistency alone is kept by newest-first too: the order is anchored by entries the target names in creation order
       const why = await judgeNamedOrder(t);
@@ -207,7 +207,7 @@ describe('GET /v0/ans-entries: contents', () => {
           const more = regular((await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: MAX_PAGE })).entries).length;
           t.expect(mine >= Math.min(more, pageSize), `page_size ${pageSize} for "${prefix}" adds ${provided.length} DSO-provided entries but lists only ${mine} of the ${more} matching entries`, { exchange: l.exchange });
         },
-        { runs: t.scaledRuns(20) },
+        { runs: t.scaledRuns(20), concurrent: true },
       );
       if (seen === 0) t.unsupported('no DSO-provided entry seen in any listing');
     },

@@ -158,7 +158,7 @@ describe('GET /v0/events/{update_id}', () => {
       await t.property(invalidDamlValueEncoding(), async (enc) => {
         const x = await t.call('getEventById', { params: { update_id: updateId }, query: { daml_value_encoding: enc } });
         await judgeRejection(t, x, { requirement: 'scan.get-event-by-id.invalid-encoding-rejected', badRequest: 'scan.errors.bad-request-400', what: `GET /v0/events/{update_id} with daml_value_encoding ${JSON.stringify(enc)}`, deferBadRequest: rejected });
-      });
+      }, { concurrent: true });
       await judgeBadRequests(t, 'scan.errors.bad-request-400', rejected);
     },
   );

@@ -86,7 +86,7 @@ describe('POST /v0/events', () => {
           const events = (x.json as { events?: unknown[] } | undefined)?.events;
           t.expect(!Array.isArray(events) || events.length <= pageSize, `${events?.length} events for page_size ${pageSize}`, { exchange: x });
         },
-        { runs: t.scaledRuns(12) },
+        { runs: t.scaledRuns(12), concurrent: true },
       );
     },
   );

@@ -79,7 +79,7 @@ describe('GET /v0/scan-proxy/ans-entries', () => {
             { exchange: proxy.exchange },
           );
         },
-        { runs: t.scaledRuns(15) },
+        { runs: t.scaledRuns(15), concurrent: true },
       );
     },
   );
