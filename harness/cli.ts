@@ -462,7 +462,7 @@ function specDiffCommand(program: Command, done: Done, out: (s: string) => void,
           embeddedOnly();
           source = sd.servedDocumentUrl(o.api, target.url)!;
           version ??= target.version;
-          headers = await sd.servedDocumentHeaders(target, fetchOptions.timeoutMs);
+          headers = await sd.servedDocumentHeaders(target, { ...config.run, timeoutMs: fetchOptions.timeoutMs });
         } else if (config.useReference) {
           const { startReference } = await import('../reference/index.js');
           const server = await startReference(o.ledgerVersion !== undefined ? { ledgerVersion: o.ledgerVersion } : {});

@@ -293,14 +293,15 @@ export function responseKeyFor(responses: Record<string, unknown>, status: strin
 
 /**
  * The headers a request for a configured target's served document carries: the target's own (a gateway key) and, when
- * its auth gives one, an `admin` token; a document that needs no token is read all the same when none can be had.
+ * its auth gives one, an `admin` token (the token request within the run's bounds: timeout, response and header size);
+ * a document that needs no token is read all the same when none can be had.
  */
-export async function servedDocumentHeaders(target: TargetConfig, timeoutMs: number): Promise<Record<string, string>> {
+export async function servedDocumentHeaders(target: TargetConfig, bounds: { timeoutMs: number; maxResponseBytes: number; maxHeaderBytes: number }): Promise<Record<string, string>> {
   const headers = { ...target.headers };
   if (target.auth.kind === 'none') return headers;
   const { TokenProvider } = await import('../auth.js');
   try {
-    headers.authorization = `Bearer ${await new TokenProvider(target.auth, timeoutMs).tokenFor('admin')}`;
+    headers.authorization = `Bearer ${await new TokenProvider(target.auth, bounds.timeoutMs, bounds.maxResponseBytes, bounds.maxHeaderBytes).tokenFor('admin')}`;
   } catch {
     // read without a token
   }

@@ -142,7 +142,7 @@ export async function loadOwnDescriptions(config: Config, phase: 'files' | 'serv
       source = url;
     }
     try {
-      const headers = value === SERVED && target !== undefined ? await servedDocumentHeaders(target, config.run.timeoutMs) : undefined;
+      const headers = value === SERVED && target !== undefined ? await servedDocumentHeaders(target, config.run) : undefined;
       out[api] = await loadDocument(source, { timeoutMs: config.run.timeoutMs, maxBytes: config.run.maxResponseBytes, ...(headers !== undefined ? { headers } : {}) });
     } catch (e) {
       if (e instanceof DocumentError) throw new ConfigError(`--also-validate-against ${api}: ${redactText(e.message)}`);

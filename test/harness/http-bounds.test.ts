@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { HttpClient, TransportError, retryAfterMs } from '../../harness/http.js';
 import { TokenProvider } from '../../harness/auth.js';
+import { servedDocumentHeaders } from '../../harness/spec-diff/document.js';
+import type { TargetConfig } from '../../harness/config.js';
 
 /**
  * The HTTP client's bounds against a hostile loopback target (issue 12 items 1 and 3): decoded size, JSON depth,
@@ -154,5 +156,13 @@ describe('HTTP client bounds', () => {
     const refused = provider(8 * 1024).tokenFor('admin');
     await expect(refused).rejects.toBeInstanceOf(TransportError);
     await expect(refused).rejects.toThrow(new RegExp(`OAuth2 token request to ${url}/token-big-headers .*headers exceed the 8192-byte cap \\(run.maxHeaderBytes\\)`));
+  });
+
+  it("bounds the token request of a served document's read (spec-diff, --also-validate-against) by the run's settings", async () => {
+    const target = { url, headers: {}, auth: { kind: 'oauth2', tokenUrl: `${url}/token-big-headers`, clients: { admin: { clientId: 'c', clientSecret: 'client-secret-value-123' } } } } as unknown as TargetConfig;
+    const bounds = (maxHeaderBytes: number) => ({ timeoutMs: 1000, maxResponseBytes: 1 << 20, maxHeaderBytes });
+    expect((await servedDocumentHeaders(target, bounds(32 * 1024))).authorization).toBe('Bearer token-behind-big-headers');
+    // a token that cannot be had within the bounds: the document is read without one
+    expect((await servedDocumentHeaders(target, bounds(8 * 1024))).authorization).toBeUndefined();
   });
 });
