@@ -85,7 +85,7 @@ let validatorSource;
  * options harness/config.ts compiles it with (its CONFIG_AJV_OPTIONS), so a run never compiles the schema (0.3 s).
  * Undefined when config.ts no longer has the marker or the options: it then compiles the schema on first use.
  */
-function precompiledConfigValidator(configTs) {
+export function precompiledConfigValidator(configTs) {
   const options = /export const CONFIG_AJV_OPTIONS = (\{[^}]*\}) as const;/.exec(configTs)?.[1];
   if (options === undefined || !configTs.includes(PRECOMPILED_MARK)) return undefined;
   const require = createRequire(join(ROOT, 'package.json'));
