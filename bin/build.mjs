@@ -18,8 +18,10 @@ const CACHE = join(ROOT, 'node_modules', '.cache', 'canton-conformance', 'cli');
 // package keeps a manifest for each
 const MANIFEST = join(CACHE, `manifest-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.json`);
 const ENTRY = 'harness/cli.ts';
-/** besides the bundled files, what changes the bundle: this builder and the compiler options */
-const ALWAYS = ['bin/build.mjs', 'tsconfig.json'];
+/** the configuration schema, whose validator is precompiled into the bundle (see precompiledConfigValidator) */
+const CONFIG_SCHEMA = 'harness/config.schema.json';
+/** besides the bundled files, what changes the bundle: this builder, the compiler options, the precompiled validator's inputs */
+const ALWAYS = ['bin/build.mjs', 'tsconfig.json', CONFIG_SCHEMA, 'node_modules/ajv/package.json'];
 
 const debug = process.env.CC_DEBUG !== undefined && process.env.CC_DEBUG !== '' ? (s) => process.stderr.write(`[build] ${s}\n`) : () => {};
 
@@ -74,6 +76,27 @@ function writeAtomic(file, content) {
   renameSync(tmp, file);
 }
 
+const CONFIG_TS = 'harness/config.ts';
+const PRECOMPILED_MARK = 'const PRECOMPILED_VALIDATOR: ValidateFunction | undefined = undefined;';
+let validatorSource;
+
+/**
+ * The configuration's validator as the source of a module (ajv standalone code), compiled here at build time with the
+ * options harness/config.ts compiles it with (its CONFIG_AJV_OPTIONS), so a run never compiles the schema (0.3 s).
+ * Undefined when config.ts no longer has the marker or the options: it then compiles the schema on first use.
+ */
+export function precompiledConfigValidator(configTs) {
+  const options = /export const CONFIG_AJV_OPTIONS = (\{[^}]*\}) as const;/.exec(configTs)?.[1];
+  if (options === undefined || !configTs.includes(PRECOMPILED_MARK)) return undefined;
+  const require = createRequire(join(ROOT, 'package.json'));
+  const { Ajv2020 } = require('ajv/dist/2020.js');
+  const standalone = require('ajv/dist/standalone').default;
+  const ajv = new Ajv2020({ ...new Function(`return (${options});`)(), code: { source: true, esm: true } });
+  const code = standalone(ajv, ajv.compile(JSON.parse(readFileSync(join(ROOT, CONFIG_SCHEMA), 'utf8'))));
+  // the runtime helpers the generated code requires (ucs2length, equal) are loaded from the package's ajv
+  return `import { createRequire as __ccCreateRequire } from 'node:module';\nconst require = __ccCreateRequire(${JSON.stringify(pathToFileURL(join(ROOT, CONFIG_TS)).href)});\n${code.replace(/^"use strict";/, '')}`;
+}
+
 /** Builds the bundle of the current sources and returns its file. */
 export async function build() {
   const t0 = performance.now();
@@ -102,15 +125,21 @@ export async function build() {
         // sources are: import.meta.url is the source file's URL, not the bundle's
         name: 'source-import-meta-url',
         setup(b) {
+          b.onResolve({ filter: /^cc-precompiled:config-validator$/ }, (args) => ({ path: args.path, namespace: 'cc-precompiled' }));
+          b.onLoad({ filter: /.*/, namespace: 'cc-precompiled' }, () => ({ contents: validatorSource, loader: 'js', resolveDir: join(ROOT, 'harness') }));
           b.onLoad({ filter: /\.ts$/ }, (args) => {
-            const src = readFileSync(args.path, 'utf8');
+            let src = readFileSync(args.path, 'utf8');
+            if (args.path === join(ROOT, CONFIG_TS)) {
+              validatorSource = precompiledConfigValidator(src);
+              if (validatorSource !== undefined) src = `import __ccConfigValidator from 'cc-precompiled:config-validator';\n${src.replace(PRECOMPILED_MARK, 'const PRECOMPILED_VALIDATOR: ValidateFunction | undefined = __ccConfigValidator as ValidateFunction;')}`;
+            }
             return { contents: src.includes('import.meta.url') ? src.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)) : src, loader: 'ts' };
           });
         },
       },
     ],
   });
-  const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/')).sort();
+  const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/') && !f.includes(':')).sort();
   const key = keyOf(inputs);
   if (key === undefined) throw new Error('a source file disappeared while the bundle was built');
   const file = bundleFile(key);

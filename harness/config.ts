@@ -4,14 +4,16 @@
  * process.env themselves.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { APIS, type Api } from './types.js';
 import { REDACTED, redactText, redactValue, registerSecret, registerUrlCredentials } from './redact.js';
 import type { LedgerVersion } from './versions.js';
 import { parseShard, type Shard } from './shard.js';
 import type { OwnDescriptionSource } from './spec-diff/validate.js';
 
+/** yaml, loaded when a configuration file is read: the suite workers, which import this module, never parse one */
+const parseYaml = (text: string, options: import('yaml').ParseOptions): unknown => (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text, options);
 const schema = JSON.parse(readFileSync(new URL('./config.schema.json', import.meta.url), 'utf8')) as object;
 
 export type AuthConfig =
@@ -405,8 +407,22 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
   }
 }
 
-const ajv = new Ajv2020({ allErrors: false, strict: false, discriminator: true, verbose: true });
-const validateSchema = ajv.compile(schema);
+/** The options the configuration schema is compiled with (bin/build.mjs precompiles it into the CLI bundle with these). */
+export const CONFIG_AJV_OPTIONS = { allErrors: false, strict: false, discriminator: true, verbose: true } as const;
+/**
+ * The configuration's validator, compiled on first use (issue 13: compiling it took 0.3 s at every import of this
+ * module, in the main thread and again in every suite worker, which never validate a configuration). The CLI bundle
+ * replaces `undefined` below by the validator precompiled at build time from config.schema.json (bin/build.mjs).
+ */
+const PRECOMPILED_VALIDATOR: ValidateFunction | undefined = undefined;
+let validator: ValidateFunction | undefined = PRECOMPILED_VALIDATOR;
+function validateSchema(raw: unknown): boolean {
+  if (validator === undefined) {
+    const { Ajv2020 } = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+    validator = new Ajv2020(CONFIG_AJV_OPTIONS).compile(schema);
+  }
+  return validator(raw) as boolean;
+}
 
 function describeError(e: ErrorObject): string {
   const at = e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(top level)';
@@ -447,7 +463,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   }
 
   if (!validateSchema(raw)) {
-    const errs = (validateSchema.errors ?? []).map(describeError);
+    const errs = (validator?.errors ?? []).map(describeError);
     throw new ConfigError(`invalid configuration: ${errs.join('; ')}`);
   }
   const run = { ...DEFAULT_RUN, ...(raw.run as Partial<RunConfig> | undefined) };
@@ -507,7 +523,7 @@ function normalizeTargets(raw: unknown): Partial<Record<Api, TargetConfig>> {
  */
 export function targetsFromBlock(block: unknown, source: string): Partial<Record<Api, TargetConfig>> {
   if (!validateSchema({ targets: block })) {
-    const errs = (validateSchema.errors ?? []).map(describeError);
+    const errs = (validator?.errors ?? []).map(describeError);
     throw new ConfigError(`invalid target configuration from ${source}: ${errs.join('; ')}`);
   }
   return normalizeTargets(block);

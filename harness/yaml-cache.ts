@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { PACKAGE_ROOT } from './paths.js';
 
 const CACHE_DIR = join(PACKAGE_ROOT, 'node_modules', '.cache', 'canton-conformance');
@@ -21,7 +21,8 @@ export function readYamlCached(file: string): unknown {
   } catch {
     // not cached yet (or unreadable): parsed below
   }
-  const value = parseYaml(text) as unknown;
+  // yaml is loaded only on a cache miss (its import costs every worker tens of milliseconds at start)
+  const value = (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text) as unknown;
   try {
     mkdirSync(CACHE_DIR, { recursive: true });
     const tmp = `${cached}.${process.pid}.${Math.random().toString(36).slice(2)}`;
