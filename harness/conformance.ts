@@ -340,7 +340,7 @@ class Check implements CheckContext {
     const { failures, judged } = runGenericChecks({ exchange: x, operation, schemas: this.schemas });
     // a requirement the target switched off, or one outside its version, is not judged by the generic checks either
     const target = this.config.targets[x.api];
-    const catalogue = loadCatalogue(this.config.internal?.catalogueDir);
+    const catalogue = (this.catalogue ??= loadCatalogue(this.config.internal?.catalogueDir));
     const judgedHere = (id: string) => {
       const r = catalogue.byId.get(id);
       return target === undefined || r === undefined || notJudgedOn(target, r) === undefined;
@@ -354,6 +354,8 @@ class Check implements CheckContext {
 
   /** what the target's own API description made of this check's responses (run --also-validate-against) */
   own: OwnDescriptionTally | undefined;
+  /** the requirement catalogue, looked up once per check rather than for every exchange */
+  private catalogue: ReturnType<typeof loadCatalogue> | undefined;
 
   fail(message: string, o: { requirement?: string; exchange?: Exchange } = {}): never {
     throw new ConformanceFailure([

@@ -214,6 +214,7 @@ const timeoutsInARow = new Map<string, { count: number; lastAt: number }>();
 export class HttpClient {
   /** lower-case names of the configured extra headers: their values are never recorded, whatever their length */
   private readonly configuredHeaders: Set<string>;
+  private origin: string | undefined;
 
   constructor(readonly options: ClientOptions) {
     // registered here, where exchanges are recorded, and not only where the configuration was loaded: the checks run
@@ -303,7 +304,8 @@ export class HttpClient {
       startedAt: startedAt.toISOString(),
       durationMs: 0,
     };
-    const origin = new URL(url).origin;
+    // the request's path is appended to the base URL's: the origin is the base URL's, parsed once per client
+    const origin = (this.origin ??= new URL(url).origin);
     try {
       const streak = timeoutsInARow.get(origin);
       if (streak !== undefined && streak.count >= TIMEOUTS_BEFORE_FAST_FAIL) {
@@ -424,6 +426,9 @@ export async function readBounded(res: Dispatcher.ResponseData, contentEncoding:
  * deeply nested body never reaches the parser, the schema validator or a recursive walk.
  */
 export function jsonDepthExceeds(text: string, max: number): boolean {
+  // the depth is at most the number of opening brackets: counted first with indexOf (a native scan), so most bodies
+  // never need the character-by-character walk below
+  if (text.length <= max || countUpTo(text, 123, max) + countUpTo(text, 91, max) <= max) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -437,6 +442,14 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
     } else if (c === 125 || c === 93) depth--;
   }
   return false;
+}
+
+/** How often a character occurs in a text, counted up to just past `limit`. */
+function countUpTo(text: string, charCode: number, limit: number): number {
+  const ch = String.fromCharCode(charCode);
+  let n = 0;
+  for (let i = text.indexOf(ch); i >= 0 && n <= limit; i = text.indexOf(ch, i + 1)) n++;
+  return n;
 }
 
 /** An undici or abort timeout (headers or body not in time). */
