@@ -228,6 +228,13 @@ export function boundedFailures(failures: FailureRecord[]): FailureRecord[] {
   return out;
 }
 
+/**
+ * The property run the async context belongs to, one storage for every check of the worker: Node 20 propagates each
+ * enabled AsyncLocalStorage on every promise created afterwards, so one storage per check (never disabled) made every
+ * promise of the run pay for every check run before it (a tenth of the workers' CPU at the default depth).
+ */
+const propertyRuns = new AsyncLocalStorage<{ check: Check; failures: FailureRecord[] }>();
+
 class Check implements CheckContext {
   readonly failures: FailureRecord[] = [];
   readonly properties: PropertyRecord[] = [];
@@ -246,10 +253,10 @@ class Check implements CheckContext {
   private readonly propertyDeadline: number;
   firstRequestAt: string | undefined;
   lastResponseAt: string | undefined;
-  /** failures collected inside one property run (of the async context running it), which turn that run into a failing one */
-  private readonly propertyRun = new AsyncLocalStorage<FailureRecord[]>();
+  /** failures collected inside one property run of this check (of the async context running it), which turn that run into a failing one */
   private get propertyFailures(): FailureRecord[] | undefined {
-    return this.propertyRun.getStore();
+    const run = propertyRuns.getStore();
+    return run?.check === this ? run.failures : undefined;
   }
   private readonly clients = new Map<Api, ApiClient>();
   readonly seed: number;
@@ -333,7 +340,7 @@ class Check implements CheckContext {
     const { failures, judged } = runGenericChecks({ exchange: x, operation, schemas: this.schemas });
     // a requirement the target switched off, or one outside its version, is not judged by the generic checks either
     const target = this.config.targets[x.api];
-    const catalogue = loadCatalogue(this.config.internal?.catalogueDir);
+    const catalogue = (this.catalogue ??= loadCatalogue(this.config.internal?.catalogueDir));
     const judgedHere = (id: string) => {
       const r = catalogue.byId.get(id);
       return target === undefined || r === undefined || notJudgedOn(target, r) === undefined;
@@ -347,6 +354,8 @@ class Check implements CheckContext {
 
   /** what the target's own API description made of this check's responses (run --also-validate-against) */
   own: OwnDescriptionTally | undefined;
+  /** the requirement catalogue, looked up once per check rather than for every exchange */
+  private catalogue: ReturnType<typeof loadCatalogue> | undefined;
 
   fail(message: string, o: { requirement?: string; exchange?: Exchange } = {}): never {
     throw new ConformanceFailure([
@@ -393,7 +402,7 @@ class Check implements CheckContext {
       const collected: FailureRecord[] = [];
       let thrown: unknown;
       try {
-        await this.propertyRun.run(collected, () => predicate(value));
+        await propertyRuns.run({ check: this, failures: collected }, () => predicate(value));
       } catch (e) {
         thrown = e;
       }

@@ -214,6 +214,7 @@ const timeoutsInARow = new Map<string, { count: number; lastAt: number }>();
 export class HttpClient {
   /** lower-case names of the configured extra headers: their values are never recorded, whatever their length */
   private readonly configuredHeaders: Set<string>;
+  private origin: string | undefined;
 
   constructor(readonly options: ClientOptions) {
     // registered here, where exchanges are recorded, and not only where the configuration was loaded: the checks run
@@ -303,7 +304,8 @@ export class HttpClient {
       startedAt: startedAt.toISOString(),
       durationMs: 0,
     };
-    const origin = new URL(url).origin;
+    // the request's path is appended to the base URL's: the origin is the base URL's, parsed once per client
+    const origin = (this.origin ??= new URL(url).origin);
     try {
       const streak = timeoutsInARow.get(origin);
       if (streak !== undefined && streak.count >= TIMEOUTS_BEFORE_FAST_FAIL) {
@@ -354,19 +356,27 @@ export class HttpClient {
     body: string | Uint8Array | undefined,
   ): Promise<{ status: number; resHeaders: Record<string, string>; text: string }> {
     const { timeoutMs, maxResponseBytes, maxHeaderBytes } = this.options;
-    const res = await request(url, {
-      method: method as Dispatcher.HttpMethod,
-      headers,
-      body,
-      dispatcher: agent(maxHeaderBytes),
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const resHeaders: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-    const text = await readBounded(res, resHeaders['content-encoding'], maxResponseBytes, `response from ${redactText(url)}`);
-    return { status: res.statusCode, resHeaders, text };
+    // the whole exchange's bound (headers and body): a plain timer cleared at the end, rather than AbortSignal.timeout,
+    // whose weak references and finalization every request paid for in the garbage collector
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new DOMException(`no response within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    try {
+      const res = await request(url, {
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body,
+        dispatcher: agent(maxHeaderBytes),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: abort.signal,
+      });
+      const resHeaders: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+      const text = await readBounded(res, resHeaders['content-encoding'], maxResponseBytes, `response from ${redactText(url)}`);
+      return { status: res.statusCode, resHeaders, text };
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
 
@@ -392,15 +402,26 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
 export async function readBounded(res: Dispatcher.ResponseData, contentEncoding: string | undefined, maxBytes: number, what: string): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of res.body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) {
-      res.body.destroy();
-      throw new TransportError(`${what} exceeds the ${maxBytes}-byte cap (run.maxResponseBytes)`);
-    }
-    chunks.push(chunk);
-  }
-  let buf = Buffer.concat(chunks);
+  // read with events rather than an async iterator, which costs a few promises and stream listeners per chunk
+  await new Promise<void>((resolve, reject) => {
+    const body = res.body;
+    body.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        body.off('error', reject);
+        body.on('error', () => {});
+        body.destroy();
+        reject(new TransportError(`${what} exceeds the ${maxBytes}-byte cap (run.maxResponseBytes)`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    body.once('end', resolve);
+    body.once('error', reject);
+    // a body destroyed without an error (aborted) neither ends nor errs
+    body.once('close', () => reject(new TransportError(`${what} was cut off before its end`)));
+  });
+  let buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   const codings = (contentEncoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
   // the codings are listed in the order they were applied: undone from the last
   for (const coding of codings.reverse()) {
@@ -424,6 +445,9 @@ export async function readBounded(res: Dispatcher.ResponseData, contentEncoding:
  * deeply nested body never reaches the parser, the schema validator or a recursive walk.
  */
 export function jsonDepthExceeds(text: string, max: number): boolean {
+  // the depth is at most the number of opening brackets: counted first with indexOf (a native scan), so most bodies
+  // never need the character-by-character walk below
+  if (text.length <= max || countUpTo(text, 123, max) + countUpTo(text, 91, max) <= max) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -437,6 +461,14 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
     } else if (c === 125 || c === 93) depth--;
   }
   return false;
+}
+
+/** How often a character occurs in a text, counted up to just past `limit`. */
+function countUpTo(text: string, charCode: number, limit: number): number {
+  const ch = String.fromCharCode(charCode);
+  let n = 0;
+  for (let i = text.indexOf(ch); i >= 0 && n <= limit; i = text.indexOf(ch, i + 1)) n++;
+  return n;
 }
 
 /** An undici or abort timeout (headers or body not in time). */
