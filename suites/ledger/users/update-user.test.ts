@@ -159,13 +159,12 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
       requirements: ['ledger.update-user.only-masked-fields-change'],
     },
     async (t) => {
-      const party = await existingParty(t);
       // a few users, each case on one of them (its lane, cases of a lane one after another, the lanes beside each
       // other); a case first puts its user in a state it draws (every field the property watches, under a full mask),
       // so that what it sees depends on its own value alone, never on the cases before it: the same first failing
       // case, replay and shrink at any concurrency (a chain of updates on one user, each case starting where the one
       // before left, met the planted fault at another case when spread over users)
-      const users = await Promise.all(Array.from({ length: USER_LANES }, () => createUser(t, { annotations: { keep: 'me' } })));
+      const [party, users] = await Promise.all([existingParty(t), Promise.all(Array.from({ length: USER_LANES }, () => createUser(t, { annotations: { keep: 'me' } })))]);
       const field = { primary_party: 'primaryParty', primary_party_authentication: 'primaryPartyAuthentication', is_deactivated: 'isDeactivated' } as const;
       const ppa = hasPpa(t);
       const allPaths = ['primary_party', ...(ppa ? ['primary_party_authentication'] : []), 'is_deactivated', 'metadata.annotations'];
@@ -239,8 +238,7 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
   ];
   for (const [id, title, requirement, path, body, name] of settable) {
     conformance({ id, title, api, operations: ['updateUser', 'getUser'], requirements: [requirement] }, async (t) => {
-      const party = path === 'primary_party' ? await existingParty(t) : '';
-      const u = await createUser(t);
+      const [party, u] = await Promise.all([path === 'primary_party' ? existingParty(t) : '', createUser(t)]);
       const want = body(party);
       const x = await updateUser(t, u.id, want, [path]);
       t.expectStatus(x, 200);
