@@ -134,6 +134,8 @@ export interface PropertyOptions<T = unknown> {
   /**
    * With `concurrent`: the target state a case uses (e.g. which of a few users it updates). Cases of the same key run
    * one after another, in their order in the sequence, as they would at concurrency 1; cases of other keys beside them.
+   * A case's outcome must still depend on its own value only: the replay and the shrink run on the state the other
+   * cases left, and a shrink may change the key (a case first puts the state it updates in one drawn from its value).
    */
   stateKey?: (value: T) => string;
 }

@@ -2,7 +2,7 @@
  * Property cases run at once (`t.property(..., { concurrent: true })`, issue 13): on a target with planted faults the
  * verdicts, and the failing properties' seeds and failing cases, are those of a run at concurrency 1, where every case runs
  * one after another. The faults are of checks whose properties run their cases at once (derived mutation kinds, the
- * user lifecycle model, user id round trips, rights grants, scan listings and walks).
+ * user lifecycle model, user id round trips, rights grants, masked user updates spread over users, scan listings and walks).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,7 @@ const FAULTS = [
   'ledger-users-resource-version-kept',
   'scan-list-ans-entries-newest-page',
   'scan-licenses-after-skips-one',
+  'ledger-update-user-unmasked-primary-party-applied',
 ];
 const REQUIREMENTS = [
   'ledger.derived.pattern-rejected',
@@ -26,6 +27,7 @@ const REQUIREMENTS = [
   'ledger.users.resource-version-changes',
   'scan.list-ans-entries.older-first',
   'scan.list-validator-licenses.after-continues',
+  'ledger.update-user.only-masked-fields-change',
 ];
 
 describe('property cases at once', () => {

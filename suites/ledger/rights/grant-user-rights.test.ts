@@ -52,8 +52,7 @@ describe('POST /v2/users/{user-id}/rights', () => {
   conformance(
     { id: 'ledger.grant-user-rights.regrant', title: 'answers an empty newlyGrantedRights when every requested right is held', api, operations: ['grantUserRights'], requirements: ['ledger.grant-user-rights.regrant-empty'] },
     async (t) => {
-      const party = await existingParty(t);
-      const u = await createUser(t);
+      const [party, u] = await Promise.all([existingParty(t), createUser(t)]);
       const rs = allRightVariants(party);
       t.expectStatus(await grantRights(t, u.id, rs), 200);
       const x = await grantRights(t, u.id, rs);
@@ -71,8 +70,7 @@ describe('POST /v2/users/{user-id}/rights', () => {
       requirements: ['ledger.grant-user-rights.rights-persisted'],
     },
     async (t) => {
-      const party = await existingParty(t);
-      const u = await createUser(t);
+      const [party, u] = await Promise.all([existingParty(t), createUser(t)]);
       const rs = allRightVariants(party);
       t.expectStatus(await grantRights(t, u.id, rs), 200);
       const { x, rights } = await listRights(t, u.id);
@@ -86,8 +84,7 @@ describe('POST /v2/users/{user-id}/rights', () => {
   conformance(
     { id: 'ledger.grant-user-rights.version-unchanged', title: "leaves the user's resourceVersion unchanged", api, operations: ['grantUserRights', 'getUser'], requirements: ['ledger.grant-user-rights.resource-version-unchanged'] },
     async (t) => {
-      const party = await existingParty(t);
-      const u = await createUser(t);
+      const [party, u] = await Promise.all([existingParty(t), createUser(t)]);
       const before = versionOf(await readUser(t, u.id));
       t.expectStatus(await grantRights(t, u.id, [right.actAs(party), right.readAsAnyParty()]), 200);
       const after = versionOf(await readUser(t, u.id));
@@ -132,9 +129,8 @@ describe('POST /v2/users/{user-id}/rights', () => {
       const plain = [right.executeAsAnyParty(), right.readAsAnyParty(), right.identityProviderAdmin(), right.participantAdmin()];
       const partiesNeeded = Math.max(0, Math.ceil((maxRightsPerUser + 1 - plain.length) / 3));
       if (partiesNeeded > MAX_PARTIES_FOR_LIMIT) t.skip(`maxRightsPerUser ${maxRightsPerUser} needs ${partiesNeeded} parties to exceed, more than the ${MAX_PARTIES_FOR_LIMIT} this check allocates`);
-      const parties = await existingParties(t, partiesNeeded, 'limit', 16);
+      const [parties, u] = await Promise.all([existingParties(t, partiesNeeded, 'limit', 16), createUser(t)]);
       const rights = [...plain, ...parties.flatMap((p) => [right.actAs(p), right.executeAs(p), right.readAs(p)])].slice(0, maxRightsPerUser + 1);
-      const u = await createUser(t);
       const x = await grantRights(t, u.id, rights);
       t.expectStatus(x, 400);
       t.expect(errorCode(x) === 'TOO_MANY_USER_RIGHTS', `expected code TOO_MANY_USER_RIGHTS, got ${errorCode(x)}`, { exchange: x });

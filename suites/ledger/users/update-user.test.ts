@@ -3,7 +3,7 @@ import { conformance, type CheckContext } from '../../../harness/conformance.js'
 import { expectRejected, judgeRejection } from '../../rejections.js';
 import type { Exchange } from '../../../harness/http.js';
 import fc from 'fast-check';
-import { createUser, existingParty } from '../../../harness/fixtures/ledger.js';
+import { FixtureError, createUser, existingParty } from '../../../harness/fixtures/ledger.js';
 import { annotationsOf, errorCode, getUser, hasPpa, readUser, tryCreateUser, updateUser, userOf, versionOf } from '../../../harness/fixtures/ledger-users.js';
 import {
   MAX_ANNOTATIONS_BYTES, annotationName, annotationPrefix, annotationValue, annotations, annotationsBytes, annotationsOfSize, invalidPrefix, keyWithTwoSlashes,
@@ -159,17 +159,33 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
       requirements: ['ledger.update-user.only-masked-fields-change'],
     },
     async (t) => {
-      const party = await existingParty(t);
-      const u = await createUser(t, { annotations: { keep: 'me' } });
+      // a few users, each case on one of them (its lane, cases of a lane one after another, the lanes beside each
+      // other); a case first puts its user in a state it draws (every field the property watches, under a full mask),
+      // so that what it sees depends on its own value alone, never on the cases before it: the same first failing
+      // case, replay and shrink at any concurrency (a chain of updates on one user, each case starting where the one
+      // before left, met the planted fault at another case when spread over users)
+      const [party, users] = await Promise.all([existingParty(t), Promise.all(Array.from({ length: USER_LANES }, () => createUser(t, { annotations: { keep: 'me' } })))]);
       const field = { primary_party: 'primaryParty', primary_party_authentication: 'primaryPartyAuthentication', is_deactivated: 'isDeactivated' } as const;
+      const ppa = hasPpa(t);
+      const allPaths = ['primary_party', ...(ppa ? ['primary_party_authentication'] : []), 'is_deactivated', 'metadata.annotations'];
+      const state = fc.record({
+        primaryParty: fc.constantFrom('', party),
+        primaryPartyAuthentication: fc.boolean(),
+        isDeactivated: fc.boolean(),
+        // the keys the bodies write: `keep` always there, `added` there or not (an empty value deletes it)
+        annotations: fc.record({ keep: fc.constantFrom('me', 'changed'), added: fc.constantFrom('', 'x') }),
+      });
       const body = fc.record({
         primaryParty: fc.constantFrom(party, ''),
         primaryPartyAuthentication: fc.boolean(),
         isDeactivated: fc.boolean(),
         annotations: fc.constantFrom<Record<string, string>>({}, { keep: 'changed' }, { added: 'x' }),
       });
-      const masks = fc.subarray(['primary_party', ...(hasPpa(t) ? ['primary_party_authentication'] : []), 'is_deactivated', 'metadata.annotations'], { minLength: 1 });
-      await t.property(fc.tuple(body, masks), async ([b, paths]) => {
+      const masks = fc.subarray(allPaths, { minLength: 1 });
+      await t.property(fc.tuple(body, masks, state, fc.nat({ max: USER_LANES - 1 })), async ([b, paths, s, lane]) => {
+        const u = users[lane]!;
+        const set = await updateUser(t, u.id, { primaryParty: s.primaryParty, ...(ppa ? { primaryPartyAuthentication: s.primaryPartyAuthentication } : {}), isDeactivated: s.isDeactivated, metadata: { annotations: s.annotations } }, allPaths);
+        if (set.status !== 200) throw new FixtureError(`setup: setting user ${u.id} to ${JSON.stringify(s)} under the mask ${JSON.stringify(allPaths)} answered ${set.status}: ${set.text.slice(0, 300)}`);
         const before = await readUser(t, u.id);
         const x = await updateUser(t, u.id, { primaryParty: b.primaryParty, primaryPartyAuthentication: b.primaryPartyAuthentication, isDeactivated: b.isDeactivated, metadata: { annotations: b.annotations } }, paths);
         t.expectStatus(x, 200, { what: `update with mask ${JSON.stringify(paths)}` });
@@ -182,7 +198,7 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
         if (!paths.includes('metadata.annotations')) {
           t.expect(JSON.stringify(annotationsOf(after)) === JSON.stringify(annotationsOf(before)), `annotations changed though the mask ${JSON.stringify(paths)} does not name them`);
         }
-      }, { runs: t.scaledRuns(20) });
+      }, { runs: t.scaledRuns(20), concurrent: true, stateKey: ([, , , lane]) => String(lane) });
     },
   );
 
@@ -222,8 +238,7 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
   ];
   for (const [id, title, requirement, path, body, name] of settable) {
     conformance({ id, title, api, operations: ['updateUser', 'getUser'], requirements: [requirement] }, async (t) => {
-      const party = path === 'primary_party' ? await existingParty(t) : '';
-      const u = await createUser(t);
+      const [party, u] = await Promise.all([path === 'primary_party' ? existingParty(t) : '', createUser(t)]);
       const want = body(party);
       const x = await updateUser(t, u.id, want, [path]);
       t.expectStatus(x, 200);
@@ -403,15 +418,21 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
 // --- annotations: key syntax, size, merge semantics (create and update) ---
 
 describe('PATCH /v2/users/{user-id}: annotations', () => {
-  /** Sends the annotations on create and on update of a fresh user; both must answer `status`. */
+  type Judged = number | ((x: Exchange, what: string) => Promise<void> | void);
+  /** Sends the annotations on create and on update of a fresh user (the user's creation beside the first). */
+  async function sendOnCreateAndUpdate(t: CheckContext, a: Record<string, string>): Promise<[Exchange, Exchange]> {
+    const [c, u] = await Promise.all([tryCreateUser(t, { id: t.uniqueName('cc-ann'), metadata: { resourceVersion: '', annotations: a } }), createUser(t)]);
+    return [c, await updateUser(t, u.id, { metadata: { annotations: a } }, ['metadata.annotations'])];
+  }
   /** `expected`: a status, or how to judge a rejection (the MUST of a 4xx, with or without the SHOULD of its 400) */
-  async function onCreateAndUpdate(t: CheckContext, a: Record<string, string>, expected: number | ((x: Exchange, what: string) => Promise<void> | void), what: string): Promise<void> {
-    const judge = async (x: Exchange, w: string) => (typeof expected === 'number' ? t.expectStatus(x, expected, { what: w }) : expected(x, w));
-    const c = await tryCreateUser(t, { id: t.uniqueName('cc-ann'), metadata: { resourceVersion: '', annotations: a } });
+  async function judgeOnCreateAndUpdate(t: CheckContext, [c, x]: [Exchange, Exchange], expected: Judged, what: string): Promise<void> {
+    const judge = async (e: Exchange, w: string) => (typeof expected === 'number' ? t.expectStatus(e, expected, { what: w }) : expected(e, w));
     await judge(c, `creating a user with ${what}`);
-    const u = await createUser(t);
-    const x = await updateUser(t, u.id, { metadata: { annotations: a } }, ['metadata.annotations']);
     await judge(x, `updating a user with ${what}`);
+  }
+  /** Sends the annotations on create and on update of a fresh user; both must answer as `expected`. */
+  async function onCreateAndUpdate(t: CheckContext, a: Record<string, string>, expected: Judged, what: string): Promise<void> {
+    await judgeOnCreateAndUpdate(t, await sendOnCreateAndUpdate(t, a), expected, what);
   }
   /** a rejection whose exact 400 another check judges with its code (invalid-key-code) */
   const rejectedKey = (t: CheckContext) => (x: Exchange, what: string) => expectRejected(t, x, { what });
@@ -430,9 +451,10 @@ describe('PATCH /v2/users/{user-id}: annotations', () => {
   for (const [id, title, requirement, fixed, arb] of rejected) {
     conformance({ id, title, api, operations: ['createUser', 'updateUser'], requirements: [requirement] }, async (t) => {
       // the MUST is a 4xx; the exact 400 with INVALID_ARGUMENT is ledger.annotations.invalid-key-code's (FACTS.md)
-      for (const key of fixed) await onCreateAndUpdate(t, { [key]: 'v' }, rejectedKey(t), `annotation key ${JSON.stringify(key)}`);
-      if (arb !== undefined) {
-        const u = await createUser(t);
+      // every fixed key sent at once (each on its own user), then judged in their order, as one after another
+      const [sent, u] = await Promise.all([Promise.all(fixed.map((key) => sendOnCreateAndUpdate(t, { [key]: 'v' }))), arb !== undefined ? createUser(t) : undefined]);
+      for (const [i, key] of fixed.entries()) await judgeOnCreateAndUpdate(t, sent[i]!, rejectedKey(t), `annotation key ${JSON.stringify(key)}`);
+      if (arb !== undefined && u !== undefined) {
         await t.property(arb(), async (key) => {
           const x = await updateUser(t, u.id, { metadata: { annotations: { [key]: 'v' } } }, ['metadata.annotations']);
           expectRejected(t, x, { what: `updating with annotation key ${JSON.stringify(key)}` });
@@ -448,11 +470,14 @@ describe('PATCH /v2/users/{user-id}: annotations', () => {
   for (const [id, title, requirement, fixed, arb] of accepted) {
     conformance({ id, title, api, operations: ['createUser', 'updateUser', 'getUser'], requirements: [requirement] }, async (t) => {
       const fixedMap = Object.fromEntries(fixed.map((k, i) => [k, `v${i}`]));
-      const c = await tryCreateUser(t, { id: t.uniqueName('cc-ann'), metadata: { resourceVersion: '', annotations: fixedMap } });
+      // the property's users created beside the fixed keys' user
+      const [c, users] = await Promise.all([
+        tryCreateUser(t, { id: t.uniqueName('cc-ann'), metadata: { resourceVersion: '', annotations: fixedMap } }),
+        Promise.all(Array.from({ length: USER_LANES }, () => createUser(t))),
+      ]);
       t.expectStatus(c, 200, { what: `creating a user with annotation keys ${JSON.stringify(fixed)}` });
       const back = annotationsOf(await readUser(t, userOf(c)?.id ?? ''));
       for (const [k, v] of Object.entries(fixedMap)) t.expect(back[k] === v, `key ${JSON.stringify(k)} reads back as ${JSON.stringify(back[k])}`);
-      const users = await Promise.all(Array.from({ length: USER_LANES }, () => createUser(t)));
       await t.property(fc.tuple(arb(), annotationValue(), fc.nat({ max: USER_LANES - 1 })), async ([key, value, lane]) => {
         const u = users[lane]!;
         const x = await updateUser(t, u.id, { metadata: { annotations: { [key]: value } } }, ['metadata.annotations']);
@@ -467,11 +492,14 @@ describe('PATCH /v2/users/{user-id}: annotations', () => {
     { id: 'ledger.annotations.invalid-key-code', title: 'answers INVALID_ARGUMENT for an invalid annotation key', api, operations: ['createUser', 'updateUser'], requirements: ['ledger.annotations.invalid-key-code'] },
     async (t) => {
       const u = await createUser(t);
-      for (const key of ['-a/n', 'a/b/c', '_n']) {
-        for (const x of [
-          await tryCreateUser(t, { id: t.uniqueName('cc-ann'), metadata: { resourceVersion: '', annotations: { [key]: 'v' } } }),
-          await updateUser(t, u.id, { metadata: { annotations: { [key]: 'v' } } }, ['metadata.annotations']),
-        ]) {
+      const keys = ['-a/n', 'a/b/c', '_n'];
+      // every key's creation and update at once (updates of the same user, each rejected, so none changes it), judged in order
+      const sent = await Promise.all(keys.map((key) => Promise.all([
+        tryCreateUser(t, { id: t.uniqueName('cc-ann'), metadata: { resourceVersion: '', annotations: { [key]: 'v' } } }),
+        updateUser(t, u.id, { metadata: { annotations: { [key]: 'v' } } }, ['metadata.annotations']),
+      ])));
+      for (const [i, key] of keys.entries()) {
+        for (const x of sent[i]!) {
           t.expectStatus(x, 400);
           t.expect(errorCode(x) === 'INVALID_ARGUMENT', `key ${JSON.stringify(key)}: expected code INVALID_ARGUMENT, got ${errorCode(x)}`, { exchange: x });
         }
