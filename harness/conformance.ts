@@ -300,10 +300,10 @@ class Check implements CheckContext {
       retryMaxWaitMs: this.config.run.retryMaxWaitMs,
       maxJsonDepth: this.config.run.maxJsonDepth,
       maxHeaderBytes: this.config.run.maxHeaderBytes,
-      maxInFlight: perWorker(this.config.run.concurrency),
+      maxInFlight: perWorker(this.config),
       headers: target.headers,
       ...(this.config.secrets !== undefined ? { secrets: this.config.secrets } : {}),
-      ...(this.config.run.maxRequestsPerSecond !== undefined ? { pace: paceFor(this.config.run.maxRequestsPerSecond, workersFor(this.config.run.concurrency)) } : {}),
+      ...(this.config.run.maxRequestsPerSecond !== undefined ? { pace: paceFor(this.config.run.maxRequestsPerSecond, workersFor(this.config)) } : {}),
       // read-only mode: the first refusal decides the verdict (skipped), also when a check caught it and went on
       ...(this.config.run.readOnly ? { readOnly: this.schemas.readOnlyPolicy(api), onRefused: (e: ReadOnlyRefused) => void (this.refused ??= { reason: e.message, failuresBefore: this.failures.length }) } : {}),
       onExchange: (x) => {
@@ -417,7 +417,7 @@ class Check implements CheckContext {
     });
     const params = { seed: this.seed, numRuns, interruptAfterTimeLimit: budget, markInterruptAsFailure: false };
     let details: Pick<fc.RunDetails<[T]>, 'failed' | 'seed' | 'numRuns' | 'counterexamplePath' | 'counterexample' | 'errorInstance'>;
-    const lanes = o.concurrent === true ? perWorker(this.config.run.concurrency) : typeof o.concurrent === 'number' ? Math.min(o.concurrent, perWorker(this.config.run.concurrency)) : 1;
+    const lanes = o.concurrent === true ? perWorker(this.config) : typeof o.concurrent === 'number' ? Math.min(o.concurrent, perWorker(this.config)) : 1;
     if (lanes > 1 && numRuns > 1) {
       const first = await this.concurrentCases(property, numRuns, lanes, performance.now() + budget, o.stateKey);
       if (first === undefined || typeof first === 'number') details = { failed: false, seed: this.seed, numRuns: first ?? numRuns, counterexamplePath: null, counterexample: null, errorInstance: null };

@@ -15,11 +15,15 @@ export const loadVitest = () => (vitestNode ??= import('vitest/node'));
 
 export const suiteGlobs = (apis: readonly Api[]) => apis.map((api) => `suites/${api}/**/*.test.ts`);
 
-/** The suites run in at most this many worker threads (two cores); run.concurrency is split between them. */
-const MAX_WORKERS = 2;
-export const workersFor = (concurrency: number) => Math.max(1, Math.min(MAX_WORKERS, concurrency));
+/**
+ * The suites' worker threads. Against the embedded reference, two (the cores): the reference serves from this process
+ * and the run is CPU-bound. Against a configured target, four: a worker runs its files one after another, so network
+ * latency is hidden only by more files at once (through a 20 ms delay the default run took 16.9 s with two, 13.4 s
+ * with four), and the suite's CPU no longer shares the cores with the server. run.concurrency is split between them.
+ */
+export const workersFor = (config: Pick<Config, 'useReference' | 'run'>) => Math.max(1, Math.min(config.useReference ? 2 : 4, config.run.concurrency));
 /** A worker's share of run.concurrency: the checks it runs at once, and its requests in flight at once. */
-export const perWorker = (concurrency: number) => Math.max(1, Math.floor(concurrency / workersFor(concurrency)));
+export const perWorker = (config: Pick<Config, 'useReference' | 'run'>) => Math.max(1, Math.floor(config.run.concurrency / workersFor(config)));
 
 type ReporterEntry = Reporter | [string, Record<string, unknown>];
 
@@ -63,8 +67,8 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       // sequential test and takes a lock on its resources (conformance.ts). vitest's own scheduler is used rather than
       // one of ours: it keeps the files, hooks, reporters and cancellation as they are, and verdicts do not depend on
       // the order (each check's seed comes from the run seed and its id, its names from its id).
-      maxWorkers: workersFor(o.config.run.concurrency),
-      maxConcurrency: perWorker(o.config.run.concurrency),
+      maxWorkers: workersFor(o.config),
+      maxConcurrency: perWorker(o.config),
       sequence: { concurrent: o.config.run.concurrency > 1 },
       provide: { conformanceConfig: o.config },
       testTimeout: o.config.run.checkTimeoutMs + 10_000,
