@@ -602,7 +602,11 @@ export async function retriedStep(run: () => Promise<unknown>, deadline: Cleanup
     const d = deadline();
     return d === undefined ? Number.POSITIVE_INFINITY : d.at - Date.now();
   };
-  const ranOut = () => `${problem === '' ? 'not done' : problem} (${attempts} attempt${attempts === 1 ? '' : 's'}, then ${deadline()?.why ?? 'the clean-up time ran out'})`;
+  const ranOut = () => {
+    const why = deadline()?.why ?? 'the clean-up time ran out';
+    // the time ran out before the step's first attempt (between the caller's check and this one): it was not tried
+    return attempts === 0 ? `not tried, ${why}` : `${problem === '' ? 'not done' : problem} (${attempts} attempt${attempts === 1 ? '' : 's'}, then ${why})`;
+  };
   for (let attempt = 0; attempt < CLEANUP_ATTEMPTS; attempt++) {
     if (attempt > 0) {
       const wait = CLEANUP_BACKOFF_MS * 2 ** (attempt - 1);
