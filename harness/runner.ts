@@ -20,7 +20,7 @@ import { shardNote } from './reporting/merge.js';
 import { applyBaseline, loadBaseline } from './reporting/baseline.js';
 import { diffRuns, readEarlierReport } from './reporting/diff.js';
 import { createSuiteVitest, loadVitest, suiteGlobs } from './suite-vitest.js';
-import { STOP_CLEANUP_MS, announceStop, newStopChannel } from './stop-now.js';
+import { STOP_CLEANUP_MS, announceStop, forgetStop, newStopChannel } from './stop-now.js';
 
 export interface RunOptions {
   /** where progress lines go (stderr by default) */
@@ -178,6 +178,7 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
     mark('vitest done, closing');
     await (abandoned ? Promise.race([closed, delay(CLOSE_GRACE_MS)]) : closed);
     mark('vitest closed');
+    forgetStop(stopChannel);
   }
   if (abandoned) collector.run.runErrors.push('checks still running when the run was stopped at once were abandoned: their results are missing and their clean-up may not have run');
   return collector.run;

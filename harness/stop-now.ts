@@ -8,6 +8,9 @@
  *   STOP_CLEANUP_MS; the runner waits that long (and a little more) before it abandons what still runs.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { BroadcastChannel } from 'node:worker_threads';
 
 /** How long the clean-up of the checks cut off by a stop at once may take, all its steps together. */
@@ -17,8 +20,25 @@ export const newStopChannel = (): string => `canton-conformance-stop-${randomByt
 
 export type StopKind = 'stop' | 'stop-now';
 
+/**
+ * A stop is also left as a file: a BroadcastChannel does not replay a message to a channel opened after it was sent,
+ * and a worker opens the run's channel at its first check, so a worker that starts late (or a check that starts
+ * before its worker read the message) would miss the stop and start checks after it.
+ */
+const stopFile = (name: string) => join(tmpdir(), `${name}.stop`);
+
+/** Main thread: removes the run's stop file (at the end of the run). */
+export function forgetStop(name: string): void {
+  rmSync(stopFile(name), { force: true });
+}
+
 /** Main thread: tells every check of the run to stop. */
 export function announceStop(name: string, kind: StopKind): void {
+  try {
+    writeFileSync(stopFile(name), kind);
+  } catch {
+    // the broadcast below still reaches the workers that listen
+  }
   const c = new BroadcastChannel(name);
   c.postMessage(kind);
   c.close();
@@ -62,7 +82,10 @@ function listen(name: string): Listener {
 
 /** Worker: whether the run named `name` is stopping (no further check starts). */
 export function stopping(name: string | undefined): boolean {
-  return name === undefined ? false : listen(name).stopping;
+  if (name === undefined) return false;
+  const l = listen(name);
+  if (!l.stopping && existsSync(stopFile(name))) l.stopping = true;
+  return l.stopping;
 }
 
 /** Worker: when the run named `name` was stopped at once (undefined until then, and when the run has no channel). */
