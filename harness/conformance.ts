@@ -551,20 +551,15 @@ class Check implements CheckContext {
   /**
    * Runs clean-ups in reverse order, each retried up to CLEANUP_ATTEMPTS times with a growing wait when it throws or
    * resolves to an answer other than 2xx or 404 (a target briefly overloaded, a connection reset), all before
-   * `deadline` (a performance.now() time): a step still waiting then is abandoned, later ones are not tried. Their
-   * failures never change the verdict; what could not be cleaned up is returned, for the report.
+   * `deadline` (retriedStep): a step still waiting then is abandoned, later ones are not tried. Their failures never
+   * change the verdict; what could not be cleaned up is returned, for the report.
    */
   async cleanUp(deadline: CleanupDeadline = () => undefined): Promise<string[]> {
     const problems: string[] = [];
     for (const c of this.cleanups.reverse()) {
-      const what = c.what ?? 'a clean-up step';
-      const d = deadline();
-      if (d !== undefined && Date.now() >= d.at) {
-        problems.push(`${what}: not tried, ${d.why}`);
-        continue;
-      }
+      // past the deadline, a step is not tried ('not tried, ...')
       const problem = await retriedStep(c.run, deadline);
-      if (problem !== '') problems.push(`${what}: ${problem}`);
+      if (problem !== '') problems.push(`${c.what ?? 'a clean-up step'}: ${problem}`);
     }
     return problems;
   }
@@ -771,7 +766,8 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       return r;
     });
     await label(decl, requirements);
-    const skipReason = stopping(inject('conformanceStopChannel')) ? NOT_STARTED : gate(decl, config, requirements);
+    const stopChannel = inject('conformanceStopChannel');
+    const skipReason = stopping(stopChannel) ? NOT_STARTED : gate(decl, config, requirements);
     if (skipReason !== undefined) {
       Object.assign(m, { verdict: 'skipped', reason: skipReason, durationMs: 0 });
       ctx.skip(skipReason);
@@ -795,9 +791,8 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
         timer = setTimeout(() => reject(new Error(`the check did not finish within ${config.run.checkTimeoutMs} ms (run.checkTimeoutMs)`)), config.run.checkTimeoutMs);
       });
       // the run was stopped while the check waited for its shared resources: it does not start
-      if (thrown === undefined && stopping(inject('conformanceStopChannel'))) thrown = new NotRun('skipped', NOT_STARTED);
+      if (thrown === undefined && stopping(stopChannel)) thrown = new NotRun('skipped', NOT_STARTED);
       // a stop at once (SIGTERM, a second Ctrl-C) cuts the body off too, and the clean-up runs within STOP_CLEANUP_MS
-      const stopChannel = inject('conformanceStopChannel');
       const stop = whenStoppedNow(stopChannel, () => new NotRun('skipped', 'not finished: the run was stopped at once (SIGTERM or a second SIGINT) while the check ran'));
       if (thrown === undefined) {
         try {
