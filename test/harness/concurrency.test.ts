@@ -88,7 +88,9 @@ describe('verdicts at any concurrency', () => {
   const reports = mkdtempSync(join(tmpdir(), 'cc-concurrency-'));
   afterAll(() => rmSync(reports, { recursive: true, force: true }));
   const config = (concurrency: number): Config => ({
-    run: { ...DEFAULT_RUN, reportsDir: join(reports, String(concurrency)), html: false, compare: false, runs: 5, seed: 11, concurrency },
+    // 20 s per request: the reference serves from this test's own thread, and on a loaded CI machine a queued large page
+    // can wait past the default 5 s (a timeout would differ between the two runs without saying anything of the scheduler)
+    run: { ...DEFAULT_RUN, reportsDir: join(reports, String(concurrency)), html: false, compare: false, runs: 5, seed: 11, concurrency, timeoutMs: 20_000 },
     targets: {},
     reference: { faults: [] },
     useReference: true,

@@ -73,7 +73,9 @@ describe('read-only mode', () => {
     // the longest base first: the ledger's is the root
     bases.sort((a, b) => b.path.length - a.path.length);
     const config: Config = {
-      run: { ...DEFAULT_RUN, readOnly: true, html: false, compare: false, reportsDir: reports },
+      // the reference and the proxy serve from this test's own thread: on a loaded CI machine (the self-test beside it) a
+      // large page queued behind the four workers' requests can wait past the default 5 s, which is not what this tests
+      run: { ...DEFAULT_RUN, readOnly: true, html: false, compare: false, reportsDir: reports, timeoutMs: 20_000 },
       targets,
       reference: { faults: [] },
       useReference: false,
@@ -112,8 +114,8 @@ describe('read-only mode', () => {
 
   it('writes reports that say so, with skips for the checks that needed a write, and no failure nor error', () => {
     const r = result.report;
-    expect(r.checkCounts.fail).toBe(0);
-    expect(r.checkCounts.error).toBe(0);
+    // named with their reasons, so a failure here explains itself
+    expect(r.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => `${c.id}: ${c.verdict}: ${c.reason ?? ''}`)).toEqual([]);
     expect(r.exitCode).toBe(0);
     expect(r.readOnly?.skippedChecks).toBeGreaterThan(50);
     const refused = r.checks.filter((c) => c.reason?.startsWith('read-only mode: ') === true);
