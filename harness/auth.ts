@@ -4,7 +4,7 @@
  * Every token is registered as a secret before it leaves this module.
  */
 import { SignJWT } from 'jose';
-import { request } from 'undici';
+import { request } from './undici-core.js';
 import type { AuthConfig } from './config.js';
 import { agent, DEFAULT_MAX_HEADER_BYTES, isTimeout, readBounded, TransportError } from './http.js';
 import { redactText, registerSecret, registerUrlCredentials } from './redact.js';

@@ -4,7 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, request } from './undici-core.js';
 import type { Api, ExchangeRecord } from './types.js';
 import type { RequestPace } from './pace.js';
 import { REDACTED, redactHeaders, redactText, registerSecret, registerUrlCredentials } from './redact.js';
@@ -154,7 +155,7 @@ class InFlightLimit {
 }
 const inFlight = new InFlightLimit();
 
-const agents = new Map<number, Agent>();
+const agents = new Map<number, InstanceType<typeof Agent>>();
 /** One connection pool per header bound (a run has one): undici refuses a response whose headers exceed it. */
 export function agent(maxHeaderSize = DEFAULT_MAX_HEADER_BYTES): Dispatcher {
   let a = agents.get(maxHeaderSize);
