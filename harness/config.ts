@@ -10,10 +10,9 @@ import { APIS, type Api } from './types.js';
 import { REDACTED, redactText, redactValue, registerSecret, registerUrlCredentials } from './redact.js';
 import type { LedgerVersion } from './versions.js';
 import { parseShard, type Shard } from './shard.js';
+import { parseYaml } from './lazy-yaml.js';
 import type { OwnDescriptionSource } from './spec-diff/validate.js';
 
-/** yaml, loaded when a configuration file is read: the suite workers, which import this module, never parse one */
-const parseYaml = (text: string, options: import('yaml').ParseOptions): unknown => (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text, options);
 const schema = JSON.parse(readFileSync(new URL('./config.schema.json', import.meta.url), 'utf8')) as object;
 
 export type AuthConfig =

@@ -3,7 +3,7 @@
  * checks. A known failure does not fail the gate; an expectation that no longer holds is reported, so it gets removed.
  */
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../lazy-yaml.js';
 import { ConfigError } from '../config.js';
 import type { Catalogue } from '../catalogue.js';
 import type { RequirementVerdict } from '../types.js';

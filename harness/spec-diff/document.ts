@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../lazy-yaml.js';
 import { buildUrl, HttpClient, TransportError } from '../http.js';
 import type { TargetConfig } from '../config.js';
 import type { Api } from '../types.js';

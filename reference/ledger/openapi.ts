@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../../harness/lazy-yaml.js';
 import { SPECS_DIR } from '../../harness/paths.js';
 import { ledgerOperationGone, outOfRange } from '../../harness/versions.js';
 import type { ReferenceContext } from '../index.js';
