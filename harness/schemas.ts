@@ -7,7 +7,9 @@
  * documents as written, so that a generated request never carries a null the document does not allow.
  */
 import { join } from 'node:path';
-import { Ajv2020, type ValidateFunction, type ErrorObject } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction, type ErrorObject, type Options } from 'ajv/dist/2020.js';
+import { _ } from 'ajv/dist/compile/codegen/index.js';
+import { hasPrecompiled, loadPrecompiled, precompiledKey, writePrecompiled } from './precompiled-validators.js';
 import addFormatsModule from 'ajv-formats';
 import { SPECS_DIR } from './paths.js';
 import { readYamlCached } from './yaml-cache.js';
@@ -63,6 +65,8 @@ function resolveLocal(doc: Json, node: unknown): Json {
 
 /** Which validator set: `response` accepts null for every optional property, `request` is the document as written. */
 export type SchemaForm = 'request' | 'response';
+
+type CodeOptions = NonNullable<Options['code']>;
 
 /** Marks the schemas `acceptNullOptionals` adds, so their errors stay out of a failure message. */
 export const NULL_OPTIONAL = 'x-null-optional';
@@ -151,8 +155,16 @@ export function acceptNullOptionals(doc: Json): Json {
 }
 
 /** `quiet`: an unknown format (a target's own document may use any) is ignored without a warning on the console. */
-export function createAjv(o: { quiet?: boolean } = {}): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, validateFormats: true, verbose: true, ...(o.quiet === true ? { logger: false as const } : {}) });
+export function createAjv(o: { quiet?: boolean; code?: CodeOptions } = {}): Ajv2020 {
+  const ajv = new Ajv2020({
+    strict: false,
+    allErrors: true,
+    validateSchema: false,
+    validateFormats: true,
+    verbose: true,
+    ...(o.quiet === true ? { logger: false as const } : {}),
+    ...(o.code !== undefined ? { code: o.code } : {}),
+  });
   addFormats(ajv);
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
   // JSON numbers above 2^53 lose precision but are still integers in the text; accept any integral number
@@ -169,8 +181,49 @@ export class SchemaRegistry {
   private readonly ops = new Map<string, OperationInfo>();
   private readonly validators = new Map<string, ValidateFunction>();
   private readonly readOnlyPolicies = new Map<Api, ReadOnlyPolicy>();
+  /** response validators compiled ahead (precompiled-validators.ts): null once looked for and not found */
+  private precompiled: Map<string, ValidateFunction> | null | undefined;
 
-  constructor(private readonly specsDir = SPECS_DIR) {}
+  /** `precompiled: false` compiles every validator at run time (the test that compares the two) */
+  constructor(
+    private readonly specsDir = SPECS_DIR,
+    options: { precompiled?: boolean } = {},
+  ) {
+    if (options.precompiled === false) this.precompiled = null;
+  }
+
+  /** Whether the response validator at `pointer` is a precompiled one. */
+  isPrecompiled(api: Api, pointer: string): boolean {
+    return this.precompiledResponse(`${api}${pointer}`) !== undefined;
+  }
+
+  private precompiledResponse(key: string): ValidateFunction | undefined {
+    if (this.precompiled === undefined) {
+      const name = precompiledKey(this.specsDir, APIS);
+      this.precompiled = (name !== undefined && hasPrecompiled(name) ? loadPrecompiled(name, this.ajv.response.formats) : undefined) ?? null;
+    }
+    return this.precompiled?.get(key);
+  }
+
+  /**
+   * Writes the precompiled response validators of these documents when they are not there yet (the main thread, before
+   * the suite workers start: they load them instead of compiling). False when nothing usable could be written.
+   */
+  precompileResponses(): boolean {
+    const name = precompiledKey(this.specsDir, APIS);
+    if (name === undefined) return false;
+    if (hasPrecompiled(name)) return true;
+    const ajv = createAjv({ code: { source: true, formats: _`formats` } });
+    const keys: string[] = [];
+    for (const api of APIS) {
+      this.load(api);
+      ajv.addSchema(acceptNullOptionals(this.docs.get(api)!), api);
+      for (const op of this.operations(api)) {
+        for (const r of Object.values(op.responses)) for (const m of Object.values(r.content)) if (m.pointer !== undefined) keys.push(`${api}${m.pointer}`);
+      }
+    }
+    return writePrecompiled(name, ajv, [...new Set(keys)]);
+  }
 
   /** Documents load on first use, so a run of one interface never parses the others. */
   private load(api: Api): void {
@@ -251,7 +304,7 @@ export class SchemaRegistry {
     let v = this.validators.get(`${form}:${key}`);
     if (v === undefined) {
       this.load(api);
-      v = this.ajv[form].getSchema(key);
+      v = (form === 'response' ? this.precompiledResponse(key) : undefined) ?? this.ajv[form].getSchema(key);
       if (v === undefined) throw new Error(`no schema at ${key}`);
       this.validators.set(`${form}:${key}`, v);
     }
