@@ -198,6 +198,8 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   const ownDocs = own !== undefined ? await own.loadOwnDescriptions(config, 'files') : undefined;
   const runId = newRunId(started);
   const dir = createRunDir(config.run.reportsDir, runId);
+  // the HTML renderer loads its library while the checks run (at the lowest priority), and renders after them
+  const html = config.run.html ? startAllureHtml(dir) : false;
   void loadVitest().then(() => mark('vitest imported')).catch(() => undefined);
   mark('run set up (catalogue, run folder); reference and vitest starting');
   // run.maxRunMs: at the limit no further check starts (as on a first Ctrl-C); the running ones finish, each within
@@ -237,15 +239,16 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     run = await runVitest(config, join(dir, 'allure-results'), limitMs !== undefined ? { ...options, signal: soft.signal } : options, ready);
   } catch (e) {
     // a reference server that does not start fails the run as before, not as a runner error
-    if (startFailed) throw e;
+    if (startFailed) {
+      if (html !== false) html.cancel();
+      throw e;
+    }
     run = { checks: [], runErrors: [`the test runner failed: ${(e as Error).message}`], interrupted: false };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', forward);
     await (await starting.catch(() => undefined))?.close();
   }
-  // the HTML renderer loads its library while the verdicts are aggregated and the other reports written
-  const html = config.run.html ? startAllureHtml(dir) : false;
   const finished = new Date();
   const reasonOf = (sig: AbortSignal | undefined) => (sig?.aborted === true && typeof sig.reason === 'string' ? sig.reason : undefined);
   const stoppedBy = reasonOf(options.stopNow) ?? reasonOf(options.signal) ?? reasonOf(deadline.signal);
