@@ -7,17 +7,37 @@
  * documents as written, so that a generated request never carries a null the document does not allow.
  */
 import { join } from 'node:path';
-import { Ajv2020, type ValidateFunction, type ErrorObject, type Options } from 'ajv/dist/2020.js';
-import { _ } from 'ajv/dist/compile/codegen/index.js';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ValidateFunction, ErrorObject, Options } from 'ajv/dist/2020.js';
 import { hasPrecompiled, loadPrecompiled, precompiledKey, writePrecompiled } from './precompiled-validators.js';
-import addFormatsModule from 'ajv-formats';
 import { SPECS_DIR } from './paths.js';
 import { readYamlCached } from './yaml-cache.js';
 import { APIS, type Api } from './types.js';
 import { SAFE_METHODS, type ReadOnlyPolicy } from './http.js';
 
+/**
+ * ajv and ajv-formats, loaded on first use: a suite worker whose response validators are all precompiled
+ * (precompiled-validators.ts) never compiles a schema, and loading ajv cost each worker about 0.1 s at its start.
+ */
+const requireHere = createRequire(import.meta.url);
+let ajvModule: typeof import('ajv/dist/2020.js') | undefined;
+const loadAjv = () => (ajvModule ??= requireHere('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js'));
 // ajv-formats is CommonJS; its default export arrives wrapped under some loaders
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => void;
+const addFormats = (a: Ajv2020): void => {
+  const m = requireHere('ajv-formats') as { default?: (a: Ajv2020) => void } & ((a: Ajv2020) => void);
+  (m.default ?? m)(a);
+};
+
+/** The formats our schemas use beyond ajv-formats' (one definition: the compiled and the precompiled validators read it). */
+const INT32 = { type: 'number' as const, validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 };
+// JSON numbers above 2^53 lose precision but are still integers in the text; accept any integral number
+const INT64 = { type: 'number' as const, validate: (n: number) => Number.isInteger(n) };
+
+/** What an ajv made by createAjv holds as its formats, without making one: ajv-formats' full set, int32 and int64. */
+function formatsOfCreateAjv(): Ajv2020['formats'] {
+  const { fullFormats } = requireHere('ajv-formats/dist/formats') as { fullFormats: Record<string, unknown> };
+  return { ...fullFormats, int32: INT32, int64: INT64 } as Ajv2020['formats'];
+}
 
 type Json = Record<string, unknown>;
 
@@ -156,7 +176,7 @@ export function acceptNullOptionals(doc: Json): Json {
 
 /** `quiet`: an unknown format (a target's own document may use any) is ignored without a warning on the console. */
 export function createAjv(o: { quiet?: boolean; code?: CodeOptions } = {}): Ajv2020 {
-  const ajv = new Ajv2020({
+  const ajv = new (loadAjv().Ajv2020)({
     strict: false,
     allErrors: true,
     validateSchema: false,
@@ -166,9 +186,8 @@ export function createAjv(o: { quiet?: boolean; code?: CodeOptions } = {}): Ajv2
     ...(o.code !== undefined ? { code: o.code } : {}),
   });
   addFormats(ajv);
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
-  // JSON numbers above 2^53 lose precision but are still integers in the text; accept any integral number
-  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+  ajv.addFormat('int32', INT32);
+  ajv.addFormat('int64', INT64);
   ajv.addKeyword({ keyword: 'x-requirement', schemaType: 'string' });
   ajv.addKeyword({ keyword: NULL_OPTIONAL, schemaType: 'boolean' });
   return ajv;
@@ -176,7 +195,7 @@ export function createAjv(o: { quiet?: boolean; code?: CodeOptions } = {}): Ajv2
 
 export class SchemaRegistry {
   /** request schemas, as written; response schemas, with null accepted for optional properties */
-  private readonly ajv: Record<SchemaForm, Ajv2020> = { request: createAjv(), response: createAjv() };
+  private readonly ajvs: Partial<Record<SchemaForm, Ajv2020>> = {};
   private readonly docs = new Map<Api, Json>();
   private readonly ops = new Map<string, OperationInfo>();
   private readonly validators = new Map<string, ValidateFunction>();
@@ -200,7 +219,7 @@ export class SchemaRegistry {
   private precompiledResponse(key: string): ValidateFunction | undefined {
     if (this.precompiled === undefined) {
       const name = precompiledKey(this.specsDir, APIS);
-      this.precompiled = (name !== undefined && hasPrecompiled(name) ? loadPrecompiled(name, this.ajv.response.formats) : undefined) ?? null;
+      this.precompiled = (name !== undefined && hasPrecompiled(name) ? loadPrecompiled(name, formatsOfCreateAjv()) : undefined) ?? null;
     }
     return this.precompiled?.get(key);
   }
@@ -213,6 +232,7 @@ export class SchemaRegistry {
     const name = precompiledKey(this.specsDir, APIS);
     if (name === undefined) return false;
     if (hasPrecompiled(name)) return true;
+    const { _ } = requireHere('ajv/dist/compile/codegen/index.js') as typeof import('ajv/dist/compile/codegen/index.js');
     const ajv = createAjv({ code: { source: true, formats: _`formats` } });
     const keys: string[] = [];
     for (const api of APIS) {
@@ -230,9 +250,18 @@ export class SchemaRegistry {
     if (this.docs.has(api)) return;
     const doc = readYamlCached(join(this.specsDir, `${api}.yaml`)) as Json;
     this.docs.set(api, doc);
-    this.ajv.request.addSchema(doc, api);
-    this.ajv.response.addSchema(acceptNullOptionals(doc), api);
+    for (const [form, ajv] of Object.entries(this.ajvs) as Array<[SchemaForm, Ajv2020]>) ajv.addSchema(form === 'response' ? acceptNullOptionals(doc) : doc, api);
     this.index(api, doc);
+  }
+
+  /** The ajv of one form, made on first use with the documents loaded so far (load() adds the later ones). */
+  private ajv(form: SchemaForm): Ajv2020 {
+    let ajv = this.ajvs[form];
+    if (ajv === undefined) {
+      ajv = this.ajvs[form] = createAjv();
+      for (const [api, doc] of this.docs) ajv.addSchema(form === 'response' ? acceptNullOptionals(doc) : doc, api);
+    }
+    return ajv;
   }
 
   private index(api: Api, doc: Json): void {
@@ -304,7 +333,7 @@ export class SchemaRegistry {
     let v = this.validators.get(`${form}:${key}`);
     if (v === undefined) {
       this.load(api);
-      v = (form === 'response' ? this.precompiledResponse(key) : undefined) ?? this.ajv[form].getSchema(key);
+      v = (form === 'response' ? this.precompiledResponse(key) : undefined) ?? this.ajv(form).getSchema(key);
       if (v === undefined) throw new Error(`no schema at ${key}`);
       this.validators.set(`${form}:${key}`, v);
     }
