@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -18,6 +18,7 @@ const CACHE = join(ROOT, 'node_modules', '.cache', 'canton-conformance', 'cli');
 // package keeps a manifest for each
 const MANIFEST = join(CACHE, `manifest-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.json`);
 const ENTRY = 'harness/cli.ts';
+const THREAD_ENTRY = 'reference/thread.ts';
 /** the configuration schema, whose validator is precompiled into the bundle (see precompiledConfigValidator) */
 const CONFIG_SCHEMA = 'harness/config.schema.json';
 /** besides the bundled files, what changes the bundle: this builder, the compiler options, the precompiled validator's inputs */
@@ -103,14 +104,16 @@ export async function build() {
   const { build: esbuild } = await loadEsbuild();
   const result = await esbuild({
     absWorkingDir: ROOT,
-    entryPoints: [ENTRY],
+    // the CLI, and the reference server's thread (harness/runner.ts starts it in a worker thread from this bundle)
+    entryPoints: [ENTRY, THREAD_ENTRY],
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
     packages: 'external',
     outdir: join(CACHE, 'out'),
-    entryNames: 'cli',
+    // cli.mjs and thread.mjs
+    entryNames: '[name]',
     outExtension: { '.js': '.mjs' },
     chunkNames: 'chunk-[hash]',
     // the modules a command imports on demand stay separate chunks: `run` loads the reference server beside vitest
@@ -180,7 +183,12 @@ export async function loadCli() {
     } catch (e) {
       debug(`no bundle (${e instanceof Error ? e.message : String(e)}): loading the TypeScript sources through tsx`);
     }
-    if (file !== undefined) return (await import(pathToFileURL(file).href)).main;
+    if (file !== undefined) {
+      // where a run starts the embedded reference's thread from (harness/runner.ts)
+      const thread = join(dirname(file), 'thread.mjs');
+      if (existsSync(thread)) process.env.CC_REFERENCE_THREAD = thread;
+      return (await import(pathToFileURL(file).href)).main;
+    }
   }
   const { register } = await import('tsx/esm/api');
   register();

@@ -2,8 +2,11 @@
  * One conformance run: start the embedded reference server when no target is configured, run the suites through
  * vitest with the configuration provided to them, then aggregate verdicts and write every report.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { ReferenceOptions } from '../reference/index.js';
+import type { ReferenceThreadReady } from '../reference/thread.js';
 import type { Reporter } from 'vitest/node';
 import type { Config } from './config.js';
 import { printableConfig, targetsFromBlock } from './config.js';
@@ -19,7 +22,7 @@ import { allureResultsReporter, createRunDir, newRunId, startAllureHtml, writeEv
 import { shardNote } from './reporting/merge.js';
 import { applyBaseline, loadBaseline } from './reporting/baseline.js';
 import { diffRuns, readEarlierReport } from './reporting/diff.js';
-import { createSuiteVitest, loadVitest, suiteGlobs } from './suite-vitest.js';
+import { boundHeapGrowth, createSuiteVitest, loadVitest, suiteGlobs } from './suite-vitest.js';
 import { STOP_CLEANUP_MS, announceStop, forgetStop, newStopChannel } from './stop-now.js';
 
 export interface RunOptions {
@@ -98,11 +101,76 @@ interface ReferenceHandle {
   info: NonNullable<RunReport['reference']>;
 }
 
-/** Starts the reference server and points every target at it. */
-export async function startEmbeddedReference(config: Config): Promise<ReferenceHandle> {
-  const { startReference } = await import('../reference/index.js');
+/**
+ * The entry of the reference server's thread (reference/thread.ts as bin/build.mjs bundles it), when the CLI runs from
+ * its bundle: a worker thread needs a module Node loads by itself. Elsewhere (tsx, the project's tests) the reference
+ * serves from the calling thread.
+ */
+function referenceThreadEntry(): string | undefined {
+  const f = process.env.CC_REFERENCE_THREAD;
+  return f !== undefined && f !== '' && existsSync(f) ? f : undefined;
+}
+
+/** How long closing the reference's thread may take before it is terminated. */
+const REFERENCE_CLOSE_MS = 3000;
+
+async function startReferenceThread(entry: string, options: ReferenceOptions, config: Config): Promise<ReferenceHandle> {
+  // the heap flags of the suite's workers apply to the threads created after they are set: this one too
+  boundHeapGrowth();
+  const worker = new Worker(entry, { workerData: options });
+  // never what keeps the process alive: the run closes it, and a run that fails midway must still end
+  worker.unref();
+  const ready = await new Promise<ReferenceThreadReady>((resolve, reject) => {
+    const onMessage = (m: { ready?: ReferenceThreadReady; error?: string }) => {
+      off();
+      if (m.ready !== undefined) resolve(m.ready);
+      else reject(new Error(m.error ?? 'the reference server did not start'));
+    };
+    const onError = (e: Error) => {
+      off();
+      reject(e);
+    };
+    const onExit = (code: number) => {
+      off();
+      reject(new Error(`the reference server's thread ended (exit ${code}) before the server started`));
+    };
+    const off = () => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+  }).catch(async (e: unknown) => {
+    await worker.terminate();
+    throw e;
+  });
+  // an error of the server's thread after its start ends it: the requests still to come fail as transport errors
+  worker.on('error', () => undefined);
+  config.targets = targetsFromBlock(ready.targetConfig, 'the embedded reference server');
+  return {
+    close: async () => {
+      const closed = new Promise<void>((resolve) => {
+        worker.on('message', (m) => m === 'closed' && resolve());
+        worker.once('exit', () => resolve());
+        setTimeout(resolve, REFERENCE_CLOSE_MS).unref();
+      });
+      worker.postMessage('close');
+      await closed;
+      await worker.terminate();
+    },
+    info: { faults: ready.options.faults, ledgerVersion: ready.options.ledgerVersion, scanVersion: ready.options.scanVersion, ...(ready.variant !== undefined ? { variant: ready.variant } : {}) },
+  };
+}
+
+/**
+ * Starts the reference server and points every target at it: in a worker thread with `thread` when the CLI runs from
+ * its bundle (a conformance run: it starts on the second core while vitest loads), else in this thread.
+ */
+export async function startEmbeddedReference(config: Config, o: { thread?: boolean } = {}): Promise<ReferenceHandle> {
   const r = config.reference;
-  const server = await startReference({
+  const options: ReferenceOptions = {
     faults: r.faults,
     ...(r.ledgerVersion !== undefined ? { ledgerVersion: r.ledgerVersion } : {}),
     ...(r.scanVersion !== undefined ? { scanVersion: r.scanVersion } : {}),
@@ -111,13 +179,17 @@ export async function startEmbeddedReference(config: Config): Promise<ReferenceH
     ...(r.transferLegs !== undefined ? { transferLegs: r.transferLegs } : {}),
     size: { ...(r.ansEntries !== undefined ? { ansEntries: r.ansEntries } : {}), ...(r.validatorLicenses !== undefined ? { validatorLicenses: r.validatorLicenses } : {}) },
     ...(r.variant !== undefined ? { variant: r.variant } : {}),
-  });
-  const o = server.options;
+  };
+  const entry = o.thread === true ? referenceThreadEntry() : undefined;
+  if (entry !== undefined) return startReferenceThread(entry, options, config);
+  const { startReference } = await import('../reference/index.js');
+  const server = await startReference(options);
+  const so = server.options;
   // the reference reaches the suite as any target does: through a generated `targets` block, read like a config file's
   config.targets = targetsFromBlock(server.targetConfig(), 'the embedded reference server');
   return {
     close: () => server.close(),
-    info: { faults: o.faults, ledgerVersion: o.ledgerVersion, scanVersion: o.scanVersion, ...(server.variant !== undefined ? { variant: server.variant } : {}) },
+    info: { faults: so.faults, ledgerVersion: so.ledgerVersion, scanVersion: so.scanVersion, ...(server.variant !== undefined ? { variant: server.variant } : {}) },
   };
 }
 
@@ -219,7 +291,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   timer?.unref();
   // the reference server starts while vitest loads and creates its workers (most of the time before the first request);
   // run --also-validate-against reads the documents a target serves once its URL is known
-  const starting = config.useReference ? startEmbeddedReference(config) : Promise.resolve(undefined);
+  const starting = config.useReference ? startEmbeddedReference(config, { thread: true }) : Promise.resolve(undefined);
   let reference: ReferenceHandle | undefined;
   let startFailed = false;
   const ready = starting

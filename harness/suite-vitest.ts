@@ -34,7 +34,7 @@ type ReporterEntry = Reporter | [string, Record<string, unknown>];
  * created from here on, and heaps (this thread's too) that grow 35% past their live size per full collection, keep
  * them near their live size at the same CPU time (paired runs: peak RSS of the default run 527 -> 371 MiB).
  */
-function boundHeapGrowth(): void {
+export function boundHeapGrowth(): void {
   setFlagsFromString('--max-semi-space-size=4');
   setFlagsFromString('--heap-growing-percent=35');
 }
