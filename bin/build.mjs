@@ -190,6 +190,8 @@ export async function loadCli() {
       return (await import(pathToFileURL(file).href)).main;
     }
   }
+  // a run through tsx serves the embedded reference in process: never from a bundle named by a parent process
+  delete process.env.CC_REFERENCE_THREAD;
   const { register } = await import('tsx/esm/api');
   register();
   return (await import('../harness/cli.ts')).main;

@@ -39,6 +39,32 @@ export function boundHeapGrowth(): void {
   setFlagsFromString('--heap-growing-percent=35');
 }
 
+const STOP_SIGNALS: ReadonlySet<string | symbol> = new Set(['SIGINT', 'SIGTERM']);
+
+/**
+ * Runs `create` with SIGINT and SIGTERM handlers refused: vitest's logger registers, while vitest is being created, a
+ * handler that exits the process 1 ms after the signal (exit 130), and one registered there was removed only once the
+ * creation returned: a Ctrl-C in between (about 0.1 s) ended the run without its reports. Nothing else registers such
+ * handlers in that window (the CLI's own are in place before the run starts).
+ */
+async function withoutSignalHandlers<T>(create: () => Promise<T>): Promise<T> {
+  const methods = ['on', 'once', 'addListener', 'prependListener', 'prependOnceListener'] as const;
+  type Register = (this: NodeJS.Process, event: string | symbol, listener: (...args: unknown[]) => void) => NodeJS.Process;
+  const target = process as unknown as Record<(typeof methods)[number], Register>;
+  const originals = methods.map((m) => target[m]);
+  for (const [i, m] of methods.entries()) {
+    const original = originals[i]!;
+    target[m] = function (this: NodeJS.Process, event, listener) {
+      return STOP_SIGNALS.has(event) ? this : original.call(this, event, listener);
+    };
+  }
+  try {
+    return await create();
+  } finally {
+    for (const [i, m] of methods.entries()) target[m] = originals[i]!;
+  }
+}
+
 /**
  * Creates (does not start) a vitest instance over the suite files. vitest's own SIGINT/SIGTERM handlers, which would
  * exit the process at once, are removed: callers stop a run through the run's stop channel (harness/stop-now.ts).
@@ -52,7 +78,7 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
   // the locks of shared target state live in a folder of this process, removed when it exits
   if (!process.listeners('exit').includes(clearLocks)) process.once('exit', clearLocks);
   const before = { SIGINT: new Set(process.listeners('SIGINT')), SIGTERM: new Set(process.listeners('SIGTERM')) };
-  const vitest = await createVitest(
+  const vitest = await withoutSignalHandlers(() => createVitest(
     'test',
     {
       root: PACKAGE_ROOT,
@@ -78,7 +104,7 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       testTimeout: o.config.run.checkTimeoutMs + 10_000,
     } as Parameters<typeof createVitest>[1],
     { logLevel: 'silent', server: { watch: null } },
-  );
+  ));
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     for (const l of process.listeners(signal)) if (!before[signal].has(l)) process.off(signal, l);
   }

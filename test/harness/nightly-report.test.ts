@@ -36,7 +36,10 @@ describe('conformance.json at nightly depth (--runs 200)', () => {
     );
     expect(r.stderr).not.toMatch(/\n\s+at /);
     const file = join(reports, 'latest', 'conformance.json');
-    const report = JSON.parse(readFileSync(file, 'utf8')) as { checks: ReportedCheck[] };
+    const report = JSON.parse(readFileSync(file, 'utf8')) as { checks: ReportedCheck[]; reference?: { faults: string[] } };
+    // the CLI runs from its bundle, where the embedded reference serves from a worker thread: the planted fault reached
+    // it, and the report names the faults the thread's server ran with
+    expect(report.reference?.faults).toEqual(['scan-licenses-limit-zero-accepted']);
 
     const passed = report.checks.find((c) => c.id === 'scan.list-validator-licenses.limit-above-max')!;
     expect(passed.verdict).toBe('pass');
