@@ -122,8 +122,20 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
 /** What a run or a merge prints: the seeds first, the verdict last (what a reader of a CI log looks for at its end). */
 function printReport(result: { report: RunReport; dir: string; files: string[] }, out: (s: string) => void): void {
   const r = result.report;
-  const props = r.checks.flatMap((c) => (c.properties ?? []).map((p) => `${c.id} seed ${p.seed} (${p.numRuns} runs${p.path !== undefined ? `, failing path ${p.path}` : ''})`));
-  if (props.length > 0) out(`properties: ${props.length} ran with seeds derived from --seed ${r.seed}:\n${props.map((p) => `  ${p}\n`).join('')}`);
+  // a line per check and seed: a check that runs several properties (one per derived kind, say) runs them all from
+  // its one seed, and a line each repeated the same id and seed
+  let count = 0;
+  const props = r.checks.flatMap((c) => {
+    const bySeed = new Map<number, NonNullable<typeof c.properties>>();
+    for (const p of c.properties ?? []) bySeed.set(p.seed, [...(bySeed.get(p.seed) ?? []), p]);
+    return [...bySeed].map(([seed, list]) => {
+      count += list.length;
+      const runs = list.reduce((n, p) => n + p.numRuns, 0);
+      const paths = list.map((p) => p.path).filter((x): x is string => x !== undefined);
+      return `${c.id} seed ${seed} (${list.length > 1 ? `${list.length} properties, ` : ''}${runs} runs${paths.length > 0 ? `, failing path ${paths.join('; ')}` : ''})`;
+    });
+  });
+  if (props.length > 0) out(`properties: ${count} in ${props.length} checks ran with seeds derived from --seed ${r.seed}:\n${props.map((p) => `  ${p}\n`).join('')}`);
   out(`${r.outcome}\n`);
   for (const [api, perLevel] of Object.entries(r.counts)) {
     const c = perLevel.ALL;
