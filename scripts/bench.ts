@@ -21,11 +21,10 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, Agent, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { stringify } from 'yaml';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -128,44 +127,63 @@ async function servedReference(name: string, size?: { ansEntries: number; valida
 
 /**
  * A loopback proxy in front of one origin that holds every response for `delayMs` before sending it: a target as far
- * away as a real one, whatever the client's concurrency.
+ * away as a real one, whatever the client's concurrency. It runs in a worker thread of its own: distance costs a real
+ * target no CPU, and on the served reference's thread the proxy's own HTTP work (every request and response received
+ * and sent again) made that one thread the delayed run's bottleneck rather than the suite.
  */
-async function delayProxy(upstream: string, delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
-  const target = new URL(upstream);
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const up = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent }, (ur) => {
-        const body: Buffer[] = [];
-        ur.on('data', (c: Buffer) => body.push(c));
-        ur.on('end', () => {
-          setTimeout(() => {
-            const headers: IncomingHttpHeaders = { ...ur.headers };
-            delete headers['transfer-encoding'];
-            res.writeHead(ur.statusCode ?? 502, { ...headers, 'content-length': String(Buffer.concat(body).length) });
-            res.end(Buffer.concat(body));
-          }, delayMs);
-        });
+const DELAY_PROXY_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { createServer, request, Agent } = require('node:http');
+const { upstream, delayMs } = workerData;
+const target = new URL(upstream);
+const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent }, (ur) => {
+      const body = [];
+      ur.on('data', (c) => body.push(c));
+      ur.on('end', () => {
+        setTimeout(() => {
+          const headers = { ...ur.headers };
+          delete headers['transfer-encoding'];
+          const all = Buffer.concat(body);
+          res.writeHead(ur.statusCode ?? 502, { ...headers, 'content-length': String(all.length) });
+          res.end(all);
+        }, delayMs);
       });
-      up.on('error', (e) => {
-        res.writeHead(502);
-        res.end(String(e));
-      });
-      up.end(Buffer.concat(chunks));
     });
+    up.on('error', (e) => {
+      res.writeHead(502);
+      res.end(String(e));
+    });
+    up.end(Buffer.concat(chunks));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+});
+server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
+parentPort.on('message', (m) => {
+  if (m !== 'close') return;
+  agent.destroy();
+  server.closeAllConnections();
+  server.close(() => parentPort.postMessage('closed'));
+});
+`;
+
+async function delayProxy(upstream: string, delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
+  const worker = new Worker(DELAY_PROXY_SOURCE, { eval: true, workerData: { upstream, delayMs } });
+  const port = await new Promise<number>((resolve, reject) => {
+    worker.once('message', (m: { port: number }) => resolve(m.port));
+    worker.once('error', reject);
+  });
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        agent.destroy();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      const closed = new Promise<void>((resolve) => worker.once('message', () => resolve()));
+      worker.postMessage('close');
+      await Promise.race([closed, new Promise((r) => setTimeout(r, 2000))]);
+      await worker.terminate();
+    },
   };
 }
 
