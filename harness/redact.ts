@@ -45,8 +45,10 @@ export function registerUrlCredentials(url: string | undefined): void {
 }
 
 export function redactText(text: string): string {
-  let out = text.replace(JWT, REDACTED);
-  if (out.includes('@')) out = out.replace(URL_USERINFO, `$1${REDACTED}@`);
+  // each pattern runs only where the text can hold it (a native substring search first: every recorded body and
+  // header passes through here)
+  let out = text.includes('eyJ') ? text.replace(JWT, REDACTED) : text;
+  if (out.includes('@') && out.includes('://')) out = out.replace(URL_USERINFO, `$1${REDACTED}@`);
   for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
   return out;
 }
