@@ -99,6 +99,8 @@ const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8'))
 interface ReferenceHandle {
   close(): Promise<void>;
   info: NonNullable<RunReport['reference']>;
+  /** why the server's thread failed during the run (the requests after it fail as transport errors), if it did */
+  failure?: () => string | undefined;
 }
 
 /**
@@ -146,8 +148,10 @@ async function startReferenceThread(entry: string, options: ReferenceOptions, co
     await worker.terminate();
     throw e;
   });
-  // an error of the server's thread after its start ends it: the requests still to come fail as transport errors
-  worker.on('error', () => undefined);
+  // an error of the server's thread after its start ends it: the requests still to come fail as transport errors, and
+  // the run's report says why
+  let failure: string | undefined;
+  worker.on('error', (e) => void (failure ??= e.message));
   config.targets = targetsFromBlock(ready.targetConfig, 'the embedded reference server');
   return {
     close: async () => {
@@ -161,6 +165,7 @@ async function startReferenceThread(entry: string, options: ReferenceOptions, co
       await worker.terminate();
     },
     info: { faults: ready.options.faults, ledgerVersion: ready.options.ledgerVersion, scanVersion: ready.options.scanVersion, ...(ready.variant !== undefined ? { variant: ready.variant } : {}) },
+    failure: () => failure,
   };
 }
 
@@ -322,6 +327,8 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     await (await starting.catch(() => undefined))?.close();
   }
   const finished = new Date();
+  const referenceFailure = reference?.failure?.();
+  if (referenceFailure !== undefined) run.runErrors.push(`the embedded reference server's thread failed during the run: ${redactText(referenceFailure)}`);
   const reasonOf = (sig: AbortSignal | undefined) => (sig?.aborted === true && typeof sig.reason === 'string' ? sig.reason : undefined);
   const stoppedBy = reasonOf(options.stopNow) ?? reasonOf(options.signal) ?? reasonOf(deadline.signal);
   if (deadline.signal.aborted && run.interrupted && stoppedBy === reasonOf(deadline.signal)) {
