@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
+import { parseYaml } from './lazy-yaml.js';
 import { PACKAGE_ROOT } from './paths.js';
 
 const CACHE_DIR = join(PACKAGE_ROOT, 'node_modules', '.cache', 'canton-conformance');
@@ -22,7 +22,7 @@ export function readYamlCached(file: string): unknown {
     // not cached yet (or unreadable): parsed below
   }
   // yaml is loaded only on a cache miss (its import costs every worker tens of milliseconds at start)
-  const value = (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text) as unknown;
+  const value = parseYaml(text);
   try {
     mkdirSync(CACHE_DIR, { recursive: true });
     const tmp = `${cached}.${process.pid}.${Math.random().toString(36).slice(2)}`;
