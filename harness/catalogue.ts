@@ -10,6 +10,8 @@ export interface Requirement {
   api: Api;
   level: Level;
   statement: string;
+  /** the words of SPEC.md or FACTS.md the requirement rests on (verbatim but for whitespace; passages joined by " ... ") */
+  quote: string;
   operations: string[];
   source: string;
   since?: string;
@@ -42,6 +44,7 @@ export function loadCatalogue(dir = join(SPECS_DIR, 'requirements')): Catalogue 
         api,
         level: (r.level ?? 'MUST') as Level,
         statement: String(r.statement ?? ''),
+        quote: String(r.quote ?? ''),
         operations: r.operations ?? [],
         source: String(r.source ?? ''),
         ...(r.since !== undefined ? { since: String(r.since) } : {}),

@@ -287,7 +287,7 @@ function listCommand(program: Command, done: Done, out: (s: string) => void): Co
         const covered = ofApi.filter((r) => r.checks.length > 0).length;
         out(`\n${api}: ${ofApi.length} requirements, ${covered} covered by a check${opts.untested ? `, ${mine.length} untested` : ''}\n`);
         for (const r of mine) {
-          out(`  ${r.id} [${r.level}]${r.observable ? '' : ' (not observable)'}\n      ${r.statement}\n`);
+          out(`  ${r.id} [${r.level}]${r.observable ? '' : ' (not observable)'}\n      ${r.statement}\n      source: ${r.source}: "${r.quote}"\n`);
           if (!r.observable && r.whyNotObservable !== undefined) out(`      not observable: ${r.whyNotObservable}\n`);
           if (r.checks.length === 0) out('      checks: none (untested)\n');
           for (const c of r.checks) out(`      check: ${c.id} - ${c.title} (${c.file})\n`);

@@ -26,14 +26,16 @@ const APIS = ['ledger', 'scan', 'validator', 'registry'] as const;
 type Api = (typeof APIS)[number];
 const LEVELS = ['MUST', 'SHOULD', 'MAY'] as const;
 type Level = (typeof LEVELS)[number];
-const KEYS = new Set(['id', 'level', 'statement', 'operations', 'source', 'since', 'until', 'features', 'observable', 'whyNotObservable']);
-const REQUIRED_KEYS = ['id', 'level', 'statement', 'operations', 'source', 'observable'];
+const KEYS = new Set(['id', 'level', 'statement', 'quote', 'operations', 'source', 'since', 'until', 'features', 'observable', 'whyNotObservable']);
+const REQUIRED_KEYS = ['id', 'level', 'statement', 'quote', 'operations', 'source', 'observable'];
 const ID_RE = /^[a-z0-9]+(\.[a-z0-9-]+)+$/;
 const VERSION_RE = /^\d+\.\d+(\.\d+)?$/;
 const FEATURE_RE = /^[a-z][A-Za-z0-9]*$/;
 const SOURCE_RE = /^(SPEC|FACTS)\.md: (\S.*)$/;
 
 const problems: string[] = [];
+/** SPEC.md and FACTS.md, whitespace folded, where they are at hand: every quote must be found in the one its source names */
+const docTexts = new Map<string, string>();
 const notes: string[] = [];
 const problem = (msg: string): void => {
   problems.push(msg);
@@ -109,6 +111,22 @@ function docsDir(): string | undefined {
     join(ROOT, 'shared'),
   ];
   return candidates.find((d): d is string => d !== undefined && existsSync(join(d, 'SPEC.md')) && existsSync(join(d, 'FACTS.md')));
+}
+
+/** Text compared for quotes: whitespace runs folded to one space (a quote may span a line break of the document). */
+export const foldWhitespace = (t: string): string => t.replace(/\s+/g, ' ').trim();
+
+/**
+ * A quote is the words of SPEC.md or FACTS.md that a requirement rests on, verbatim but for whitespace: found in the
+ * document its source names. Several passages may be joined with " ... " (each must be found, in any order).
+ */
+export function quoteProblem(quote: unknown, doc: string, docText: string | undefined): string | undefined {
+  if (typeof quote !== 'string' || quote.trim().length < 8) return 'quote must be a string of the source sentence (8 characters at least)';
+  if (docText === undefined) return undefined;
+  for (const part of quote.split(' ... ')) {
+    if (!docText.includes(foldWhitespace(part))) return `quote not found in ${doc}: "${part.length > 120 ? `${part.slice(0, 120)}...` : part}"`;
+  }
+  return undefined;
 }
 
 function headings(file: string): string[] {
@@ -251,6 +269,8 @@ function checkFile(
       else {
         checkSourcePath(where, `${m[1]}.md`, m[2] as string, docHeadings);
         if (m[1] === 'FACTS' && level === 'MUST') problem(`${where}: a rule stated only in FACTS.md is SHOULD or MAY, not MUST`);
+        const q = quoteProblem(raw.quote, `${m[1]}.md`, docTexts.get(`${m[1]}.md`));
+        if (q !== undefined) problem(`${where}: ${q}`);
       }
     }
 
@@ -322,8 +342,9 @@ function main(): void {
   if (dir !== undefined) {
     docHeadings.set('SPEC.md', headings(join(dir, 'SPEC.md')));
     docHeadings.set('FACTS.md', headings(join(dir, 'FACTS.md')));
+    for (const d of ['SPEC.md', 'FACTS.md']) docTexts.set(d, foldWhitespace(readFileSync(join(dir, d), 'utf8')));
   } else {
-    notes.push('SPEC.md and FACTS.md not found (pass --docs <dir>); source headings not verified');
+    notes.push('SPEC.md and FACTS.md not found (pass --docs <dir>); source headings and quotes not verified');
   }
 
   const seen = new Map<string, string>();
