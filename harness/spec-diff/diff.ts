@@ -4,7 +4,10 @@
  * - stricter: a message (request or response) valid under the suite's document may be invalid under the target's;
  * - looser: a message valid under the target's document may be invalid under the suite's;
  * - incompatible: both.
- * What a document leaves undeclared (a parameter, a property) is taken as unconstrained, as JSON Schema reads it.
+ * What a document leaves undeclared (a parameter, a property) is taken as unconstrained, as JSON Schema reads it; an
+ * optional parameter only the target declares is a note, not a difference (a request without it is valid under both).
+ * A target version the suite cannot read ("unknown") judges no version range: the report says so, and every missing
+ * operation is a difference.
  * Compared: operations, parameters (path parameters by position), request bodies, required sets, properties, types,
  * formats, enums, statuses (a `default` or `4XX` response is the fallback for any status it covers) and media types.
  * Not compared: lengths, patterns, bounds, descriptions, security. The nullability of an optional response property
@@ -38,6 +41,8 @@ export interface OperationDiff {
   /** why a missing operation is expected (version range, not in a served document): not counted as a difference */
   expected?: string;
   differences: Difference[];
+  /** what parts from the suite's document without being a difference (an optional parameter only the target declares) */
+  notes?: string[];
 }
 
 export interface SpecDiff {
@@ -46,6 +51,8 @@ export interface SpecDiff {
   target: { source: string; openapi: string; title?: string; version?: string };
   /** the target version the expected differences were judged for */
   judgedAtVersion?: string;
+  /** what the reader must know to read the rows (the target's version unknown: no operation missing as expected) */
+  notes?: string[];
   counts: { operations: number; matched: number; missing: number; extra: number; differences: number; stricter: number; looser: number; incompatible: number; expected: number };
   operations: OperationDiff[];
 }
@@ -66,6 +73,8 @@ const MAX_DEPTH = 48;
 interface View {
   /** undefined: any type */
   types?: Set<string>;
+  /** the types were read from the values of an `enum` or `const` written without a `type` */
+  typesFromValues?: boolean;
   format?: string;
   enum?: unknown[];
   properties: Map<string, unknown>;
@@ -75,29 +84,99 @@ interface View {
   variants?: Array<{ schema: unknown; ref?: string }>;
 }
 
-/** A schema's comparable content: `$ref`s followed, `allOf` merged, a `[X, null]` union read as a nullable X. */
+/** The JSON type of a value, as a `type` keyword names it. */
+function jsonType(x: unknown): string {
+  if (x === null) return 'null';
+  if (Array.isArray(x)) return 'array';
+  if (typeof x === 'number') return Number.isInteger(x) ? 'integer' : 'number';
+  return typeof x === 'object' ? 'object' : typeof x; // string, boolean
+}
+
+/**
+ * Schemas made by the comparison itself, each with a key that names it by what it was made from (so that a recursive
+ * schema is compared once per pair, as a `$ref` is): the definitions of one property in several `allOf` branches, and
+ * a `oneOf` branch with its parent's `type`.
+ */
+const synthetic = new WeakMap<object, string>();
+const inlineIds = new WeakMap<object, number>();
+let nextInlineId = 0;
+function partKey(s: unknown): string {
+  if (!isObject(s)) return JSON.stringify(s) ?? 'undefined';
+  const k = synthetic.get(s);
+  if (k !== undefined) return k;
+  if (typeof s.$ref === 'string') return s.$ref;
+  let id = inlineIds.get(s);
+  if (id === undefined) inlineIds.set(s, (id = nextInlineId++));
+  return `inline#${id}`;
+}
+/** The identity a comparison of two schemas is remembered by: the `$ref` it names, or a made schema's key. */
+const schemaKey = (side: Side, s: unknown): string | undefined => (isObject(s) && synthetic.has(s) ? synthetic.get(s) : deref(side.doc, s).ref);
+
+const ANNOTATIONS = new Set(['title', 'description', 'example', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly', '$comment', 'externalDocs', 'xml']);
+/** A definition that only describes (`{description: ...}` beside a branch's `$ref`): it constrains nothing. */
+const annotationOnly = (s: unknown) => isObject(s) && Object.keys(s).every((k) => ANNOTATIONS.has(k) || k.startsWith('x-'));
+
+/** Both of two definitions of one place (a property two `allOf` branches define): every constraint of each applies. */
+function both(a: unknown, b: unknown): unknown {
+  if (a === undefined || annotationOnly(a)) return b ?? a;
+  if (b === undefined || annotationOnly(b)) return a;
+  const parts = (x: unknown) => (isObject(x) && synthetic.has(x) && Array.isArray(x.allOf) && !('type' in x) ? x.allOf : [x]);
+  const out: unknown[] = [];
+  for (const p of [...parts(a), ...parts(b)]) if (!out.some((q) => q === p || partKey(q) === partKey(p))) out.push(p);
+  if (out.length === 1) return out[0];
+  const s = { allOf: out };
+  synthetic.set(s, `allOf(${out.map(partKey).join(',')})`);
+  return s;
+}
+
+/** A `oneOf` branch without a type of its own has its parent schema's (`{type: object, oneOf: [{required: [a]}]}`). */
+function withType(branch: unknown, types: Set<string>): unknown {
+  const s = { type: [...types], allOf: [branch] };
+  synthetic.set(s, `type(${[...types].join(',')})+${partKey(branch)}`);
+  return s;
+}
+
+/** The types both of two sets allow (an integer is a number). */
+const intersectTypes = (a: Set<string>, b: Set<string>) => new Set([...[...a].filter((t) => covers(b, t)), ...[...b].filter((t) => covers(a, t))]);
+
+/**
+ * A schema's comparable content: `$ref`s followed, every `allOf` branch merged (a property two branches define has
+ * both definitions), a `[X, null]` union read as a nullable X, the type of a `oneOf`/`anyOf` without one of its own
+ * read from its branches, of an `enum`/`const` without one from its values; `format: binary` is any string (any bytes).
+ */
 function view(side: Side, schema: unknown, depth = 0): View {
   const { node } = deref(side.doc, schema);
   const v: View = { properties: new Map(), required: new Set() };
   if (!isObject(node) || depth > MAX_DEPTH) return v;
   if (typeof node.type === 'string') v.types = new Set([node.type]);
   else if (Array.isArray(node.type)) v.types = new Set(node.type as string[]);
-  if (typeof node.format === 'string') v.format = node.format;
+  // OpenAPI's `format: binary` is a string of any bytes (3.1 writes it contentMediaType): no constraint
+  if (typeof node.format === 'string' && node.format !== 'binary') v.format = node.format;
   if (Array.isArray(node.enum)) v.enum = node.enum;
   if ('const' in node) v.enum = [node.const];
+  if (v.types === undefined && v.enum !== undefined && v.enum.length > 0) {
+    v.types = new Set(v.enum.map(jsonType));
+    v.typesFromValues = true;
+  }
   if (isObject(node.properties)) for (const [k, s] of Object.entries(node.properties)) v.properties.set(k, s);
   if (Array.isArray(node.required)) for (const r of node.required) v.required.add(String(r));
   if ('items' in node) v.items = node.items;
   if (isObject(node.additionalProperties)) v.additional = node.additionalProperties;
   for (const part of Array.isArray(node.allOf) ? node.allOf : []) {
     const p = view(side, part, depth + 1);
-    if (p.types !== undefined) v.types = v.types === undefined ? p.types : new Set([...v.types].filter((t) => covers(p.types!, t)));
+    if (p.types !== undefined) {
+      v.typesFromValues = v.types === undefined ? p.typesFromValues : v.typesFromValues === true && p.typesFromValues === true;
+      v.types = v.types === undefined ? p.types : intersectTypes(v.types, p.types);
+    }
     v.format ??= p.format;
-    v.enum ??= p.enum;
-    for (const [k, s] of p.properties) if (!v.properties.has(k)) v.properties.set(k, s);
+    if (p.enum !== undefined) {
+      const keys = new Set(p.enum.map((x) => JSON.stringify(x)));
+      v.enum = v.enum === undefined ? p.enum : v.enum.filter((x) => keys.has(JSON.stringify(x)));
+    }
+    for (const [k, s] of p.properties) v.properties.set(k, both(v.properties.get(k), s));
     for (const r of p.required) v.required.add(r);
-    v.items ??= p.items;
-    v.additional ??= p.additional;
+    v.items = both(v.items, p.items);
+    v.additional = both(v.additional, p.additional);
     v.variants ??= p.variants;
   }
   const union = Array.isArray(node.oneOf) ? node.oneOf : Array.isArray(node.anyOf) ? node.anyOf : undefined;
@@ -108,7 +187,19 @@ function view(side: Side, schema: unknown, depth = 0): View {
     if (rest.length === 1 && v.types === undefined && v.properties.size === 0) {
       const inner = view(side, rest[0], depth + 1);
       Object.assign(v, inner);
-    } else v.variants = rest.map((b) => ({ schema: b, ...(deref(side.doc, b).ref !== undefined ? { ref: deref(side.doc, b).ref } : {}) }));
+    } else {
+      const parent = v.types;
+      const branches = rest.map((b) => view(side, b, depth + 1));
+      // a union without a type of its own has its branches' (all objects: an object), when every branch has one
+      if (parent === undefined && branches.length > 0 && branches.every((b) => b.types !== undefined)) {
+        v.types = new Set(branches.flatMap((b) => [...b.types!]));
+        v.typesFromValues = branches.every((b) => b.typesFromValues === true);
+      }
+      v.variants = rest.map((b, i) => {
+        const ref = deref(side.doc, b).ref;
+        return { schema: parent !== undefined && branches[i]!.types === undefined ? withType(b, parent) : b, ...(ref !== undefined ? { ref } : {}) };
+      });
+    }
     if (nullable && v.types !== undefined) v.types = new Set([...v.types, 'null']);
     if (nullable && v.enum !== undefined && !v.enum.includes(null)) v.enum = [...v.enum, null];
   }
@@ -134,6 +225,7 @@ class Comparer {
     readonly suite: Side,
     readonly target: Side,
     readonly out: Difference[],
+    readonly notes: string[] = [],
   ) {}
 
   add(d: Difference): void {
@@ -152,8 +244,8 @@ class Comparer {
    */
   schema(a: unknown, b: unknown, where: Difference['where'], at: string, ignoreNull: boolean, depth = 0): void {
     if (depth > MAX_DEPTH) return;
-    const ra = deref(this.suite.doc, a).ref;
-    const rb = deref(this.target.doc, b).ref;
+    const ra = schemaKey(this.suite, a);
+    const rb = schemaKey(this.target, b);
     if (ra !== undefined && rb !== undefined) {
       const key = `${ra}|${rb}|${where}|${ignoreNull}`;
       if (this.seen.has(key)) return;
@@ -164,7 +256,9 @@ class Comparer {
     const strip = (s: Set<string> | undefined) => (s === undefined || !ignoreNull ? s : new Set([...s].filter((t) => t !== 'null')));
     const ta = strip(va.types);
     const tb = strip(vb.types);
-    if (ta !== undefined || tb !== undefined) {
+    // types read from an enum's values say nothing the comparison of the two enums does not say better
+    const valuesOnly = (va.typesFromValues === true || vb.typesFromValues === true) && va.enum !== undefined && vb.enum !== undefined;
+    if ((ta !== undefined || tb !== undefined) && !valuesOnly) {
       const c = classifySets(ta === undefined || (tb !== undefined && [...tb].every((t) => covers(ta, t))), tb === undefined || (ta !== undefined && [...ta].every((t) => covers(tb, t))));
       if (c !== undefined) this.add({ kind: 'type', where, at, suite: ta === undefined ? 'any type' : show(ta), target: tb === undefined ? 'any type' : show(tb), classification: c });
     }
@@ -262,7 +356,11 @@ class Comparer {
       this.schema(p.schema, q.schema, 'request', at, false);
     }
     for (const [k, q] of pb) {
-      if (!pa.has(k)) this.add({ kind: 'parameter', where: 'request', at: `${q.in} parameter ${q.name}`, suite: 'not declared', target: q.required ? 'required' : 'optional', classification: 'stricter' });
+      if (pa.has(k)) continue;
+      // a required parameter only the target declares fails every request the suite's document describes; an
+      // optional one accepts every such request (which never sends it): a note, not a difference
+      if (q.required) this.add({ kind: 'parameter', where: 'request', at: `${q.in} parameter ${q.name}`, suite: 'not declared', target: 'required', classification: 'stricter' });
+      else this.notes.push(`the target also declares the optional ${q.in} parameter ${q.name} (a request without it is valid under both documents)`);
     }
     const ba = a.requestBody;
     const bb = b.requestBody;
@@ -302,12 +400,23 @@ class Comparer {
   }
 }
 
+/** A version the suite's ranges can be compared with (compareVersions): a number first ("3.6.0", "0.6.8-snapshot"). */
+const readableVersion = (v: string) => /^\d/.test(v);
+
 /** Compares the suite's document of an interface with a target's. Both documents in the 3.1 form, bundled. */
 export function diffDocuments(suite: LoadedDocument, target: LoadedDocument, o: DiffOptions): SpecDiff {
   const sa = indexOperations(suite.doc);
   const sb = indexOperations(target.doc);
   const info = (d: LoadedDocument) => (isObject(d.doc.info) ? d.doc.info : {});
-  const version = o.version ?? (typeof info(target).version === 'string' ? (info(target).version as string) : undefined);
+  const written = o.version ?? (typeof info(target).version === 'string' ? (info(target).version as string) : undefined);
+  // a version the suite cannot read ("unknown", "latest", none at all) judges no range: every missing operation is
+  // reported as missing, and the report says why, instead of its version ranges hiding them as expected
+  const version = written !== undefined && readableVersion(written) ? written : undefined;
+  const notes: string[] = [];
+  if (version === undefined) {
+    const what = written === undefined ? 'neither a target version (--target-version, a configured one) nor an info.version in its document' : `${JSON.stringify(written)} (${o.version !== undefined ? 'the target version given' : "its document's info.version"}) is no version the suite can read`;
+    notes.push(`version unknown: ${what}; the suite's version ranges are not applied, and operations missing are reported as missing`);
+  }
   const operations: OperationDiff[] = [];
   const reqs = (id: string | undefined) => (id !== undefined ? (o.requirementsOf?.(id) ?? []) : []);
   for (const [key, a] of sa) {
@@ -320,8 +429,9 @@ export function diffDocuments(suite: LoadedDocument, target: LoadedDocument, o: 
       continue;
     }
     const differences: Difference[] = [];
-    new Comparer({ doc: suite.doc }, { doc: target.doc }, differences).operation(a, b);
-    operations.push({ ...base, targetPath: b.path, ...(b.operationId !== undefined ? { targetOperationId: b.operationId } : {}), status: 'matched', differences });
+    const opNotes: string[] = [];
+    new Comparer({ doc: suite.doc }, { doc: target.doc }, differences, opNotes).operation(a, b);
+    operations.push({ ...base, targetPath: b.path, ...(b.operationId !== undefined ? { targetOperationId: b.operationId } : {}), status: 'matched', differences, ...(opNotes.length > 0 ? { notes: opNotes } : {}) });
   }
   for (const [key, b] of sb) {
     if (sa.has(key)) continue;
@@ -346,6 +456,7 @@ export function diffDocuments(suite: LoadedDocument, target: LoadedDocument, o: 
       ...(typeof info(target).version === 'string' ? { version: info(target).version as string } : {}),
     },
     ...(version !== undefined ? { judgedAtVersion: version } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
     counts: {
       operations: operations.length,
       matched: operations.filter((op) => op.status === 'matched').length,

@@ -68,17 +68,20 @@ export function renderSpecDiffMarkdown(d: SpecDiff): string {
   out.push(`- suite's document: \`${d.suite.source}\` (OpenAPI ${d.suite.openapi}${d.suite.version !== undefined ? `, ${d.suite.version}` : ''})`);
   out.push(`- target's document: \`${d.target.source}\` (OpenAPI ${d.target.openapi}${d.target.title !== undefined ? `, "${d.target.title}"` : ''}${d.target.version !== undefined ? ` ${d.target.version}` : ''})`);
   if (d.judgedAtVersion !== undefined) out.push(`- expected differences judged for version ${d.judgedAtVersion} (the suite's version ranges)`);
+  for (const n of d.notes ?? []) out.push(`- **${n}**`);
   out.push(`- operations (matched by method and path): ${c.matched} matched, ${c.missing} missing from the target's document, ${c.extra} only in the target's${c.expected > 0 ? `, ${c.expected} missing as expected` : ''}`);
   out.push(`- **${c.differences === 0 ? 'no difference' : `${c.differences} difference${c.differences === 1 ? '' : 's'}`}**${c.differences > 0 ? `: ${c.stricter} target stricter, ${c.looser} target looser, ${c.incompatible} incompatible` : ''}`, '');
   out.push('Target stricter: a request or response valid under the suite\'s document may be invalid under the target\'s; looser: the reverse; incompatible: both. Nullability of optional response properties is not compared (FACTS.md: real servers send them as null).', '');
   for (const op of d.operations) {
-    if (op.differences.length === 0 && op.expected === undefined) continue;
+    if (op.differences.length === 0 && op.expected === undefined && op.notes === undefined) continue;
     const ids = [op.operationId, op.targetOperationId !== undefined && op.targetOperationId !== op.operationId ? `target: ${op.targetOperationId}` : undefined].filter(Boolean).join('; ');
     out.push(`## ${op.method} ${op.path}${ids !== '' ? ` (${ids})` : ''}`, '');
     if (op.expected !== undefined) {
       out.push(`Not in the target's document, as expected: ${op.expected}.`, '');
       continue;
     }
+    for (const n of op.notes ?? []) out.push(`Not a difference: ${n}.`, '');
+    if (op.differences.length === 0) continue;
     if (op.requirements.length > 0) out.push(`Requirements on this operation: ${op.requirements.slice(0, 6).map((r) => `\`${r}\``).join(', ')}${op.requirements.length > 6 ? ` and ${op.requirements.length - 6} more` : ''}.`, '');
     out.push('| where | what | suite | target | class |', '|---|---|---|---|---|');
     for (const x of op.differences) out.push(`| ${cell(x.at)} | ${x.kind} | ${cell(x.suite)} | ${cell(x.target)} | ${CLASS_TEXT[x.classification]} |`);
