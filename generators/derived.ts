@@ -11,17 +11,21 @@
  * - required-removed: a required body field or query parameter left out. With `lenient` (the ledger decodes missing
  *   fields as their empty default, FACTS.md) only where that empty default ("" / 0 / [] / {}) is itself invalid by the
  *   schema (minLength, minimum, minItems, required properties, a pattern or enum that refuses it);
- * - wrong-type: a body value of another JSON type (never null, which counts as absent), or a boolean query parameter
- *   that is not a boolean;
+ * - wrong-type: a body value of scalar type (or a list of scalars) given another JSON type (never null, which counts as
+ *   absent), or a boolean query parameter that is not a boolean. Never a non-object where an object is expected: a
+ *   real participant reads that as the empty message and goes on (FACTS.md);
  * - out-of-range: an integer below `minimum`, above `maximum`, or beyond int32;
  * - pattern: a string breaking its `pattern`, `minLength` or `maxLength`;
  * - enum: a string not in its `enum`;
  * - non-integer: a number with a fraction where an integer is required, or a query or path value that is not an integer
  *   (`page_size=abc`, `after=1.5`).
  * Unions (oneOf/anyOf), maps and schemas without one `type` are too loose to know a mutation is invalid: not mutated.
- * An absent optional field gets the invalid values only (wrong type, out of range, ...), never a removal.
+ * An absent optional field gets the invalid values only (wrong type, out of range, ...), never a removal. A path
+ * parameter is never emptied (the request would route nowhere), and a field the document dates after the target's
+ * version (`x-since`) is not mutated at all (an earlier version ignores it).
  */
 import fc from 'fast-check';
+import { outOfRange as versionOutOfRange } from '../harness/versions.js';
 
 export const MUTATION_KINDS = ['required-removed', 'wrong-type', 'out-of-range', 'pattern', 'enum', 'non-integer'] as const;
 export type MutationKind = (typeof MUTATION_KINDS)[number];
@@ -134,6 +138,26 @@ const WORDS = ['abc', 'ten', 'x'];
 
 const typeOf = (s: Json): string | undefined => (typeof s.type === 'string' ? s.type : undefined);
 
+const SCALARS = new Set(['string', 'integer', 'number', 'boolean']);
+/** A field of scalar type, or a list of scalars: the only fields a wrong JSON type is certain to be refused in. */
+function scalarOrScalarList(s: Json, resolve: (s: unknown) => Json | undefined): boolean {
+  const type = typeOf(s);
+  if (type === 'array') {
+    const items = resolve(s.items);
+    return items !== undefined && SCALARS.has(typeOf(items) ?? '');
+  }
+  return SCALARS.has(type ?? '');
+}
+
+/**
+ * Whether a field exists at the target's version: a field added in a later version (`x-since`) is unknown to an earlier
+ * one and ignored there (FACTS.md), so no mutation of it can be refused; `x-until` likewise.
+ */
+export function fieldAt(s: Json, version: string | undefined): boolean {
+  if (version === undefined) return true;
+  return versionOutOfRange(version, typeof s['x-since'] === 'string' ? s['x-since'] : undefined, typeof s['x-until'] === 'string' ? s['x-until'] : undefined) === undefined;
+}
+
 /** Whether the empty default a lenient decoder puts in place of a missing field is itself invalid by the schema. */
 export function emptyDefaultInvalid(s: Json, resolve: (s: unknown) => Json | undefined): boolean {
   switch (typeOf(s)) {
@@ -188,11 +212,11 @@ function outOfRange(s: Json): Array<fc.Arbitrary<number>> {
 }
 
 /** Strings breaking minLength, maxLength or pattern; `current` is the valid value the breaking one starts from. */
-function breakingStrings(s: Json, current: unknown): Array<fc.Arbitrary<string>> {
+function breakingStrings(s: Json, current: unknown, nonEmpty: boolean): Array<fc.Arbitrary<string>> {
   const out: Array<fc.Arbitrary<string>> = [];
   const pattern = typeof s.pattern === 'string' ? new RegExp(s.pattern, 'u') : undefined;
   const base = typeof current === 'string' && current !== '' ? current : 'a';
-  if (typeof s.minLength === 'number' && s.minLength > 0) out.push(fc.constant(base.slice(0, s.minLength - 1)));
+  if (typeof s.minLength === 'number' && s.minLength > (nonEmpty ? 1 : 0)) out.push(fc.constant(base.slice(0, s.minLength - 1)));
   if (typeof s.maxLength === 'number') {
     const fill = pattern === undefined || pattern.test('a') ? 'a' : base[0]!;
     out.push(fc.nat(16).map((n) => (base + fill.repeat(s.maxLength as number)).slice(0, (s.maxLength as number) + 1 + n)));
@@ -214,13 +238,15 @@ function unlisted(values: unknown[]): fc.Arbitrary<string> {
 const mutation = (kind: MutationKind, loc: Location, path: Array<string | number>) => (value: unknown): Mutation => ({ kind, loc, path, value });
 
 /** Sites of the value mutations of one value (present, or an absent optional field). */
-function valueSites(s: Json, current: unknown, loc: Location, path: Array<string | number>): MutationSite[] {
+function valueSites(s: Json, current: unknown, loc: Location, path: Array<string | number>, resolve: (s: unknown) => Json | undefined): MutationSite[] {
   const type = typeOf(s);
   if (type === undefined) return [];
   const sites: MutationSite[] = [];
   const add = (kind: MutationKind, arb: fc.Arbitrary<unknown>) => sites.push({ kind, loc, path, arb: arb.map(mutation(kind, loc, path)) });
   const param = loc !== 'body';
-  if (!param) add('wrong-type', otherTypes(type));
+  // FACTS.md: a non-object where a message is expected is read as the empty message, so only a scalar (or a list of
+  // scalars) given another JSON type is certain to be refused
+  if (!param && scalarOrScalarList(s, resolve)) add('wrong-type', otherTypes(type));
   else if (type === 'boolean') add('wrong-type', fc.constantFrom('maybe', '1x', 'nope'));
   if (type === 'integer') {
     const ranges = outOfRange(s);
@@ -231,7 +257,8 @@ function valueSites(s: Json, current: unknown, loc: Location, path: Array<string
     add('non-integer', param ? fc.oneof(fc.constantFrom(...WORDS), fraction.map(String)) : fraction);
   }
   if (type === 'string') {
-    const breaking = breakingStrings(s, current);
+    // a path parameter is never emptied: `/v2/users//rights` routes nowhere (FACTS.md: the framework's 404, no verdict)
+    const breaking = breakingStrings(s, current, loc === 'path');
     if (breaking.length > 0) add('pattern', fc.oneof(...breaking));
     if (Array.isArray(s.enum) && s.enum.length > 0) add('enum', unlisted(s.enum));
   }
@@ -239,29 +266,29 @@ function valueSites(s: Json, current: unknown, loc: Location, path: Array<string
 }
 
 /** Walks an object schema along a valid value: every site below it. */
-function objectSites(s: Json, value: unknown, path: Array<string | number>, resolve: (s: unknown) => Json | undefined, lenient: boolean, depth: number): MutationSite[] {
+function objectSites(s: Json, value: unknown, path: Array<string | number>, resolve: (s: unknown) => Json | undefined, o: SiteOptions, depth: number): MutationSite[] {
   if (depth > 8 || typeOf(s) !== 'object' || !isObj(s.properties) || !isObj(value)) return [];
   const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
   const sites: MutationSite[] = [];
   for (const [name, raw] of Object.entries(s.properties)) {
     const p = resolve(raw);
-    if (p === undefined) continue;
+    if (p === undefined || !fieldAt(p, o.version) || (isObj(raw) && !fieldAt(raw, o.version))) continue;
     const at = [...path, name];
     const present = value[name] !== undefined && value[name] !== null;
     if (!present) {
-      if (!required.has(name)) sites.push(...valueSites(p, undefined, 'body', at));
+      if (!required.has(name)) sites.push(...valueSites(p, undefined, 'body', at, resolve));
       continue;
     }
-    if (required.has(name) && (!lenient || emptyDefaultInvalid(p, resolve))) {
+    if (required.has(name) && (!o.lenient || emptyDefaultInvalid(p, resolve))) {
       sites.push({ kind: 'required-removed', loc: 'body', path: at, arb: fc.constant<Mutation>({ kind: 'required-removed', loc: 'body', path: at, removed: true }) });
     }
-    sites.push(...valueSites(p, value[name], 'body', at));
-    sites.push(...objectSites(p, value[name], at, resolve, lenient, depth + 1));
+    sites.push(...valueSites(p, value[name], 'body', at, resolve));
+    sites.push(...objectSites(p, value[name], at, resolve, o, depth + 1));
     const items = typeOf(p) === 'array' ? resolve(p.items) : undefined;
     const first = (value[name] as unknown[])[0];
     if (items !== undefined && Array.isArray(value[name]) && first !== undefined && first !== null) {
-      sites.push(...valueSites(items, first, 'body', [...at, 0]));
-      sites.push(...objectSites(items, first, [...at, 0], resolve, lenient, depth + 1));
+      sites.push(...valueSites(items, first, 'body', [...at, 0], resolve));
+      sites.push(...objectSites(items, first, [...at, 0], resolve, o, depth + 1));
     }
   }
   return sites;
@@ -270,6 +297,8 @@ function objectSites(s: Json, value: unknown, path: Array<string | number>, reso
 export interface SiteOptions {
   /** the target decodes a missing body field as its empty default (the ledger, FACTS.md) */
   lenient: boolean;
+  /** the target's version: fields the document dates after it (x-since) or before it (x-until) are not mutated */
+  version?: string;
 }
 
 /**
@@ -289,10 +318,10 @@ export function mutationSites(doc: Json, operationId: string, req: DerivedReques
     if (p.in === 'query' && p.required === true && bag[p.name] !== undefined) {
       sites.push({ kind: 'required-removed', loc, path: [p.name], arb: fc.constant<Mutation>({ kind: 'required-removed', loc, path: [p.name], removed: true }) });
     }
-    sites.push(...valueSites(s, bag[p.name], loc, [p.name]));
+    sites.push(...valueSites(s, bag[p.name], loc, [p.name], resolve));
   }
   const body = resolve(shape.body);
-  if (body !== undefined && req.json !== undefined) sites.push(...objectSites(body, req.json, [], resolve, o.lenient, 0));
+  if (body !== undefined && req.json !== undefined) sites.push(...objectSites(body, req.json, [], resolve, o, 0));
   return sites;
 }
 

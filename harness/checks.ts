@@ -67,17 +67,36 @@ const proxyAuthPage = (x: Exchange): boolean => PROXY_AUTH_STATUSES.includes(x.s
  * the operation does not document (a misrouted URL, a gateway). The status rules judge nothing on it: neither a failure
  * nor a pass (issue 12: no requirement passes on responses that judged nothing).
  */
-const answersNothing = (operation: OperationInfo, status: number): boolean =>
-  mayAnswerAnywhere(operation.api, status) || (status >= 300 && status < 400 && operation.responses[String(status)] === undefined);
+const answersNothing = (operation: OperationInfo, x: Exchange): boolean =>
+  mayAnswerAnywhere(operation.api, x.status) || (x.status >= 300 && x.status < 400 && operation.responses[String(x.status)] === undefined) || routeNotServed(x);
+
+/**
+ * A 404 or 405 without an error body of the target's own (a JsCantonError's code, an {error}): the HTTP framework's answer
+ * for a path no route serves (an endpoint the target's version does not have, an empty path segment) or, on scan and
+ * the validator, for a request without a required query parameter (FACTS.md). It says the route is not served: no
+ * verdict on any endpoint's documented status, content type or body.
+ */
+export function routeNotServed(x: Exchange): boolean {
+  if (x.status !== 404 && x.status !== 405) return false;
+  const body = isJsonMedia(x.mediaType) ? (x.json as { code?: unknown; error?: unknown } | null | undefined) : undefined;
+  return typeof body?.code !== 'string' && typeof body?.error !== 'string';
+}
+
+/**
+ * Statuses no sentence of SPEC.md or FACTS.md rules out on any endpoint, which say nothing against its documented
+ * statuses: 405 (method), 413 (request too large), 415 (media type) and a gateway's 502 and 504. The status rule does
+ * not judge them (the no-5xx rule still judges a 502 or 504).
+ */
+const UNRULED_STATUSES: readonly number[] = [405, 413, 415, 502, 504];
 
 export const statusDocumented: GenericCheck = {
   name: 'status_documented',
   description:
     'the response status is one the operation documents (429, 503 and the ledger 499 excepted: any endpoint may answer them; an undocumented redirect is not judged; an undocumented 401 or 403, which an authenticating proxy may answer, is allowed)',
   run({ exchange, operation, schemas }) {
-    if (answersNothing(operation, exchange.status)) return undefined;
+    if (answersNothing(operation, exchange)) return undefined;
     if (schemas.response(operation, exchange.status) !== undefined) return { requirement: `${operation.api}.http.documented-status` };
-    if (PROXY_AUTH_STATUSES.includes(exchange.status)) return undefined;
+    if (PROXY_AUTH_STATUSES.includes(exchange.status) || UNRULED_STATUSES.includes(exchange.status)) return undefined;
     return {
       requirement: `${operation.api}.http.documented-status`,
       message: `${operation.operationId} answered ${exchange.status}, which it does not document (documented: ${Object.keys(operation.responses).join(', ')})`,
@@ -89,7 +108,7 @@ export const contentTypeDocumented: GenericCheck = {
   name: 'content_type_documented',
   description: 'the response content type is one the operation documents for that status',
   run({ exchange, operation, schemas }) {
-    if (mayAnswerAnywhere(operation.api, exchange.status) || proxyAuthPage(exchange)) return undefined;
+    if (mayAnswerAnywhere(operation.api, exchange.status) || proxyAuthPage(exchange) || routeNotServed(exchange)) return undefined;
     const response = schemas.response(operation, exchange.status);
     if (response === undefined) return undefined;
     const documented = Object.keys(response.content);
@@ -120,7 +139,7 @@ export const bodyMatchesSchema: GenericCheck = {
     const requirement = media.requirement ?? response.requirement ?? `${operation.api}.http.documented-status`;
     const isJson = isJsonMedia(exchange.mediaType);
     // an overload status from a gateway may carry any body: only a JSON one is judged, against its documented schema
-    if ((mayAnswerAnywhere(operation.api, exchange.status) || proxyAuthPage(exchange)) && (!isJson || exchange.json === undefined)) return undefined;
+    if ((mayAnswerAnywhere(operation.api, exchange.status) || proxyAuthPage(exchange) || routeNotServed(exchange)) && (!isJson || exchange.json === undefined)) return undefined;
     if (isJson && exchange.json === undefined) {
       return {
         requirement,
@@ -139,7 +158,7 @@ export const noServerError: GenericCheck = {
   description: 'the target does not answer with a 5xx status (503, which any endpoint may answer under load, excepted)',
   run({ exchange, operation }) {
     // 429, 503, 499 and undocumented redirects answer nothing of the operation: they neither break nor keep the rule
-    if (answersNothing(operation, exchange.status)) return undefined;
+    if (answersNothing(operation, exchange)) return undefined;
     if (exchange.status < 500) return { requirement: `${operation.api}.http.no-server-error` };
     return {
       requirement: `${operation.api}.http.no-server-error`,

@@ -61,6 +61,8 @@ export interface OperationInfo {
   deprecated: boolean;
   /** `x-read-only: true`: not a GET, but changes no state (read-only mode lets it through) */
   readOnly: boolean;
+  /** `x-setup: true`: an operation only FACTS.md describes (not SPEC.md); rules on it are SHOULD at most */
+  setup: boolean;
   since?: string;
   until?: string;
   responses: Record<string, ResponseInfo>;
@@ -297,6 +299,7 @@ export class SchemaRegistry {
           path,
           deprecated: op.deprecated === true,
           readOnly: op['x-read-only'] === true,
+          setup: op['x-setup'] === true,
           ...(typeof op['x-since'] === 'string' ? { since: op['x-since'] } : {}),
           ...(typeof op['x-until'] === 'string' ? { until: op['x-until'] } : {}),
           responses,

@@ -16,20 +16,26 @@ import type { Api } from '../harness/types.js';
 import { registerFaults, type FaultSet } from './faults.js';
 import { err } from './ledger/errors.js';
 
-export const derivedFault = (api: Api, kind: MutationKind): string => `${api}-derived-${kind}-accepted`;
+export const derivedFault = (api: Api, kind: MutationKind, setup = false): string => `${api}-derived-${setup ? 'setup-' : ''}${kind}-accepted`;
 
 /** the fault of an interface's rejection-400 rule */
 export const derivedFormFault = (api: Api): string => (api === 'ledger' ? 'ledger-derived-wrong-type-as-canton-error' : `${api}-derived-rejected-with-404`);
 
-const DECLARED: Array<{ api: Api; kind: MutationKind }> = [];
+/** a kind judged on the operations SPEC.md describes (setup false) or on those only FACTS.md describes (setup true) */
+const DECLARED: Array<{ api: Api; kind: MutationKind; setup: boolean }> = [];
 
-/** Declares the faults of one interface: one per mutation kind its catalogue judges, and one of its rejection form. */
-export function registerDerivedFaults(api: Api, kinds: readonly MutationKind[]): void {
+/**
+ * Declares the faults of one interface: one per mutation kind its catalogue judges (`setupKinds`: also one for the
+ * operations only FACTS.md describes, whose rejections of those kinds have a SHOULD of their own), and one of its
+ * rejection form.
+ */
+export function registerDerivedFaults(api: Api, kinds: readonly MutationKind[], setupKinds: readonly MutationKind[] = []): void {
+  const all = [...kinds.map((kind) => ({ kind, setup: false })), ...setupKinds.map((kind) => ({ kind, setup: true }))];
   registerFaults([
-    ...kinds.map((kind) => ({
-      name: derivedFault(api, kind),
-      requirement: `${api}.derived.${kind}-rejected`,
-      description: `a request whose only violations of its request schema are ${kind} mutations is answered 200 (the last 200 answer of its route)`,
+    ...all.map(({ kind, setup }) => ({
+      name: derivedFault(api, kind, setup),
+      requirement: `${api}.derived.${setup ? 'setup-' : ''}${kind}-rejected`,
+      description: `a request${setup ? ' to an operation only FACTS.md describes' : ''} whose only violations of its request schema are ${kind} mutations is answered 200 (the last 200 answer of its route)`,
     })),
     {
       name: derivedFormFault(api),
@@ -40,12 +46,12 @@ export function registerDerivedFaults(api: Api, kinds: readonly MutationKind[]):
           : 'a request that violates its request schema is answered 404 {error}, not 400',
     },
   ]);
-  DECLARED.push(...kinds.map((kind) => ({ api, kind })));
+  DECLARED.push(...all.map(({ kind, setup }) => ({ api, kind, setup })));
 }
 
 const PREFIX: Record<Api, string> = { ledger: '', scan: '/api/scan', validator: '/api/validator', registry: '/api/registry' };
 
-interface Route {
+export interface Route {
   api: Api;
   operationId: string;
   method: string;
@@ -53,7 +59,8 @@ interface Route {
   names: string[];
 }
 
-function routes(apis: readonly Api[]): Route[] {
+/** The operations of the OpenAPI documents as routes of the reference (its interfaces' path prefixes included). */
+export function routes(apis: readonly Api[]): Route[] {
   const schemas = schemaRegistry();
   return apis.flatMap((api) =>
     schemas.operations(api).map((op) => {
@@ -65,6 +72,17 @@ function routes(apis: readonly Api[]): Route[] {
       return { api, operationId: op.operationId, method: op.method, re: new RegExp(`^${PREFIX[api]}${source}$`), names };
     }),
   );
+}
+
+/** The operation a request reaches, with its path parameters; undefined for a path no operation has. */
+export function matchRoute(table: readonly Route[], req: FastifyRequest): { route: Route; params: Record<string, string> } | undefined {
+  const path = (req.raw.url ?? '').split('?')[0] ?? '';
+  for (const route of table) {
+    if (route.method !== req.method) continue;
+    const m = route.re.exec(path);
+    if (m !== null) return { route, params: Object.fromEntries(route.names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
+  }
+  return undefined;
 }
 
 function jsonOf(body: unknown): unknown {
@@ -82,21 +100,13 @@ function jsonOf(body: unknown): unknown {
 }
 
 export function installDerivedFaults(app: FastifyInstance, faults: FaultSet): void {
-  const on = DECLARED.filter((d) => faults.has(derivedFault(d.api, d.kind)));
+  const on = DECLARED.filter((d) => faults.has(derivedFault(d.api, d.kind, d.setup)));
   const formOn = [...new Set(DECLARED.map((d) => d.api))].filter((api) => faults.has(derivedFormFault(api)));
   if (on.length === 0 && formOn.length === 0) return;
   const table = routes([...new Set([...on.map((d) => d.api), ...formOn])]);
   const schemas = schemaRegistry();
   const last = new Map<string, { type: string; payload: string }>();
-  const match = (req: FastifyRequest): { route: Route; params: Record<string, string> } | undefined => {
-    const path = (req.raw.url ?? '').split('?')[0] ?? '';
-    for (const route of table) {
-      if (route.method !== req.method) continue;
-      const m = route.re.exec(path);
-      if (m !== null) return { route, params: Object.fromEntries(route.names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
-    }
-    return undefined;
-  };
+  const match = (req: FastifyRequest) => matchRoute(table, req);
   app.addHook('onSend', async (req, reply, payload) => {
     if (reply.statusCode !== 200 || typeof payload !== 'string') return payload;
     const hit = match(req);
@@ -122,7 +132,10 @@ export function installDerivedFaults(app: FastifyInstance, faults: FaultSet): vo
       }
     }
     const [kind] = [...kinds];
-    if (replay === undefined || kinds.size !== 1 || !on.some((d) => d.api === api && d.kind === kind)) return;
+    // a kind with a setup SHOULD of its own: its fault reaches only the operations of its side (x-setup or not)
+    const setup = schemas.operation(api, operationId).setup;
+    const split = DECLARED.some((d) => d.api === api && d.kind === kind && d.setup);
+    if (replay === undefined || kinds.size !== 1 || !on.some((d) => d.api === api && d.kind === kind && (!split || d.setup === setup))) return;
     return reply.code(200).header('content-type', replay.type).send(replay.payload);
   });
 }

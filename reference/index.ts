@@ -5,6 +5,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { FAULTS, FaultSet } from './faults.js';
 import { installDerivedFaults } from './derived-faults.js';
+import { installRequestLeniency } from './request-leniency.js';
 import { createWorld, type World } from './world.js';
 import { ledgerRoutes } from './ledger/routes.js';
 import { scanRoutes } from './scan/routes.js';
@@ -126,6 +127,7 @@ export async function buildReferenceApp(options: ResolvedReferenceOptions, ctx: 
   // the derived-request faults first: the answer they replay is taken before the variant layer rewrites it
   installDerivedFaults(app, ctx.faults);
   installVariantLayer(app, ctx.world.variant, ctx.world.parties.get('dso')!);
+  installRequestLeniency(app, { ledgerVersion: options.ledgerVersion, nonObjectMessages: ctx.world.variant.nonObjectMessages, missingQuery: ctx.world.variant.missingQuery });
   await app.register(async (scope) => ledgerRoutes(scope, ctx));
   await app.register(async (scope) => scanRoutes(scope, ctx), { prefix: '/api/scan' });
   await app.register(async (scope) => validatorRoutes(scope, ctx), { prefix: '/api/validator' });

@@ -59,6 +59,13 @@ export interface Variant {
   scanTokens: 'as-built' | 'scaled';
   /** ledger timestamps: six fractional digits (as built) or trailing zeros trimmed, as Java's Instant prints them */
   ledgerTimes: 'as-built' | 'trimmed';
+  /**
+   * a non-object where a ledger request expects a message: refused as undecodable (as built) or read as the empty
+   * message and the request goes on (FACTS.md; reference/request-leniency.ts)
+   */
+  nonObjectMessages: 'as-built' | 'empty';
+  /** a scan or validator request without a required query parameter: 400 (as built) or the framework's 404 text/plain */
+  missingQuery: 'as-built' | '404';
 }
 
 export const DEFAULT_NAMESPACE = '1220aa00000000000000000000000000000000000000000000000000000000000001';
@@ -94,6 +101,8 @@ export const DEFAULT_VARIANT: Variant = Object.freeze({
   ledgerTimes: 'as-built',
   scanTokens: 'as-built',
   activityNames: 'as-built',
+  nonObjectMessages: 'as-built',
+  missingQuery: 'as-built',
 }) as Variant;
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -133,6 +142,8 @@ export const CHOICES = {
   'ledger-times': ['as-built', 'trimmed'],
   'scan-tokens': ['as-built', 'scaled'],
   'activity-names': ['as-built', 'spec'],
+  'non-object-messages': ['as-built', 'empty'],
+  'missing-query': ['as-built', '404'],
 } as const;
 type Choice = keyof typeof CHOICES;
 
@@ -174,6 +185,8 @@ export function chooseVariant(seed: number): Variant {
     ledgerTimes: pick('ledger-times'),
     scanTokens: pick('scan-tokens'),
     activityNames: pick('activity-names'),
+    nonObjectMessages: pick('non-object-messages'),
+    missingQuery: pick('missing-query'),
   };
 }
 
@@ -214,6 +227,8 @@ export function describeVariant(v: Variant): Record<string, string> {
   if (v.ledgerTimes !== d.ledgerTimes) out.ledgerTimes = v.ledgerTimes;
   if (v.scanTokens !== d.scanTokens) out.scanTokens = v.scanTokens;
   if (v.activityNames !== d.activityNames) out.activityNames = v.activityNames;
+  if (v.nonObjectMessages !== d.nonObjectMessages) out.nonObjectMessages = v.nonObjectMessages;
+  if (v.missingQuery !== d.missingQuery) out.missingQuery = v.missingQuery;
   return out;
 }
 
@@ -371,27 +386,34 @@ function bodyText(payload: unknown): string | undefined {
 
 const pathOf = (req: FastifyRequest) => (req.raw.url ?? '').split('?')[0] ?? '';
 
-/** Rewrites the page token of a request (query or JSON body) from the variant's form to the one the modules issued. */
-async function decodeRequestTokens(v: Variant, req: FastifyRequest): Promise<void> {
-  const q = req.query as Record<string, unknown> | undefined;
-  if (q !== null && typeof q === 'object' && typeof q.pageToken === 'string') q.pageToken = decodeToken(v, q.pageToken);
+/**
+ * The JSON body of a request, for a layer that rewrites it (then set again as `req.body`, a Buffer); undefined when
+ * there is none, it is over 1 MiB or it does not parse (the routes then answer it as they would).
+ */
+export async function requestJson(req: FastifyRequest): Promise<unknown> {
   let body = req.body;
   if (body === undefined && req.method === 'GET') {
     // a JSON body of a GET (GET /v2/package-vetting): fastify leaves it unread; read it here, within the same limit
     const len = Number(req.headers['content-length'] ?? '0');
-    if (!(len > 0 && len <= 1024 * 1024)) return;
+    if (!(len > 0 && len <= 1024 * 1024)) return undefined;
     const chunks: Buffer[] = [];
     for await (const c of req.raw) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as string));
     body = Buffer.concat(chunks);
     req.body = body;
   }
-  if (!Buffer.isBuffer(body) || body.length > 1024 * 1024) return;
-  let parsed: unknown;
+  if (!Buffer.isBuffer(body) || body.length > 1024 * 1024) return undefined;
   try {
-    parsed = JSON.parse(body.toString('utf8'));
+    return JSON.parse(body.toString('utf8')) as unknown;
   } catch {
-    return;
+    return undefined;
   }
+}
+
+/** Rewrites the page token of a request (query or JSON body) from the variant's form to the one the modules issued. */
+async function decodeRequestTokens(v: Variant, req: FastifyRequest): Promise<void> {
+  const q = req.query as Record<string, unknown> | undefined;
+  if (q !== null && typeof q === 'object' && typeof q.pageToken === 'string') q.pageToken = decodeToken(v, q.pageToken);
+  const parsed = await requestJson(req);
   if (isRecord(parsed) && typeof parsed.pageToken === 'string' && parsed.pageToken !== '') {
     parsed.pageToken = decodeToken(v, parsed.pageToken);
     req.body = Buffer.from(JSON.stringify(parsed), 'utf8');

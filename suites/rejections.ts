@@ -29,6 +29,12 @@ export function notBusy(_t: CheckContext, x: Exchange, wanted: readonly number[]
   }
 }
 
+/**
+ * A Splice request without a required query parameter: the HTTP framework's default rejection answers 404 text/plain,
+ * a handler 400 (FACTS.md, Scan and validator): the SHOULD accepts either.
+ */
+export const MISSING_QUERY_STATUSES: readonly number[] = [400, 404];
+
 export interface RejectionOptions {
   /** the MUST: a 4xx */
   requirement: string;

@@ -22,7 +22,7 @@ export function expectStatus(t: CheckContext, x: Exchange, status: number | numb
   t.expectStatus(x, status, o);
 }
 
-export { BUSY_STATUSES, judgeBadRequests, judgeRejection, notBusy } from './rejections.js';
+export { BUSY_STATUSES, judgeBadRequests, judgeRejection, MISSING_QUERY_STATUSES, notBusy } from './rejections.js';
 
 /** One property over generated requests; `requests` builds the arbitrary (it may look up ids first), `send` sends one. */
 export function robustnessCheck<R>(

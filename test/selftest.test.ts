@@ -30,7 +30,7 @@ describe('planted faults', () => {
   });
 
   it('a requirement bound to a version range runs against a reference inside it', () => {
-    const base = { level: 'MUST' as const, statement: '', operations: [], source: '', observable: true };
+    const base = { level: 'MUST' as const, statement: '', quote: '', operations: [], source: '', observable: true };
     expect(profileFor({ ...base, id: 'scan.x', api: 'scan', until: '0.6.8' })).toEqual({ scanVersion: '0.6.7' });
     expect(profileFor({ ...base, id: 'scan.y', api: 'scan', since: '0.6.8' })).toEqual({});
     expect(profileFor({ ...base, id: 'ledger.x', api: 'ledger', until: '3.5' })).toEqual({ ledgerVersion: '3.4' });

@@ -97,7 +97,9 @@ export function packageRoutes(app: FastifyInstance, ctx: ReferenceContext, state
   // POST /v2/packages behaves as the dars upload (POST /v2/dars, real API): one handler serves both
   const upload = (path: '/v2/packages' | '/v2/dars') => route(app, ctx, 'POST', path, async (c) => {
     const ct = c.req.headers['content-type'];
-    if (ct === undefined || !/^application\/octet-stream\s*(;|$)/i.test(ct)) {
+    // FACTS.md: an upload without a Content-Type header is taken as application/octet-stream (the official TypeScript
+    // ledger client sends none); another content type is refused
+    if (ct !== undefined && !/^application\/octet-stream\s*(;|$)/i.test(ct)) {
       throw new MalformedRequest(`Invalid value for: body (content type must be application/octet-stream)`);
     }
     const has = (f: string) => ctx.faults.has(f);

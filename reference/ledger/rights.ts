@@ -68,13 +68,19 @@ export const userNotFound = (id: string) =>
   err.notFound('USER_NOT_FOUND', `getting user failed for unknown user "${id}"`, [['USER_ID', id]]);
 
 /** The user named by a path parameter, checked for syntax and visibility to an identity provider admin. */
-export function targetUser(state: LedgerState, id: string, caller: Caller): UserRecord {
+/**
+ * The user a request about another user names. `idp`: the identity provider the request acts within (FACTS.md: GET
+ * /v2/users/{user-id} takes it as `identity-provider-id`; the rights listing and the deletion take none and act within
+ * the default one), so a user of another provider is not found there, whoever asks; a user reading itself is found.
+ */
+export function targetUser(state: LedgerState, id: string, caller: Caller, idp?: string): UserRecord {
   if (!isUserId(id)) throw err.invalidField('user_id', `Invalid user id ${JSON.stringify(id.slice(0, 200))}`);
   const user = state.world.users.get(id);
   // An identity provider admin does not see users of other identity providers.
   if (user === undefined || (caller.id !== id && !caller.administers(user.identityProviderId) && user.identityProviderId !== caller.user.identityProviderId)) {
     throw userNotFound(id);
   }
+  if (idp !== undefined && caller.id !== id && user.identityProviderId !== idp) throw userNotFound(id);
   return user;
 }
 
@@ -155,7 +161,7 @@ export function rightsRoutes(app: FastifyInstance, ctx: ReferenceContext, state:
     const id = c.params.userId ?? '';
     // Any user may read its own rights.
     if (id !== caller.id) caller.requireIdpAdmin(caller.user.identityProviderId);
-    const user = targetUser(state, id, caller);
+    const user = targetUser(state, id, caller, '');
     return { rights: user.rights.map((r) => (ctx.faults.has(F.listRightsBadShape) ? encodeRight(r).kind : encodeRight(r))) };
   });
 }

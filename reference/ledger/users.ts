@@ -251,7 +251,7 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
     const id = c.params.userId ?? '';
     // Any user may read itself; other users need (identity provider) administration rights.
     if (id !== caller.id && !ctx.faults.has(F.readOthers)) caller.requireIdpAdmin(caller.user.identityProviderId);
-    const out = encodeUser(targetUser(state, id, caller), v, ctx.faults);
+    const out = encodeUser(targetUser(state, id, caller, c.query['identity-provider-id'] ?? ''), v, ctx.faults);
     if (ctx.faults.has(F.rvEmptyOnRead)) (out.metadata as Obj).resourceVersion = '';
     if (ctx.faults.has(F.getUserBadShape)) out.isDeactivated = String(out.isDeactivated);
     return { user: out };
@@ -261,7 +261,7 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
     const caller = await c.caller();
     caller.requireIdpAdmin(caller.user.identityProviderId);
     if (ctx.faults.has(F.deleteUnknown) && isUserId(c.params.userId ?? '') && !users.has(c.params.userId ?? '')) return {};
-    const user = targetUser(state, c.params.userId ?? '', caller);
+    const user = targetUser(state, c.params.userId ?? '', caller, '');
     users.delete(user.id);
     state.removeUserId(user.id);
     return ctx.faults.has(F.deleteBadShape) ? [] : {};

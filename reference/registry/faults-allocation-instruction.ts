@@ -33,8 +33,8 @@ registerFaults([
   },
   {
     name: AI_SERVED_DURING_REASSIGNMENT,
-    requirement: 'registry.get-allocation-instruction-withdraw-context.reassignment-conflict',
-    description: 'the allocation-instruction withdraw context is answered 200 while the instruction is being reassigned',
+    requirement: 'registry.get-allocation-instruction-withdraw-context.instruction-reassignment-conflict',
+    description: 'the allocation-instruction withdraw context is answered 200 while the instruction (which it does not disclose) is being reassigned',
   },
   {
     name: AI_NOT_SERVED,

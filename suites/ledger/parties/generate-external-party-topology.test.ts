@@ -25,15 +25,18 @@ async function synchronizer(t: CheckContext): Promise<string> {
 const uidOf = (participantId: string) => participantId.replace(/^PAR::/, '');
 
 /**
- * The UID of a participant the target lists in its vetting records (participantId PAR::<uid>), preferring one other
- * than the answering participant (its id from GET /v2/parties/participant-id, real API, when served).
+ * The UID of a participant the target lists in its vetting records (participantId PAR::<uid>) other than the answering
+ * participant (its id from GET /v2/parties/participant-id, real API); none where that id is not known.
  */
 async function otherParticipantUid(t: CheckContext): Promise<string | { why: string }> {
   const records = await tryAllVettingRecords(t);
   if (typeof records === 'string') return { why: `no participant to name twice: ${records}` };
   const x = await t.client.raw({ method: 'GET', path: '/v2/parties/participant-id', operationId: 'getParticipantId (real API, not in SPEC.md)', token: await t.client.token(undefined) });
   const local = (x.json as { participantId?: unknown } | undefined)?.participantId;
-  const uids = [...new Set(records.map((r) => uidOf(r.participantId)))].filter((u) => u !== '' && (typeof local !== 'string' || u !== uidOf(local)));
+  // never the answering participant: a duplicate participant is refused (FACTS.md), so naming it as "another" would
+  // fail a correct participant; where its own id is not known, no listed participant is known to be another
+  if (typeof local !== 'string' || local === '') return { why: `GET /v2/parties/participant-id answered ${x.status} without a participantId, so no listed participant is known to be another than the answering one` };
+  const uids = [...new Set(records.map((r) => uidOf(r.participantId)))].filter((u) => u !== '' && u !== uidOf(local));
   return uids[0] ?? { why: 'the vetting listing names no participant other than the answering one: no known participant to name twice' };
 }
 

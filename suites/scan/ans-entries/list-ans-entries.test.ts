@@ -5,7 +5,7 @@ import { ansNames, dsoAndSvs, entryKey, isDsoProvided, listAns, type AnsEntryLik
 import { ansNamePrefix, nonEmptyAnsNamePrefix } from '../../../generators/scan/AnsNamePrefix.js';
 import { invalidPageLimitAbove, invalidPageLimitBelow, MAX_PAGE, MIN_PAGE, pageLimit } from '../../../generators/scan/PageLimits.js';
 import { ansListingChecks } from '../../ans-listing-checks.js';
-import { expectStatus, judgeRejection } from '../../v0-http-checks.js';
+import { expectStatus, MISSING_QUERY_STATUSES, judgeRejection } from '../../v0-http-checks.js';
 
 describe('GET /v0/ans-entries', () => {
   conformance(
@@ -69,7 +69,7 @@ describe('GET /v0/ans-entries: page size', () => {
     async (t) => {
       for (const query of [{}, { name_prefix: 'a' }]) {
         const x = await t.call('listAnsEntries', { query });
-        await judgeRejection(t, x, { requirement: 'scan.list-ans-entries.page-size-required', badRequest: 'scan.errors.bad-request-400', what: `an ANS listing without page_size (query ${JSON.stringify(query)})` });
+        await judgeRejection(t, x, { requirement: 'scan.list-ans-entries.page-size-required', statuses: MISSING_QUERY_STATUSES, badRequest: 'scan.errors.bad-request-400', what: `an ANS listing without page_size (query ${JSON.stringify(query)})` });
       }
     },
   );

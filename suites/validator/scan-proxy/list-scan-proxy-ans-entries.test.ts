@@ -5,7 +5,7 @@ import { ansNames, entryKey, listAns, sameJson, type AnsEntryLike } from '../../
 import { ansNamePrefix } from '../../../generators/scan/AnsNamePrefix.js';
 import { pageLimit } from '../../../generators/scan/PageLimits.js';
 import { ansListingChecks } from '../../ans-listing-checks.js';
-import { expectStatus, judgeRejection, validatorUser } from '../../v0-http-checks.js';
+import { expectStatus, MISSING_QUERY_STATUSES, judgeRejection, validatorUser } from '../../v0-http-checks.js';
 
 const OP = 'listScanProxyAnsEntries';
 
@@ -45,7 +45,7 @@ describe('GET /v0/scan-proxy/ans-entries', () => {
     },
     async (t) => {
       const x = await t.call(OP, { auth: await validatorUser(t), query: {} });
-      await judgeRejection(t, x, { requirement: 'validator.list-scan-proxy-ans-entries.page-size-required', badRequest: 'validator.errors.bad-request-400', what: 'a scan-proxy ANS listing without page_size' });
+      await judgeRejection(t, x, { requirement: 'validator.list-scan-proxy-ans-entries.page-size-required', statuses: MISSING_QUERY_STATUSES, badRequest: 'validator.errors.bad-request-400', what: 'a scan-proxy ANS listing without page_size' });
     },
   );
 
