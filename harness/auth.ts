@@ -6,7 +6,7 @@
 import { SignJWT } from 'jose';
 import { request } from './undici-core.js';
 import type { AuthConfig } from './config.js';
-import { agent, DEFAULT_MAX_HEADER_BYTES, isTimeout, readBounded, TransportError } from './http.js';
+import { agent, DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_JSON_DEPTH, isTimeout, jsonDepthExceeds, readBounded, TransportError } from './http.js';
 import { redactText, registerSecret, registerUrlCredentials } from './redact.js';
 
 /** The target's auth cannot provide what a check needs: the check is skipped with this reason. */
@@ -16,12 +16,55 @@ export class AuthUnavailable extends Error {
 
 interface Cached {
   token: string;
-  expiresAt: number;
+  /** when it is no longer used: its expiry less a margin in proportion to its lifetime (reuseUntil) */
+  renewAt: number;
 }
+
+/** A token is renewed this share of its lifetime before it expires, and at most EXPIRY_MARGIN_MAX_MS before. */
+const EXPIRY_MARGIN_SHARE = 0.1;
+const EXPIRY_MARGIN_MAX_MS = 30_000;
+/** the lifetime of a fetched token whose answer has no expires_in (and which is no JWT with an exp) */
+const DEFAULT_TOKEN_LIFETIME_S = 300;
+
+/** When a token of this lifetime, valid from `from`, stops being reused: shortly before its expiry, never for each request. */
+export function reuseUntil(from: number, lifetimeMs: number): number {
+  return from + lifetimeMs - Math.min(EXPIRY_MARGIN_MAX_MS, lifetimeMs * EXPIRY_MARGIN_SHARE);
+}
+
+/** How an identity provider that fails is asked again, and for how long its failure is remembered. */
+export interface TokenFetchPolicy {
+  /** attempts of one fetch when the provider cannot be reached or answers 5xx or 429 (default 3) */
+  attempts: number;
+  /** the wait before the second attempt, doubled before each further one (default 200 ms) */
+  backoffMs: number;
+  /** how long a failed fetch is answered with its error without asking the provider again (default 30 s) */
+  failureMemoryMs: number;
+}
+
+export const DEFAULT_TOKEN_FETCH_POLICY: TokenFetchPolicy = { attempts: 3, backoffMs: 200, failureMemoryMs: 30_000 };
+
+/** connection errors worth another attempt (a provider restarting, a connection dropped); timeouts are not retried, each cost run.timeoutMs */
+const RETRIED_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+/** One attempt's outcome: a token and its lifetime, or why not, and whether another attempt may help. */
+type Attempt = { token: string; lifetimeMs: number } | { failure: string; retry: boolean };
+
+/** A failed fetch, remembered: every request for the client's token until `until` ends with this message. */
+interface Remembered {
+  message: string;
+  until: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class TokenProvider {
   private readonly cache = new Map<string, Cached>();
+  /** the fetch under way per OAuth2 client (role): concurrent requests for its token share it */
+  private readonly inFlight = new Map<string, Promise<string>>();
+  /** the last failed fetch per OAuth2 client (role), answered again without asking the provider */
+  private readonly failed = new Map<string, Remembered>();
   private readonly key: Uint8Array | undefined;
+  private readonly policy: TokenFetchPolicy;
 
   constructor(
     private readonly auth: AuthConfig,
@@ -30,7 +73,11 @@ export class TokenProvider {
     private readonly maxResponseBytes = 16 * 1024 * 1024,
     /** the token response's header bound: the targets' run.maxHeaderBytes (not undici's 16 KiB default) */
     private readonly maxHeaderBytes = DEFAULT_MAX_HEADER_BYTES,
+    /** the token response's nesting bound: the targets' run.maxJsonDepth */
+    private readonly maxJsonDepth = DEFAULT_MAX_JSON_DEPTH,
+    policy: Partial<TokenFetchPolicy> = {},
   ) {
+    this.policy = { ...DEFAULT_TOKEN_FETCH_POLICY, ...policy };
     if (auth.kind === 'static') Object.values(auth.tokens).forEach(registerSecret);
     if (auth.kind === 'hs256') {
       registerSecret(auth.secret);
@@ -96,7 +143,7 @@ export class TokenProvider {
     }
     const cached = this.cache.get(`user:${userId}`);
     const now = Date.now();
-    if (cached !== undefined && cached.expiresAt - now > 30_000) return cached.token;
+    if (cached !== undefined && now < cached.renewAt) return cached.token;
     const lifetime = this.auth.expiresInSeconds ?? 3600;
     let jwt = new SignJWT({ ...(this.auth.scope !== undefined ? { scope: this.auth.scope } : {}) })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -107,20 +154,61 @@ export class TokenProvider {
     if (this.auth.issuer !== undefined) jwt = jwt.setIssuer(this.auth.issuer);
     const token = await jwt.sign(this.key);
     registerSecret(token);
-    this.cache.set(`user:${userId}`, { token, expiresAt: now + lifetime * 1000 });
+    this.cache.set(`user:${userId}`, { token, renewAt: reuseUntil(now, lifetime * 1000) });
     return token;
   }
 
-  private async fetchToken(role: string): Promise<string> {
+  /**
+   * The OAuth2 token of a role: the one fetched before until shortly before its expiry; else the fetch under way for
+   * the role, shared; else the failure of the last fetch while it is remembered; else a new fetch.
+   */
+  private fetchToken(role: string): Promise<string> {
     if (this.auth.kind !== 'oauth2') throw new Error('unreachable');
-    const client = this.auth.clients[role];
-    if (client === undefined) throw new AuthUnavailable(`no OAuth2 client configured for role "${role}"`);
+    if (this.auth.clients[role] === undefined) return Promise.reject(new AuthUnavailable(`no OAuth2 client configured for role "${role}"`));
     const cached = this.cache.get(`role:${role}`);
-    if (cached !== undefined && cached.expiresAt - Date.now() > 30_000) return cached.token;
+    if (cached !== undefined && Date.now() < cached.renewAt) return Promise.resolve(cached.token);
+    const pending = this.inFlight.get(role);
+    if (pending !== undefined) return pending;
+    const failed = this.failed.get(role);
+    if (failed !== undefined && Date.now() < failed.until) return Promise.reject(new TransportError(failed.message));
+    const fetch = this.fetchWithRetries(role).finally(() => this.inFlight.delete(role));
+    this.inFlight.set(role, fetch);
+    return fetch;
+  }
+
+  /** Fetches a role's token, trying again after a short wait when the provider cannot be reached or answers 5xx or 429. */
+  private async fetchWithRetries(role: string): Promise<string> {
+    const { attempts, backoffMs, failureMemoryMs } = this.policy;
+    let failure = '';
+    let tried = 0;
+    while (tried < Math.max(1, attempts)) {
+      if (tried > 0) await sleep(backoffMs * 2 ** (tried - 1));
+      // the token's lifetime counts from the request's start: it was issued no earlier
+      const sentAt = Date.now();
+      const outcome = await this.fetchOnce(role);
+      tried++;
+      if ('token' in outcome) {
+        this.failed.delete(role);
+        registerSecret(outcome.token);
+        this.cache.set(`role:${role}`, { token: outcome.token, renewAt: reuseUntil(sentAt, outcome.lifetimeMs) });
+        return outcome.token;
+      }
+      failure = outcome.failure;
+      if (!outcome.retry) break;
+    }
+    const seconds = Math.round(failureMemoryMs / 1000);
+    const message = `OAuth2 token request to ${redactText((this.auth as { tokenUrl: string }).tokenUrl)} for role "${role}" failed: ${failure}${tried > 1 ? ` (${tried} attempts)` : ''}${seconds > 0 ? `; not asked again for ${seconds} s` : ''}`;
+    this.failed.set(role, { message, until: Date.now() + failureMemoryMs });
+    throw new TransportError(message);
+  }
+
+  /** One token request, within the run's bounds (timeout, header and body size, JSON depth). */
+  private async fetchOnce(role: string): Promise<Attempt> {
+    if (this.auth.kind !== 'oauth2') throw new Error('unreachable');
+    const client = this.auth.clients[role]!;
     const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret });
     if (client.scope !== undefined) form.set('scope', client.scope);
     if (client.audience !== undefined) form.set('audience', client.audience);
-    const endpoint = redactText(this.auth.tokenUrl);
     let status: number;
     let text: string;
     try {
@@ -139,16 +227,20 @@ export class TokenProvider {
       const location = res.headers.location;
       if (status >= 300 && status < 400 && location !== undefined) {
         // never followed: the client secret would go wherever the redirect points
-        throw new Error(`answered ${status}, redirected to ${redactText(String(location))}; redirects are not followed`);
+        return { failure: `answered ${status}, redirected to ${redactText(String(location))}; redirects are not followed`, retry: false };
       }
     } catch (e) {
-      const code = (e as { code?: string }).code;
-      const why = isTimeout(e)
-        ? `no answer within ${this.timeoutMs} ms (run.timeoutMs)`
-        : code === 'UND_ERR_HEADERS_OVERFLOW'
-          ? `the answer's headers exceed the ${this.maxHeaderBytes}-byte cap (run.maxHeaderBytes)`
-          : redactText((e as Error).message);
-      throw new TransportError(`OAuth2 token request to ${endpoint} for role "${role}" failed: ${why}`);
+      const err = e as Error & { code?: string; cause?: { code?: string } };
+      const code = err.code ?? err.cause?.code;
+      if (isTimeout(e)) return { failure: `no answer within ${this.timeoutMs} ms (run.timeoutMs)`, retry: false };
+      if (code === 'UND_ERR_HEADERS_OVERFLOW') return { failure: `the answer's headers exceed the ${this.maxHeaderBytes}-byte cap (run.maxHeaderBytes)`, retry: false };
+      if (code === 'ECONNREFUSED') return { failure: 'connection refused: is the identity provider running?', retry: true };
+      return { failure: redactText(`${err.message}${code !== undefined && !err.message.includes(code) ? ` (${code})` : ''}`), retry: code !== undefined && RETRIED_CODES.has(code) };
+    }
+    if (status >= 500 || status === 429) return { failure: `answered ${status} without an access_token`, retry: true };
+    // bounded like every response: a deeply nested answer never reaches the parser
+    if (jsonDepthExceeds(text, this.maxJsonDepth)) {
+      return { failure: `the answer (${status}) nests JSON deeper than ${this.maxJsonDepth} levels (run.maxJsonDepth); not parsed`, retry: false };
     }
     let body: { access_token?: unknown; expires_in?: unknown } = {};
     try {
@@ -156,12 +248,29 @@ export class TokenProvider {
     } catch {
       // reported below without echoing the body, which may hold secrets
     }
-    if (status !== 200 || typeof body.access_token !== 'string') {
-      throw new TransportError(`OAuth2 token request to ${redactText(this.auth.tokenUrl)} for role "${role}" answered ${status} without an access_token`);
+    if (status !== 200 || typeof body !== 'object' || body === null || typeof body.access_token !== 'string' || body.access_token === '') {
+      return { failure: `answered ${status} without an access_token`, retry: false };
     }
-    registerSecret(body.access_token);
-    const ttl = typeof body.expires_in === 'number' ? body.expires_in : 300;
-    this.cache.set(`role:${role}`, { token: body.access_token, expiresAt: Date.now() + ttl * 1000 });
-    return body.access_token;
+    return { token: body.access_token, lifetimeMs: lifetimeOf(body.access_token, body.expires_in) * 1000 };
   }
+}
+
+/**
+ * A fetched token's lifetime in seconds: its answer's expires_in (a number, or a numeric string as some providers
+ * send), else the exp of a JWT, else DEFAULT_TOKEN_LIFETIME_S.
+ */
+function lifetimeOf(token: string, expiresIn: unknown): number {
+  const given = typeof expiresIn === 'number' ? expiresIn : typeof expiresIn === 'string' && expiresIn.trim() !== '' ? Number(expiresIn) : Number.NaN;
+  if (Number.isFinite(given) && given > 0) return given;
+  const payload = token.length <= 64 * 1024 ? token.split('.')[1] : undefined;
+  if (payload !== undefined && token.startsWith('eyJ')) {
+    try {
+      const exp = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown }).exp;
+      const left = typeof exp === 'number' ? exp - Date.now() / 1000 : Number.NaN;
+      if (Number.isFinite(left) && left > 0) return left;
+    } catch {
+      // not a JWT after all
+    }
+  }
+  return DEFAULT_TOKEN_LIFETIME_S;
 }

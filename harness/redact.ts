@@ -1,18 +1,82 @@
 /**
  * Secrets are redacted at the source: the HTTP recorder, the config printer and the error formatter all pass through
- * here, so no token or secret reaches a report, a log or an attachment.
+ * here, so no token or secret reaches a report, a log or an attachment. A registered secret is redacted as written and
+ * in its encoded forms: JSON-escaped (`\/`, `\"`, `\uXXXX` in either case of hex, in any mix with plain characters)
+ * and percent-encoded (encodeURIComponent's, RFC 3986's, a form body's; upper or lower-case hex).
  */
 export const REDACTED = '<redacted>';
 
-const secrets = new Set<string>();
+/** every value registered (JWT-shaped ones too), so a value registered again costs one lookup */
+const registered = new Set<string>();
+/** the values looked for as written, longest first (a secret inside another would otherwise cut the longer one) */
+const secrets: string[] = [];
+/** the percent-encoded forms of the values that differ from them (encodeURIComponent's, RFC 3986's, a form's; upper and lower-case hex) */
+const percentForms: string[] = [];
+/**
+ * What is looked for in a text read as JSON (its escapes decoded): every value, JWT-shaped ones included (their plain
+ * form is redacted by shape, but `\u` escapes break the shape), and its percent-encoded forms.
+ */
+const escapedNeedles: string[] = [];
+/** The JSON escapes other than `\u` that the needles can be written with (`\/` for a `/`, `\"`, `\\`, `\n`, ...). */
+const escapeMarkers = new Set<string>();
+/** the characters of the needles (UTF-16 code units): a `\uXXXX` escape of another character cannot be part of one */
+const needleChars = new Set<number>();
+
+const SHORT_ESCAPES: Record<string, string> = { '/': '\\/', '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+const insertByLength = (list: string[], value: string): void => {
+  if (list.includes(value)) return;
+  const at = list.findIndex((v) => v.length < value.length);
+  if (at < 0) list.push(value);
+  else list.splice(at, 0, value);
+};
+
+const lowerHex = (encoded: string) => encoded.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+
+/** The percent-encoded forms of a value other than the value itself (none when it holds a lone surrogate). */
+function percentEncoded(value: string): string[] {
+  let component: string;
+  try {
+    component = encodeURIComponent(value);
+  } catch {
+    return [];
+  }
+  // RFC 3986 unreserved only (also !'()* encoded), and a form body's encoding (URLSearchParams: a space is '+')
+  const strict = component.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const form = new URLSearchParams([['', value]]).toString().slice(1);
+  const forms = new Set<string>();
+  for (const f of [component, strict, form]) {
+    forms.add(f);
+    forms.add(lowerHex(f));
+  }
+  forms.delete(value);
+  return [...forms];
+}
 
 /** Registers a value that must never be printed (configured tokens and secrets, minted and fetched tokens). */
 export function registerSecret(value: string | undefined): void {
   // very short values would redact innocent text everywhere; config validation requires them non-empty anyway
-  if (value === undefined || value.length < 4) return;
-  // a JWT is redacted by its shape already; keeping the set small keeps every recorded exchange cheap to redact
-  if (WHOLE_JWT.test(value)) return;
-  secrets.add(value);
+  if (value === undefined || value.length < 4 || registered.has(value)) return;
+  registered.add(value);
+  // the encoded forms are worked out once, here; redactText looks for them only in a text that holds what sets them
+  // apart from the value (a '%', a JSON escape one of them can be written with)
+  const needles = [value];
+  // a JWT is redacted by its shape already; keeping the plain list small keeps every recorded exchange cheap to redact
+  if (!WHOLE_JWT.test(value)) {
+    insertByLength(secrets, value);
+    for (const f of percentEncoded(value)) {
+      insertByLength(percentForms, f);
+      needles.push(f);
+    }
+  }
+  for (const n of needles) {
+    insertByLength(escapedNeedles, n);
+    for (let i = 0; i < n.length; i++) {
+      needleChars.add(n.charCodeAt(i));
+      const marker = SHORT_ESCAPES[n[i]!];
+      if (marker !== undefined) escapeMarkers.add(marker);
+    }
+  }
 }
 
 /** JWTs are redacted by shape too, so a token the harness never saw (e.g. echoed by a server) is still hidden. */
@@ -46,11 +110,106 @@ export function registerUrlCredentials(url: string | undefined): void {
 
 export function redactText(text: string): string {
   // each pattern runs only where the text can hold it (a native substring search first: every recorded body and
-  // header passes through here)
-  let out = text.includes('eyJ') ? text.replace(JWT, REDACTED) : text;
+  // header passes through here). The JSON-escaped forms first: a JWT with an escaped character is whole only there.
+  let out = text;
+  if (escapedNeedles.length > 0 && out.includes('\\') && mayHoldEscapedNeedle(out)) out = redactEscaped(out);
+  if (out.includes('eyJ')) out = out.replace(JWT, REDACTED);
   if (out.includes('@') && out.includes('://')) out = out.replace(URL_USERINFO, `$1${REDACTED}@`);
   for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
+  if (percentForms.length > 0 && out.includes('%')) for (const f of percentForms) if (out.includes(f)) out = out.split(f).join(REDACTED);
   return out;
+}
+
+const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+
+/** Whether a text holds an escape a needle can be written with: one of their short escapes, or `\uXXXX` of one of their characters. */
+function mayHoldEscapedNeedle(text: string): boolean {
+  for (const m of escapeMarkers) if (text.includes(m)) return true;
+  for (let i = text.indexOf('\\u'); i >= 0; i = text.indexOf('\\u', i + 2)) {
+    if (i + 6 <= text.length && isHex(text.charCodeAt(i + 2)) && isHex(text.charCodeAt(i + 3)) && isHex(text.charCodeAt(i + 4)) && isHex(text.charCodeAt(i + 5))) {
+      if (needleChars.has(Number.parseInt(text.slice(i + 2, i + 6), 16))) return true;
+    }
+  }
+  return false;
+}
+
+/** The character a JSON escape other than `\uXXXX` stands for, by the code of the character after the backslash. */
+const SHORT_UNESCAPED: Record<number, string> = { 34: '"', 92: '\\', 47: '/', 98: '\b', 102: '\f', 110: '\n', 114: '\r', 116: '\t' };
+
+/**
+ * Redacts the needles written with JSON escapes (`\/`, `\"`, `\uXXXX` in either case of hex, in any mix with plain
+ * characters): the text is read as JSON reads a string (each escape decoded, left to right, so `\\u0041` is a
+ * backslash and `u0041`), the needles and JWT shapes are looked for in that reading, and each one found is cut from the
+ * text as written, escapes and all.
+ */
+function redactEscaped(text: string): string {
+  const parts: string[] = [];
+  // where each escape starts and ends, in the reading (view) and in the text: a run between two is copied as is
+  const viewAt: number[] = [0];
+  const textAt: number[] = [0];
+  let copied = 0;
+  let v = 0;
+  for (let i = text.indexOf('\\'); i >= 0 && i < text.length - 1; ) {
+    const e = text.charCodeAt(i + 1);
+    let decoded = SHORT_UNESCAPED[e];
+    let length = 2;
+    if (e === 117 && i + 6 <= text.length && isHex(text.charCodeAt(i + 2)) && isHex(text.charCodeAt(i + 3)) && isHex(text.charCodeAt(i + 4)) && isHex(text.charCodeAt(i + 5))) {
+      decoded = String.fromCharCode(Number.parseInt(text.slice(i + 2, i + 6), 16));
+      length = 6;
+    }
+    if (decoded === undefined) {
+      // not an escape: the backslash stays as written
+      i = text.indexOf('\\', i + 1);
+      continue;
+    }
+    parts.push(text.slice(copied, i), decoded);
+    v += i - copied;
+    viewAt.push(v);
+    textAt.push(i);
+    v += 1;
+    copied = i + length;
+    viewAt.push(v);
+    textAt.push(copied);
+    i = text.indexOf('\\', copied);
+  }
+  if (parts.length === 0) return text;
+  parts.push(text.slice(copied));
+  const view = parts.join('');
+  const spans: Array<[number, number]> = [];
+  for (const n of escapedNeedles) {
+    for (let k = view.indexOf(n); k >= 0; k = view.indexOf(n, k + n.length)) spans.push([k, k + n.length]);
+  }
+  if (view.includes('eyJ')) for (const m of view.matchAll(JWT)) spans.push([m.index, m.index + m[0].length]);
+  if (spans.length === 0) return text;
+  // a position of the view in the text: after the last escape boundary at or before it, the characters are the same
+  const inText = (k: number): number => {
+    let lo = 0;
+    let hi = viewAt.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (viewAt[mid]! <= k) lo = mid;
+      else hi = mid - 1;
+    }
+    return textAt[lo]! + (k - viewAt[lo]!);
+  };
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let at = 0;
+  let end = -1;
+  for (const [from, to] of spans) {
+    if (from < end) {
+      // overlaps the span being cut: extends it
+      end = Math.max(end, to);
+      continue;
+    }
+    if (end >= 0) {
+      out += REDACTED;
+      at = inText(end);
+    }
+    out += text.slice(at, inText(from));
+    end = to;
+  }
+  return out + REDACTED + text.slice(inText(end));
 }
 
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'sec-websocket-protocol', 'x-api-key']);

@@ -44,6 +44,15 @@ export async function startMiniServer(): Promise<{ url: string; close: () => Pro
         req.on('end', () => json(200, { items: [], headers: req.headers, url: req.url, ...(body !== '' ? { body } : {}), error: `request had ${JSON.stringify(req.headers)}` }));
         return;
       }
+      case 'echo-headers-encoded': {
+        // echoes the request headers encoded as targets do: every slash escaped (PHP's json_encode), slash, plus and
+        // equals as \u escapes (upper-case hex), and percent-encoded (encodeURIComponent, and with lower-case hex)
+        const raw = JSON.stringify(req.headers);
+        const unicode = raw.replace(/[/+=]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`);
+        const percent = encodeURIComponent(raw);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end(`{"items":[],"slashes":${raw.replace(/\//g, '\\/')},"unicode":${unicode},"percent":${JSON.stringify(percent)},"lower":${JSON.stringify(percent.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()))}}`);
+      }
       case 'echo-auth':
         return json(200, { items: [], seen: req.headers.authorization ?? null });
       case 'hang':

@@ -21,7 +21,17 @@ const URL_PASSWORD = 'url-password-b81d-must-not-leak';
 const TOKEN_URL_PASSWORD = 'token-url-password-c42e-must-not-leak';
 const CLIENT_SECRET = 'client-secret-d93f-must-not-leak';
 const ACCESS_TOKEN = 'opaque-oauth-access-token-1234';
-const SECRETS = [HEADER_SECRET, URL_PASSWORD, TOKEN_URL_PASSWORD, CLIENT_SECRET, ACCESS_TOKEN, 'urluser', 'tokuser'];
+/** a gateway key with the characters JSON and percent-encoding write otherwise: a target echoes it encoded (issue 20) */
+const GATEWAY_KEY = 'gw/key+e07b/must-not-leak==';
+const GATEWAY_KEY_FORMS = [
+  'gw\\/key+e07b\\/must-not-leak==',
+  'gw\\u002Fkey\\u002Be07b\\u002Fmust-not-leak\\u003D\\u003D',
+  encodeURIComponent(GATEWAY_KEY),
+  encodeURIComponent(GATEWAY_KEY).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+  // the part between its encoded characters, in whatever form
+  'must-not-leak',
+];
+const SECRETS = [HEADER_SECRET, URL_PASSWORD, TOKEN_URL_PASSWORD, CLIENT_SECRET, ACCESS_TOKEN, 'urluser', 'tokuser', GATEWAY_KEY, ...GATEWAY_KEY_FORMS];
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
 
 function filesUnder(dir: string): string[] {
@@ -56,7 +66,7 @@ describe('secrets in a target that echoes request headers', () => {
           features: {},
           fixtures: {},
           disabledRequirements: [],
-          headers: { 'x-auth-token': HEADER_SECRET },
+          headers: { 'x-auth-token': HEADER_SECRET, 'x-gateway-key': GATEWAY_KEY },
         },
       },
       reference: { faults: [] },
@@ -86,6 +96,12 @@ describe('secrets in a target that echoes request headers', () => {
     const echoed = check('s.echo-fail')?.failures?.[0]?.exchange?.response?.body ?? '';
     expect(echoed).toContain('"x-auth-token":"<redacted>"');
     expect(echoed).toContain('"authorization":"Bearer <redacted>"');
+    // and echoed it encoded: each form redacted where it stood
+    expect(check('s.echo-encoded')?.verdict).toBe('fail');
+    const encoded = check('s.echo-encoded')?.failures?.[0]?.exchange?.response?.body ?? '';
+    expect(encoded).toContain('"x-gateway-key":"<redacted>"');
+    expect(encoded).toContain('x-gateway-key%22%3A%22<redacted>%22');
+    expect(encoded).toContain('x-gateway-key%22%3a%22<redacted>%22');
   });
 
   it('writes no configured secret into any report file, nor on the console', () => {
