@@ -27,7 +27,7 @@ Exit codes:
   2  bad usage or configuration
   3  no MUST requirement failed, but errors (harness or network) left some undecided,
      or the run was stopped early (SIGINT, SIGTERM) and the reports cover what ran
-130/143  a further SIGINT/SIGTERM after a stop: exited at once, without reports`;
+A stopped run always writes its reports: a further SIGINT/SIGTERM during a stop only shortens its wait.`;
 
 type Done = <A extends unknown[]>(action: (...args: A) => Promise<number>) => (...args: A) => Promise<void>;
 
@@ -75,23 +75,38 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       }
       await validateSelection(config.run.requirements, config.reference.faults);
       await validateDisabled(config);
-      const { runConformance } = await import('./runner.js');
+      const { checkReportsDir } = await import('./reporting/write.js');
+      // before the run and before its signal handlers: a reports directory that cannot take the reports is exit 2 now
+      checkReportsDir(config.run.reportsDir);
+      const { runConformance, FINAL_GRACE_S } = await import('./runner.js');
       const interactive = process.stderr.isTTY === true;
       const share = config.run.shard !== undefined ? `shard ${config.run.shard.index}/${config.run.shard.count} of the checks of ` : '';
       const where = config.useReference ? `the embedded reference server${config.reference.variant !== undefined ? ` (variant ${config.reference.variant})` : ''}` : Object.entries(config.targets).map(([a, t]) => `${a} ${redactText(t.url)}`).join(', ');
-      err(`canton-conformance: running ${share}${config.run.only.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)${config.run.readOnly ? ', read-only: only GETs and x-read-only operations are sent' : ''}\n`);
       // a first SIGINT lets the running checks finish (and clean up); SIGTERM (CI runners, docker stop) and a second
-      // SIGINT stop them at once; a further signal exits at once without reports (130 or 143, the shell's convention). Every stop but the last writes the reports of
-      // what ran, marked INTERRUPTED, and exits 3 (1 when a MUST requirement failed among the checks that ran).
+      // SIGINT stop them at once; a further signal (coreutils `timeout` sends SIGTERM twice: to the command and to its
+      // process group) shortens what is left of the wait to a final grace. Every stop writes the reports of what ran,
+      // marked INTERRUPTED, and exits 3 (1 when a MUST requirement failed among the checks that ran); a signal once the
+      // reports are written ends the process at once with that code.
       const interrupt = new AbortController();
       const stopNow = new AbortController();
-      let finished: number | undefined;
+      const hurry = new AbortController();
+      // the reports once written (the HTML report may still be rendering), and whether they were printed
+      let written: { report: RunReport; dir: string; files: string[] } | undefined;
+      let printed = false;
       const onSignal = (name: NodeJS.Signals) => {
-        // the reports are written: a late signal ends the process with the run's exit code
-        if (finished !== undefined) process.exit(finished);
+        if (written !== undefined) {
+          err(`\n${name}: the reports are written; exiting${printed ? '' : ' (the HTML report is not rendered)'}\n`);
+          if (!printed) printReport(written, out);
+          process.exit(written.report.exitCode);
+        }
+        if (hurry.signal.aborted) {
+          err(`\n${name} again: the run is ending; the reports of what ran are being written\n`);
+          return;
+        }
         if (stopNow.signal.aborted) {
-          err(`\n${name} again: exiting at once, without reports\n`);
-          process.exit(name === 'SIGTERM' ? 143 : 130);
+          err(`\n${name} again: what still runs is abandoned within ${FINAL_GRACE_S} s; the reports of what ran are written then\n`);
+          hurry.abort(name);
+          return;
         }
         if (name === 'SIGINT' && !interrupt.signal.aborted) {
           err('\ninterrupted (SIGINT): no further check starts; the running ones finish, then the reports of what ran are written (SIGINT again stops at once)\n');
@@ -103,13 +118,23 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
+      // printed once the handlers are in place: from this line on a signal stops the run with its reports
+      err(`canton-conformance: running ${share}${config.run.only.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)${config.run.readOnly ? ', read-only: only GETs and x-read-only operations are sent' : ''}\n`);
       try {
-        const result = await runConformance(config, { write: err, interactive, signal: interrupt.signal, stopNow: stopNow.signal });
+        const result = await runConformance(config, {
+          write: err,
+          interactive,
+          signal: interrupt.signal,
+          stopNow: stopNow.signal,
+          hurry: hurry.signal,
+          onReportsWritten: (w) => void (written = w),
+        });
         const r = result.report;
+        written = result;
         printReport(result, out);
+        printed = true;
         // checks abandoned by a stop at once may still hold worker threads: the process ends soon after the reports
         if (stopNow.signal.aborted) setTimeout(() => process.exit(r.exitCode), 1000).unref();
-        finished = r.exitCode;
         return r.exitCode;
       } catch (e) {
         process.off('SIGINT', onSignal);
@@ -183,6 +208,7 @@ Exit codes (as for run):
       const { mergeShards } = await import('./reporting/merge.js');
       const pkg = (await import('../package.json', { with: { type: 'json' } })).default;
       checkRunFiles({ run: { baseline: opts.baseline, compare: opts.compare ?? true } } as Config, opts);
+      (await import('./reporting/write.js')).checkReportsDir(opts.reportsDir ?? 'reports', '--reports-dir');
       const result = await mergeShards(dirs, {
         reportsDir: opts.reportsDir ?? 'reports',
         html: opts.html,

@@ -2,14 +2,14 @@
  * One conformance run: start the embedded reference server when no target is configured, run the suites through
  * vitest with the configuration provided to them, then aggregate verdicts and write every report.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ReferenceOptions } from '../reference/index.js';
 import type { ReferenceThreadReady } from '../reference/thread.js';
 import type { Reporter } from 'vitest/node';
 import type { Config } from './config.js';
-import { printableConfig, targetsFromBlock } from './config.js';
+import { ConfigError, printableConfig, targetsFromBlock } from './config.js';
 import { loadCatalogue } from './catalogue.js';
 import { redactText } from './redact.js';
 import { PACKAGE_ROOT } from './paths.js';
@@ -18,12 +18,12 @@ import { ConformanceCollector, type CollectedRun } from './reporting/collector.j
 import { aggregate, runOutcome, trafficOf } from './reporting/aggregate.js';
 import { checkSums } from './reporting/check-sums.js';
 import type { RunReport } from './reporting/model.js';
-import { allureResultsReporter, createRunDir, newRunId, startAllureHtml, writeEveryReport } from './reporting/write.js';
+import { allureResultsReporter, checkReportsDir, createRunDir, newRunId, startAllureHtml, writeEveryReport } from './reporting/write.js';
 import { shardNote } from './reporting/merge.js';
 import { applyBaseline, loadBaseline } from './reporting/baseline.js';
 import { diffRuns, readEarlierReport } from './reporting/diff.js';
 import { boundHeapGrowth, createSuiteVitest, loadVitest, suiteGlobs } from './suite-vitest.js';
-import { STOP_CLEANUP_MS, announceStop, forgetStop, newStopChannel } from './stop-now.js';
+import { FINAL_GRACE_MS, STOP_CLEANUP_MS, announceStop, forgetStop, newStopChannel } from './stop-now.js';
 
 export interface RunOptions {
   /** where progress lines go (stderr by default) */
@@ -40,6 +40,14 @@ export interface RunOptions {
    * abandoned, and the reports of what ran are written. Its reason names what stopped the run.
    */
   stopNow?: AbortSignal;
+  /**
+   * Aborting it (a further SIGTERM or SIGINT after a stop at once) shortens what is left of the wait: what still runs
+   * FINAL_GRACE_MS after it is abandoned, and closing the runner and the embedded reference is awaited no longer than
+   * FINAL_CLOSE_MS each; the reports of what ran are still written. It implies a stop at once.
+   */
+  hurry?: AbortSignal;
+  /** Called once summary.md, junit.xml and conformance.json are written, before the HTML report is rendered. */
+  onReportsWritten?: (written: { report: RunReport; dir: string; files: string[] }) => void;
 }
 
 /**
@@ -48,6 +56,10 @@ export interface RunOptions {
  */
 const STOP_NOW_GRACE_MS = STOP_CLEANUP_MS + 2000;
 const CLOSE_GRACE_MS = 2000;
+/** FINAL_GRACE_MS in seconds, for the CLI's messages. */
+export const FINAL_GRACE_S = FINAL_GRACE_MS / 1000;
+/** After a further signal (RunOptions.hurry), the most each closing step (the runner, the reference) is waited for. */
+const FINAL_CLOSE_MS = 500;
 
 /**
  * CC_DEBUG=timing: a line on stderr at each step of a run, in milliseconds since the process started (where the time
@@ -77,6 +89,18 @@ function aborted(signal: AbortSignal | undefined): Promise<void> {
     if (signal.aborted) resolve();
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
+}
+
+/**
+ * Whether the earlier report to compare with can be read without blocking: a FIFO or a device there would hold the
+ * main thread in readFileSync (deaf to signals). A missing file is left to readEarlierReport; one that is not a regular
+ * file is a configuration error when named (`required`), else no comparison.
+ */
+function readable(file: string, required: boolean): boolean {
+  const st = statSync(file, { throwIfNoEntry: false });
+  if (st === undefined || st.isFile()) return true;
+  if (required) throw new ConfigError(`--compare / run.compare: ${file} is not a regular file (an earlier conformance.json to diff against)`);
+  return false;
 }
 
 export interface RunResult {
@@ -198,8 +222,16 @@ export async function startEmbeddedReference(config: Config, o: { thread?: boole
   };
 }
 
-/** `ready`: what must hold before the first check starts (the embedded reference listening); vitest starts beside it. */
-async function runVitest(config: Config, resultsDir: string, options: RunOptions, ready: Promise<unknown>): Promise<CollectedRun> {
+/** `p`, waited for at most `ms`, and at most FINAL_CLOSE_MS once `hurry` aborts. */
+function bounded(p: Promise<unknown>, ms: number | undefined, hurry: AbortSignal | undefined): Promise<unknown> {
+  return Promise.race([p, ...(ms !== undefined ? [delay(ms)] : []), aborted(hurry).then(() => delay(FINAL_CLOSE_MS))]);
+}
+
+/**
+ * `ready`: what must hold before the first check starts (the embedded reference listening); vitest starts beside it.
+ * `checksEnded` is called as soon as no check runs any more (every one finished, or the rest abandoned).
+ */
+async function runVitest(config: Config, resultsDir: string, options: RunOptions, ready: Promise<unknown>, checksEnded?: () => void): Promise<CollectedRun> {
   const write = options.write ?? ((s: string) => process.stderr.write(s));
   const collector = new ConformanceCollector(PACKAGE_ROOT, write, options.interactive ?? false);
   // created, not started, so an interrupt cancels the run (and the reports of what ran are still written)
@@ -231,15 +263,20 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
   };
   options.signal?.addEventListener('abort', cancel, { once: true });
   options.stopNow?.addEventListener('abort', cut, { once: true });
+  options.hurry?.addEventListener('abort', cut, { once: true });
   let abandoned = false;
   try {
-    if (options.signal?.aborted === true || options.stopNow?.aborted === true) collector.run.interrupted = true;
+    if (options.signal?.aborted === true || options.stopNow?.aborted === true || options.hurry?.aborted === true) collector.run.interrupted = true;
     else {
       mark('vitest.start');
       const started = vitest.start([]);
       started.catch(() => undefined);
-      // a stop at once does not wait for the running checks beyond a short grace: what finished is reported
-      const stop = aborted(options.stopNow).then(() => delay(STOP_NOW_GRACE_MS)).then(() => 'stopped' as const);
+      // a stop at once does not wait for the running checks beyond a short grace, a further signal not beyond a
+      // shorter one (from that signal, if that ends sooner): what finished is reported
+      const stop = Promise.race([
+        aborted(options.stopNow).then(() => delay(STOP_NOW_GRACE_MS)),
+        aborted(options.hurry).then(() => delay(FINAL_GRACE_MS)),
+      ]).then(() => 'stopped' as const);
       if ((await Promise.race([started.then(() => 'done' as const), stop])) === 'stopped') {
         abandoned = true;
         collector.run.interrupted = true;
@@ -248,12 +285,16 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
   } catch (e) {
     if ((e as Error).name !== 'FilesNotFoundError') collector.run.runErrors.push(`the test runner failed: ${(e as Error).message}`);
   } finally {
+    // no check runs any more: from here on a stop (run.maxRunMs among them) has nothing left to stop
+    checksEnded?.();
     options.signal?.removeEventListener('abort', cancel);
     options.stopNow?.removeEventListener('abort', cut);
-    // closing waits for the running checks; after a stop at once it is not awaited beyond the grace
+    options.hurry?.removeEventListener('abort', cut);
+    // closing waits for the running checks; after a stop at once it is not awaited beyond the grace, after a further
+    // signal not beyond FINAL_CLOSE_MS
     const closed = vitest.close().catch(() => undefined);
     mark('vitest done, closing');
-    await (abandoned ? Promise.race([closed, delay(CLOSE_GRACE_MS)]) : closed);
+    await bounded(closed, abandoned ? CLOSE_GRACE_MS : undefined, options.hurry);
     mark('vitest closed');
     forgetStop(stopChannel);
   }
@@ -264,12 +305,15 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
 export async function runConformance(config: Config, options: RunOptions = {}): Promise<RunResult> {
   const started = new Date();
   mark('run started');
+  // before anything else: a reports directory that cannot take the reports is a configuration error (exit 2) now, not
+  // after the run (the CLI checks it before it takes the signals; this is for callers of the runner alone)
+  checkReportsDir(config.run.reportsDir);
   const catalogue = loadCatalogue(config.internal?.catalogueDir);
   // read before the run: a bad baseline is a configuration error, and reports/latest still names the earlier run
   const expectations = config.run.baseline !== undefined ? loadBaseline(config.run.baseline, catalogue) : [];
   // a shard's partial verdicts are not diffed against an earlier run by default: the merged report is
   const compareFile = config.run.compare === false ? undefined : config.run.compare === true ? (config.run.shard === undefined ? join(config.run.reportsDir, 'latest', 'conformance.json') : undefined) : config.run.compare;
-  const earlier = compareFile !== undefined ? readEarlierReport(compareFile, typeof config.run.compare === 'string') : undefined;
+  const earlier = compareFile !== undefined && readable(compareFile, typeof config.run.compare === 'string') ? readEarlierReport(compareFile, typeof config.run.compare === 'string') : undefined;
   // run --also-validate-against: the target's own documents, read before anything runs (a bad one is exit 2)
   const own = config.run.alsoValidateAgainst !== undefined ? await import('./spec-diff/validate.js') : undefined;
   const ownDocs = own !== undefined ? await own.loadOwnDescriptions(config, 'files') : undefined;
@@ -289,7 +333,11 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   else options.signal?.addEventListener('abort', forward, { once: true });
   deadline.signal.addEventListener('abort', () => soft.abort(deadline.signal.reason), { once: true });
   const limitMs = config.run.maxRunMs;
+  // the limit and the end of the checks decide once, on the main thread: a limit that fires once no check runs any more
+  // is not reached (nothing says it was); one that fired before makes the run interrupted by it (whatever still ran)
+  let checksEnded = false;
   const timer = limitMs !== undefined ? setTimeout(() => {
+    if (checksEnded) return;
     (options.write ?? ((t: string) => process.stderr.write(t)))(`\nrun.maxRunMs (${limitMs} ms) reached: no further check starts; the running ones finish, then the reports of what ran are written\n`);
     deadline.abort(`run.maxRunMs limit of ${limitMs} ms`);
   }, Math.max(0, limitMs - (Date.now() - started.getTime()))) : undefined;
@@ -313,7 +361,10 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   ready.catch(() => undefined);
   let run: CollectedRun;
   try {
-    run = await runVitest(config, join(dir, 'allure-results'), limitMs !== undefined ? { ...options, signal: soft.signal } : options, ready);
+    run = await runVitest(config, join(dir, 'allure-results'), limitMs !== undefined ? { ...options, signal: soft.signal } : options, ready, () => {
+      checksEnded = true;
+      clearTimeout(timer);
+    });
   } catch (e) {
     // a reference server that does not start fails the run as before, not as a runner error
     if (startFailed) {
@@ -322,15 +373,19 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     }
     run = { checks: [], runErrors: [`the test runner failed: ${(e as Error).message}`], interrupted: false };
   } finally {
+    checksEnded = true;
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', forward);
-    await (await starting.catch(() => undefined))?.close();
+    // after a further signal, closing the reference is not waited for beyond FINAL_CLOSE_MS (its thread is unref'd)
+    await bounded((async () => (await starting.catch(() => undefined))?.close())().catch(() => undefined), undefined, options.hurry);
   }
+  // the console said the limit was reached: the report says the run was cut by it, even where every check had started
+  if (deadline.signal.aborted) run.interrupted = true;
   const finished = new Date();
   const referenceFailure = reference?.failure?.();
   if (referenceFailure !== undefined) run.runErrors.push(`the embedded reference server's thread failed during the run: ${redactText(referenceFailure)}`);
   const reasonOf = (sig: AbortSignal | undefined) => (sig?.aborted === true && typeof sig.reason === 'string' ? sig.reason : undefined);
-  const stoppedBy = reasonOf(options.stopNow) ?? reasonOf(options.signal) ?? reasonOf(deadline.signal);
+  const stoppedBy = reasonOf(options.stopNow) ?? reasonOf(options.hurry) ?? reasonOf(options.signal) ?? reasonOf(deadline.signal);
   if (deadline.signal.aborted && run.interrupted && stoppedBy === reasonOf(deadline.signal)) {
     run.runErrors.push(`the run was cut at the run.maxRunMs limit of ${limitMs} ms: no further check started after it; the checks that had not started are missing from this report`);
   }
@@ -356,7 +411,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     ...(reference !== undefined ? { reference: reference.info } : {}),
     selection: { apis: config.run.only, requirements: config.run.requirements },
     ...(config.run.shard !== undefined ? { shard: config.run.shard } : {}),
-    ...runOutcome(agg, run.interrupted ? { ...(stoppedBy !== undefined ? { by: stoppedBy } : {}), atOnce: options.stopNow?.aborted === true } : undefined),
+    ...runOutcome(agg, run.interrupted ? { ...(stoppedBy !== undefined ? { by: stoppedBy } : {}), atOnce: options.stopNow?.aborted === true || options.hurry?.aborted === true } : undefined),
     traffic: trafficOf(run.checks),
     ...checkSums(run.checks, config.run.readOnly, own !== undefined ? config.alsoValidate : undefined),
     counts: agg.counts,
@@ -369,7 +424,13 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     notes: config.run.shard !== undefined ? [shardNote(config.run.shard)] : [],
   };
   mark('verdicts aggregated');
-  const files = await writeEveryReport(dir, report, html);
+  // after a further signal nothing is waited for beyond the reports themselves: the HTML report is not rendered
+  if (options.hurry?.aborted === true && html !== false) {
+    html.cancel();
+    report.notes.push('the HTML report was not rendered: the run was stopped by a further signal');
+  }
+  const files = await writeEveryReport(dir, report, options.hurry?.aborted === true ? false : html, () =>
+    options.onReportsWritten?.({ report, dir, files: ['conformance.json', 'junit.xml', 'summary.md'].map((f) => join(dir, f)) }));
   mark('reports written');
   const times = (pick: (c: RunReport['checks'][number]) => string | undefined) =>
     run.checks.map(pick).filter((t): t is string => t !== undefined).map((t) => Date.parse(t));

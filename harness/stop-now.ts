@@ -5,7 +5,8 @@
  * - 'stop' (a first Ctrl-C, run.maxRunMs): no further check starts (each skips at its start); the running ones finish
  *   and clean up.
  * - 'stop-now' (SIGTERM, a second Ctrl-C): the running checks are also cut off where they stand, and clean up within
- *   STOP_CLEANUP_MS; the runner waits that long (and a little more) before it abandons what still runs.
+ *   STOP_CLEANUP_MS; the runner waits that long (and a little more) before it abandons what still runs, or
+ *   FINAL_GRACE_MS after a further signal when that ends sooner.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,13 @@ import { BroadcastChannel } from 'node:worker_threads';
 
 /** How long the clean-up of the checks cut off by a stop at once may take, all its steps together. */
 export const STOP_CLEANUP_MS = 8000;
+
+/**
+ * After a further signal during a stop at once (a second SIGTERM, as coreutils `timeout` sends one to the command and
+ * one to its process group; a third Ctrl-C), how long what still runs gets before the runner abandons it and writes
+ * the reports of what ran: the stop's wait shortened, never an exit without reports.
+ */
+export const FINAL_GRACE_MS = 1500;
 
 export const newStopChannel = (): string => `canton-conformance-stop-${randomBytes(6).toString('hex')}`;
 

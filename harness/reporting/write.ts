@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { createRequire } from 'node:module';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync, lstatSync } from 'node:fs';
 import type { TestResult, TestResultContainer } from 'allure-js-commons';
 import type { Reporter, Vitest } from 'vitest/node';
 import { dirname, join, resolve } from 'node:path';
@@ -18,13 +18,92 @@ export function newRunId(now = new Date()): string {
   return `${stamp}-${Math.random().toString(36).slice(2, 6)}`;
 }
 
+/** The kernel's pseudo-filesystems: never a place for reports (Node's recursive mkdir loops forever under /proc). */
+const PSEUDO_FS = ['/proc', '/sys'];
+const underPseudoFs = (path: string) => PSEUDO_FS.find((p) => path === p || path.startsWith(`${p}/`));
+
+const codeOf = (e: unknown) => (e as NodeJS.ErrnoException).code ?? String(e);
+
+/**
+ * Creates `dir` and its missing parents one level at a time (never `mkdirSync(..., { recursive: true })`, which loops
+ * forever where mkdir answers ENOENT under an existing parent, as under /proc). Throws `fail(reason)` when a file is
+ * in the way, a parent is not a directory, or a level cannot be created.
+ */
+function makeDirs(dir: string, fail: (why: string) => Error): void {
+  const missing: string[] = [];
+  let at = dir;
+  for (;;) {
+    let st;
+    try {
+      st = statSync(at);
+    } catch (e) {
+      const code = codeOf(e);
+      if (code === 'ENOTDIR') {
+        missing.unshift(at);
+        at = dirname(at);
+        continue;
+      }
+      if (code !== 'ENOENT') throw fail(`${at} cannot be read (${code})`);
+      const up = dirname(at);
+      if (up === at) throw fail(`its root ${at} does not exist`);
+      missing.unshift(at);
+      at = up;
+      continue;
+    }
+    if (!st.isDirectory()) throw fail(at === dir ? 'it is not a directory (a file is in the way)' : `${at} is not a directory (a file is in the way)`);
+    break;
+  }
+  // the deepest level that exists, with its symbolic links resolved: a link into /proc or /sys is refused too
+  let real = at;
+  try {
+    real = realpathSync(at);
+  } catch {
+    // stat succeeded: a realpath that fails leaves the path as it is
+  }
+  const pseudo = underPseudoFs(real);
+  if (pseudo !== undefined) throw fail(`${at === real ? at : `${at} (${real})`} is under ${pseudo}, a kernel pseudo-filesystem`);
+  for (const level of missing) {
+    try {
+      mkdirSync(level);
+    } catch (e) {
+      const code = codeOf(e);
+      if (code === 'EEXIST' && statSync(level, { throwIfNoEntry: false })?.isDirectory() === true) continue;
+      throw fail(code === 'ENOTDIR' || code === 'EEXIST' ? `${level} is not a directory (a file is in the way)` : `cannot create ${level} (${code})`);
+    }
+  }
+}
+
+/**
+ * Checks the reports directory before a run starts (issue 20): under /proc or /sys, a file in the way, a directory
+ * that cannot be created or is not writable (a file is created and removed in it) is a configuration error (exit 2)
+ * naming the directory. Creates it when missing; returns its absolute path. Only stat, mkdir and a file created with
+ * O_EXCL: nothing here blocks on a FIFO or reads a pseudo-file.
+ */
+export function checkReportsDir(reportsDir: string, setting = 'run.reportsDir, --reports-dir'): string {
+  const dir = resolve(reportsDir);
+  const fail = (why: string) => new ConfigError(`the reports directory ${dir} (${setting}) cannot be used: ${why}`);
+  const pseudo = underPseudoFs(dir);
+  if (pseudo !== undefined) throw fail(`it is under ${pseudo}, a kernel pseudo-filesystem`);
+  makeDirs(dir, fail);
+  const probe = join(dir, `.write-check-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
+  try {
+    const fd = openSync(probe, 'wx');
+    try {
+      writeSync(fd, 'ok\n');
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    throw fail(`it is not writable (${codeOf(e)})`);
+  } finally {
+    rmSync(probe, { force: true });
+  }
+  return dir;
+}
+
 export function createRunDir(reportsDir: string, runId: string): string {
   const dir = resolve(reportsDir, runId);
-  try {
-    mkdirSync(join(dir, 'allure-results'), { recursive: true });
-  } catch (e) {
-    throw new ConfigError(`cannot create the report directory ${dir} (run.reportsDir): ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
+  makeDirs(join(dir, 'allure-results'), (why) => new ConfigError(`cannot create the report directory ${dir} (run.reportsDir): ${why}`));
   return dir;
 }
 
@@ -55,10 +134,12 @@ export function writeReports(dir: string, report: RunReport): string[] {
 /**
  * Writes every report of a run (summary.md, junit.xml, conformance.json) and, with `html` (true, or a rendering started
  * ahead with startAllureHtml), renders the Allure HTML; a rendering that fails is noted in the reports, which are then
- * written again. Returns the files written.
+ * written again. Returns the files written. `onWritten` is called once summary.md, junit.xml and conformance.json are
+ * written, before the HTML is rendered (from then on a process that must end loses no report).
  */
-export async function writeEveryReport(dir: string, report: RunReport, html: boolean | AllureHtml): Promise<string[]> {
+export async function writeEveryReport(dir: string, report: RunReport, html: boolean | AllureHtml, onWritten?: () => void): Promise<string[]> {
   const files = writeReports(dir, report);
+  onWritten?.();
   if (html === false) return files;
   const note = await (html === true ? startAllureHtml(dir) : html).render();
   if (note === undefined) return [...files, join(dir, 'allure-report', 'index.html')];
@@ -183,6 +264,10 @@ export function startAllureHtml(dir: string, timeoutMs = 60_000): AllureHtml {
   child.unref();
   for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();
   child.stdin.on('error', () => undefined);
+  // a process that exits meanwhile (process.exit after a stop) takes its rendering with it: no child left rendering
+  const killOnExit = () => void child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('close', () => process.off('exit', killOnExit));
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-2000);

@@ -1,10 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../harness/paths.js';
+import { checkReportsDir } from '../../harness/reporting/write.js';
 
 const bin = join(PACKAGE_ROOT, 'bin', 'canton-conformance.mjs');
 const tmp = mkdtempSync(join(tmpdir(), 'cc-cli-'));
@@ -106,6 +107,64 @@ describe('canton-conformance CLI', () => {
     const r = cli(['run', '--reports-dir', 'a-file/reports', '--no-html']);
     expect(r.code).toBe(2);
     expect(r.err).toContain('run.reportsDir');
+  });
+
+  // issue 20: checked before the run starts (and before the CLI takes the signals); Node's recursive mkdir loops forever
+  // under /proc, where a run used to hang deaf to SIGTERM. As root, chmod does not stop writes: the unwritable cases
+  // are a path under a file and the kernel's pseudo-filesystems (and a read-only directory when not root).
+  describe('a reports directory that cannot take the reports: exit 2 at once, naming it', () => {
+    writeFileSync(join(tmp, 'in-the-way'), '');
+    // the CLI runs in tmp: it names the directory from its working directory, symbolic links resolved
+    const here = realpathSync(tmp);
+    const cases: Array<[string, string, RegExp]> = [
+      ['under /proc', '/proc/cc-conformance-reports', /reports directory \/proc\/cc-conformance-reports .*under \/proc/],
+      ['/proc itself', '/proc/self', /reports directory \/proc\/self .*under \/proc/],
+      ['under /sys', '/sys/cc-conformance-reports', /reports directory \/sys\/cc-conformance-reports .*under \/sys/],
+      ['a symbolic link into /proc', '/dev/fd/cc-reports', /reports directory \/dev\/fd\/cc-reports .*under \/proc/],
+      ['a regular file', 'in-the-way', new RegExp(`reports directory ${join(here, 'in-the-way')} .*not a directory \\(a file is in the way\\)`)],
+      ['a path under a regular file', 'in-the-way/reports', new RegExp(`reports directory ${join(here, 'in-the-way', 'reports')} .*${join(here, 'in-the-way')} is not a directory`)],
+    ];
+    for (const [name, dir, message] of cases) {
+      it(name, () => {
+        const started = Date.now();
+        const r = cli(['run', '--only', 'scan', '--no-html', '--reports-dir', dir], 30_000);
+        expect(r.code, r.err).toBe(2);
+        expect(Date.now() - started).toBeLessThan(15_000);
+        expect(r.err).toMatch(message);
+        expect(r.err).toContain('--reports-dir');
+        // before the run: nothing ran
+        expect(r.err).not.toContain('canton-conformance: running');
+        expect(r.all).not.toMatch(/\n\s+at /);
+      });
+    }
+
+    it.skipIf(process.getuid?.() === 0)('a directory that is not writable (not as root)', () => {
+      const ro = join(tmp, 'read-only-reports');
+      mkdirSync(ro, { recursive: true });
+      chmodSync(ro, 0o555);
+      try {
+        const r = cli(['run', '--only', 'scan', '--no-html', '--reports-dir', ro], 30_000);
+        expect(r.code, r.err).toBe(2);
+        expect(r.err).toContain(`reports directory ${ro}`);
+        expect(r.err).toMatch(/not writable \(EACCES\)/);
+      } finally {
+        chmodSync(ro, 0o755);
+      }
+    });
+
+    it('merge checks its --reports-dir the same way', () => {
+      const r = cli(['merge', '--reports-dir', '/proc/cc-merged', 'nowhere'], 30_000);
+      expect(r.code, r.err).toBe(2);
+      expect(r.err).toMatch(/reports directory \/proc\/cc-merged .*under \/proc/);
+    });
+
+    it('a missing directory is created (its parents too)', () => {
+      const dir = join(tmp, 'new-parent', 'new-reports');
+      expect(checkReportsDir(dir)).toBe(dir);
+      expect(existsSync(dir)).toBe(true);
+      // the write check leaves nothing behind
+      expect(readdirSync(dir)).toEqual([]);
+    });
   });
 
   it('on Ctrl-C stops the run, writes the reports of what ran and exits 3', async () => {

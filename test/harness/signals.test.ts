@@ -113,3 +113,75 @@ describe('a run stopped by a signal', () => {
     expect(rep.exitCode).toBe(3);
   }, 70_000);
 });
+
+/**
+ * Issue 20: a second (third, ...) signal during a stop only shortens its wait; the reports are written whatever the
+ * number of signals. coreutils `timeout` sends SIGTERM twice (to the command, then to its process group), and a
+ * second SIGTERM used to exit 143 without reports. These runs are against the embedded reference, with the signals
+ * sent `gapMs` apart at a given point of the run: as soon as the CLI said it runs (the reference and vitest starting),
+ * or once the first test file reported (checks running).
+ */
+async function stopReferenceRun(dir: string, signals: NodeJS.Signals[], gapMs: number, when: 'starting' | 'checking'): Promise<{ code: number | null; afterLastSignalMs: number; out: string; err: string }> {
+  // one check at a time: the run lasts far longer than the signals take to arrive, whatever the machine's speed
+  const child = spawn(process.execPath, [bin, 'run', '--concurrency', '1', '--no-html', '--no-compare', '--reports-dir', dir], {
+    cwd: tmp,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  let out = '';
+  let err = '';
+  let lastSignalAt = 0;
+  let sending: Promise<void> | undefined;
+  const send = async () => {
+    for (const [i, s] of signals.entries()) {
+      if (i > 0) await new Promise((r) => setTimeout(r, gapMs));
+      if (child.exitCode !== null || child.signalCode !== null) break;
+      child.kill(s);
+      lastSignalAt = Date.now();
+    }
+  };
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+    // the "running" line is printed once the CLI's signal handlers are in place; a progress line once a file reported
+    if (sending === undefined && (when === 'starting' ? /canton-conformance: running /.test(err) : /\nchecks: \d+ pass/.test(err))) sending = send();
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the run did not end in time\n${err}`));
+    }, 60_000);
+    child.on('close', (c) => {
+      clearTimeout(timer);
+      resolve(c);
+    });
+  });
+  await sending;
+  return { code, afterLastSignalMs: Date.now() - lastSignalAt, out, err };
+}
+
+describe('several signals during a stop (issue 20)', () => {
+  const cases: Array<{ name: string; dir: string; signals: NodeJS.Signals[]; gapMs: number; when: 'starting' | 'checking'; by: string }> = [
+    { name: 'SIGTERM twice 50 ms apart while the run starts', dir: 'term2-start', signals: ['SIGTERM', 'SIGTERM'], gapMs: 50, when: 'starting', by: 'SIGTERM' },
+    { name: 'SIGTERM twice 200 ms apart while checks run', dir: 'term2-checks', signals: ['SIGTERM', 'SIGTERM'], gapMs: 200, when: 'checking', by: 'SIGTERM' },
+    { name: 'SIGTERM three times 100 ms apart while checks run', dir: 'term3-checks', signals: ['SIGTERM', 'SIGTERM', 'SIGTERM'], gapMs: 100, when: 'checking', by: 'SIGTERM' },
+    { name: 'SIGINT three times 100 ms apart while checks run', dir: 'int3-checks', signals: ['SIGINT', 'SIGINT', 'SIGINT'], gapMs: 100, when: 'checking', by: 'SIGINT' },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: the reports of what ran are written, and the run exits 3`, async () => {
+      const r = await stopReferenceRun(c.dir, c.signals, c.gapMs, c.when);
+      // never the shell's 130/143 without reports: the documented stop code (no MUST fails on the clean reference)
+      expect(r.code, r.err).toBe(3);
+      // a further signal shortens the stop's wait to a final grace of 1.5 s (the closing steps 0.5 s each)
+      expect(r.afterLastSignalMs).toBeLessThan(10_000);
+      const rep = report(c.dir);
+      expect(rep.outcome).toMatch(new RegExp(`^INTERRUPTED \\(${c.by}\\)`));
+      expect(rep.interrupted?.by).toBe(c.by);
+      expect(rep.exitCode).toBe(3);
+      expect(existsSync(join(tmp, c.dir, 'latest', 'summary.md'))).toBe(true);
+      expect(existsSync(join(tmp, c.dir, 'latest', 'junit.xml'))).toBe(true);
+      expect(r.err).not.toContain('without reports');
+      expect(r.out + r.err).not.toMatch(/\n\s+at /);
+    }, 70_000);
+  }
+});

@@ -5,7 +5,7 @@
  * the target, its second (held by the target too) is cut at the bound and listed as not cleaned up, and the run ends
  * within the bound with a report marked interrupted. (test/harness/signals.test.ts covers the signals themselves.)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, type Config } from '../../harness/config.js';
 import { runConformance } from '../../harness/runner.js';
-import { STOP_CLEANUP_MS } from '../../harness/stop-now.js';
+import { FINAL_GRACE_MS, STOP_CLEANUP_MS } from '../../harness/stop-now.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'cc-stop-cleanup-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -63,6 +63,58 @@ describe('a run stopped at once', () => {
       expect(check?.notCleanedUp).toEqual([expect.stringMatching(/^the held step: .*not done within \d+ ms of the run's stop at once/)]);
       expect(r.report.interrupted).toMatchObject({ atOnce: true });
       expect(r.report.exitCode).toBe(3);
+    } finally {
+      for (const res of held) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  }, 60_000);
+
+  // issue 20: a further signal (a second SIGTERM, as coreutils `timeout` sends) shortens the stop's wait: the clean-up
+  // held by the target is abandoned FINAL_GRACE_MS after it, not at STOP_CLEANUP_MS, and the reports are still written
+  it('a further signal during the clean-up shortens the wait to the final grace; the reports are written', async () => {
+    const held = new Set<ServerResponse>();
+    const stopNow = new AbortController();
+    const hurry = new AbortController();
+    let hurriedAt = 0;
+    const server = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const step = url.searchParams.get('step');
+      if (url.searchParams.get('mode') === 'hang') {
+        held.add(res);
+        if (step === 'body') stopNow.abort('SIGTERM');
+        if (step === 'held' && hurriedAt === 0) {
+          hurriedAt = Date.now();
+          hurry.abort('SIGTERM');
+        }
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ items: [{ id: 'a', round: 1, expires_at: null }] }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
+    try {
+      const config: Config = {
+        run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: join(tmp, 'reports-hurried'), html: false, compare: false, retries: 0, timeoutMs: 60_000, checkTimeoutMs: 120_000 },
+        targets: { scan: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, version: '1.0', auth: { kind: 'none' }, features: {}, fixtures: {}, disabledRequirements: [], headers: {} } },
+        reference: { faults: [] },
+        useReference: false,
+        sources: ['test'],
+        internal: { specsDir: fixtures, catalogueDir: join(fixtures, 'requirements'), include: ['test/fixtures/mini/stop/*.check.ts'] },
+      };
+      let writtenAt = 0;
+      const r = await runConformance(config, { write: () => undefined, stopNow: stopNow.signal, hurry: hurry.signal, onReportsWritten: () => void (writtenAt = Date.now()) });
+      expect(hurriedAt).toBeGreaterThan(0);
+      // the final grace and the closing steps (0.5 s each), a little for the reports: far below the clean-up bound
+      expect(writtenAt - hurriedAt).toBeGreaterThanOrEqual(FINAL_GRACE_MS - 50);
+      expect(writtenAt - hurriedAt).toBeLessThan(STOP_CLEANUP_MS - 2000);
+      expect(existsSync(join(r.dir, 'conformance.json'))).toBe(true);
+      expect(existsSync(join(r.dir, 'summary.md'))).toBe(true);
+      expect(r.report.interrupted).toEqual({ by: 'SIGTERM', atOnce: true });
+      expect(r.report.exitCode).toBe(3);
+      // the check still cleaning up was abandoned, and the report says so
+      expect(r.report.runErrors.join('\n')).toMatch(/abandoned/);
     } finally {
       for (const res of held) res.destroy();
       server.closeAllConnections();
