@@ -13,11 +13,11 @@ import { newFootprint, noteFootprint, reportedFootprint } from './fixtures/footp
 import { STOP_CLEANUP_MS, stoppedAt, stopping, whenStoppedNow } from './stop-now.js';
 import { CHECK_LABEL } from './reporting/allure-status.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
-import { HttpClient, ReadOnlyRefused, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './http.js';
+import { HttpClient, NoDecidingAnswer, ReadOnlyRefused, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './http.js';
 import { paceFor } from './pace.js';
 import { AuthUnavailable, TokenProvider } from './auth.js';
 import { redactText } from './redact.js';
-import { schemaRegistry, type SchemaRegistry } from './schemas.js';
+import { schemaRegistry, type OperationInfo, type SchemaRegistry } from './schemas.js';
 import type { Api, CheckDeclaration, CheckResultMeta, ExchangeRecord, FailureRecord, PropertyRecord, TrafficCounts, Verdict } from './types.js';
 import { outOfRange } from './versions.js';
 import { hash32, inShard } from './shard.js';
@@ -66,6 +66,12 @@ export interface CallOptions {
   conform?: boolean;
   /** one of a bounded burst sent at once, outside run.concurrency (HttpRequest.burst) */
   burst?: boolean;
+  /**
+   * the check reads whatever comes back, overload answers included; by default an answer that cannot decide anything
+   * (an overload or gateway status, a 2xx whose documented JSON body is not JSON) ends the check in error, so that no
+   * rule passes or fails on it (ApiClient.call)
+   */
+  anyAnswer?: boolean;
 }
 
 /** Default role per interface when a call names none. */
@@ -108,8 +114,29 @@ export class ApiClient {
       // the 429 and 503 answers that were retried are responses of the target too: judged like the last one
       for (const e of x.earlier ?? []) this.onExchange(e);
       this.onExchange(x);
+      if (o.burst !== true && o.anyAnswer !== true) this.decides(op, x);
     }
     return x;
+  }
+
+  /**
+   * Ends the check in error when the answer can decide nothing (DESIGN.md principle 15), in one place so that no check
+   * can forget it: an overload, cancellation or gateway status (429, 503, the ledger's 499, 502, 504) says nothing of
+   * any rule but the generic ones, which judged it above; a 2xx whose documented body is JSON and did not parse would
+   * make every reader see an empty list or object.
+   */
+  private decides(op: OperationInfo, x: Exchange): void {
+    const what = `${x.record.request.method} ${op.operationId}`;
+    const excerpt = x.text.length > 200 ? `${x.text.slice(0, 200)}...` : x.text;
+    if (saysNothingOfTheRule(this.api, x.status)) {
+      throw new TargetOverloaded(`${what} answered ${x.status} (${x.status === 502 || x.status === 504 ? 'a gateway in front of the target could not reach it in time' : 'overload or cancellation, which any endpoint may answer'}): nothing judged${excerpt ? `: ${excerpt}` : ''}`);
+    }
+    if (x.status >= 200 && x.status < 300 && x.json === undefined) {
+      const media = this.schemas.response(op, x.status)?.content ?? {};
+      if (Object.keys(media).some((m) => m === 'application/json' || m.endsWith('+json'))) {
+        throw new NoDecidingAnswer(`${what} answered ${x.status} with ${x.mediaType === undefined ? 'no Content-Type' : `Content-Type ${x.mediaType}`} and a body that is not JSON (${x.jsonError ?? (x.text === '' ? 'empty body' : 'not declared JSON')}): nothing it should hold could be read${excerpt ? `: ${excerpt}` : ''}`);
+      }
+    }
   }
 
   /** A raw request to a path that may not be in the spec (robustness probes); generic checks are not applied. */
@@ -643,7 +670,7 @@ function tokenProvider(api: Api, target: TargetConfig, config: Config): TokenPro
   const key = `${api}:${target.url}`;
   let p = providers.get(key);
   if (p === undefined) {
-    p = new TokenProvider(target.auth, config.run.timeoutMs, config.run.maxResponseBytes, config.run.maxHeaderBytes);
+    p = new TokenProvider(target.auth, config.run.timeoutMs, config.run.maxResponseBytes, config.run.maxHeaderBytes, config.run.maxJsonDepth);
     providers.set(key, p);
   }
   return p;

@@ -49,7 +49,7 @@ export async function doctor(config: Config): Promise<DoctorLine[]> {
     }
     if (probe.role !== undefined && target.auth.kind !== 'none') {
       try {
-        token = await new TokenProvider(target.auth, config.run.timeoutMs, config.run.maxResponseBytes, config.run.maxHeaderBytes).tokenFor(probe.role);
+        token = await new TokenProvider(target.auth, config.run.timeoutMs, config.run.maxResponseBytes, config.run.maxHeaderBytes, config.run.maxJsonDepth).tokenFor(probe.role);
       } catch (e) {
         const why = e instanceof AuthUnavailable ? e.message : `cannot get a token: ${(e as Error).message}`;
         lines.push({ api, url: target.url, ok: false, detail: api === 'validator' ? `${why}: ${VALIDATOR_NEEDS_TOKEN}` : why });

@@ -2,6 +2,7 @@
  * The HTTP client every check uses: undici with a per-request timeout and a response-size cap; every exchange is
  * recorded (method, URL, headers, body, status, timing) with secrets redacted before the record exists.
  */
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
@@ -22,6 +23,15 @@ export class TransportError extends Error {
  */
 export class TargetOverloaded extends TransportError {
   override name = 'TargetOverloaded';
+}
+
+/**
+ * An answer that cannot decide the rule a check asked it for (DESIGN.md principle 15): a 2xx whose documented JSON body
+ * is not JSON (HTML, truncated, not UTF-8, numbers beyond a double's range). The check ends in error, naming what was
+ * answered instead; the body rule itself has judged it already.
+ */
+export class NoDecidingAnswer extends TransportError {
+  override name = 'NoDecidingAnswer';
 }
 
 /**
@@ -316,7 +326,7 @@ export class HttpClient {
         // this request is the probe: the others keep failing fast until it is answered or times out
         streak.lastAt = Date.now();
       }
-      const { status, resHeaders, text } = await this.transmit(url, req.method, headers, body);
+      const { status, resHeaders, text, invalidUtf8 } = await this.transmit(url, req.method, headers, body);
       timeoutsInARow.delete(origin);
       record.durationMs = Math.round((performance.now() - t0) * 10) / 10;
       const recorded = redactedCut(text);
@@ -331,7 +341,7 @@ export class HttpClient {
         // never followed: a redirect may lead to another origin, and following it would send the token there
         throw new TransportError(`${redactText(url)} answered ${status}, redirected to ${redactText(location)}: redirects are not followed; check the target's base URL`);
       }
-      const x = toExchange(this.options.api, req.operationId, status, resHeaders, text, record, this.options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH, url);
+      const x = toExchange(this.options.api, req.operationId, status, resHeaders, text, record, this.options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH, url, invalidUtf8);
       this.options.onExchange?.(record);
       return x;
     } catch (e) {
@@ -355,7 +365,7 @@ export class HttpClient {
     method: string,
     headers: Record<string, string>,
     body: string | Uint8Array | undefined,
-  ): Promise<{ status: number; resHeaders: Record<string, string>; text: string }> {
+  ): Promise<{ status: number; resHeaders: Record<string, string>; text: string; invalidUtf8: boolean }> {
     const { timeoutMs, maxResponseBytes, maxHeaderBytes } = this.options;
     // the whole exchange's bound (headers and body): a plain timer cleared at the end, rather than AbortSignal.timeout,
     // whose weak references and finalization every request paid for in the garbage collector
@@ -373,8 +383,9 @@ export class HttpClient {
       });
       const resHeaders: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-      const text = await readBounded(res, resHeaders['content-encoding'], maxResponseBytes, `response from ${redactText(url)}`);
-      return { status: res.statusCode, resHeaders, text };
+      const bytes = await readBoundedBytes(res, resHeaders['content-encoding'], maxResponseBytes, `response from ${redactText(url)}`);
+      // a body that is not valid UTF-8 is decoded with replacement characters for the record, and never parsed
+      return { status: res.statusCode, resHeaders, text: bytes.toString('utf8'), invalidUtf8: !isUtf8(bytes) };
     } finally {
       clearTimeout(timer);
     }
@@ -401,6 +412,11 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
  * memory. `what` names the response in the error.
  */
 export async function readBounded(res: Dispatcher.ResponseData, contentEncoding: string | undefined, maxBytes: number, what: string): Promise<string> {
+  return (await readBoundedBytes(res, contentEncoding, maxBytes, what)).toString('utf8');
+}
+
+/** readBounded's bytes, before they are decoded as UTF-8. */
+async function readBoundedBytes(res: Dispatcher.ResponseData, contentEncoding: string | undefined, maxBytes: number, what: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   // read with events rather than an async iterator, which costs a few promises and stream listeners per chunk
@@ -445,7 +461,7 @@ export async function readBounded(res: Dispatcher.ResponseData, contentEncoding:
       throw new TransportError(`${what} says Content-Encoding ${coding} but does not decode: ${err.message}`);
     }
   }
-  return buf.toString('utf8');
+  return buf;
 }
 
 /**
@@ -499,6 +515,20 @@ function describeTransportError(e: unknown, url: string, timeoutMs: number, maxH
   return `request to ${where} failed: ${code ?? ''} ${err.message}`.replace(/\s+/g, ' ');
 }
 
+/** a number literal that may overflow a double: an exponent of three digits or more, or a run of 309 digits */
+const HUGE_NUMBER = /[eE][+]?\d{3}|\d{309}/;
+
+/** The JSON path of the first number that parsed as Infinity (or -Infinity), if any. */
+function nonFiniteAt(v: unknown, path: string, depth: number): string | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? undefined : path;
+  if (depth > 200 || typeof v !== 'object' || v === null) return undefined;
+  for (const [k, e] of Array.isArray(v) ? v.entries() : Object.entries(v)) {
+    const at = nonFiniteAt(e, Array.isArray(v) ? `${path}[${k}]` : `${path}.${k}`, depth + 1);
+    if (at !== undefined) return at;
+  }
+  return undefined;
+}
+
 function toExchange(
   api: Api,
   operationId: string | undefined,
@@ -508,6 +538,7 @@ function toExchange(
   record: ExchangeRecord,
   maxJsonDepth = DEFAULT_MAX_JSON_DEPTH,
   url = '',
+  invalidUtf8 = false,
 ): Exchange {
   const ct = headers['content-type'];
   const mediaType = ct?.split(';')[0]?.trim().toLowerCase() || undefined;
@@ -515,11 +546,20 @@ function toExchange(
   if (mediaType !== undefined) x.mediaType = mediaType;
   const looksJson = mediaType === 'application/json' || (mediaType?.endsWith('+json') ?? false);
   if (looksJson && text.length > 0) {
+    if (invalidUtf8) {
+      // never parsed: ids read from replacement characters would be sent back mangled and judged as the target's
+      x.jsonError = 'the body is not valid UTF-8';
+      return x;
+    }
     if (jsonDepthExceeds(text, maxJsonDepth)) {
       throw new TransportError(`response from ${redactText(url)} nests JSON deeper than ${maxJsonDepth} levels (run.maxJsonDepth); not parsed`);
     }
     try {
-      x.json = JSON.parse(text);
+      const json = JSON.parse(text) as unknown;
+      // a number beyond a double's range (1e400) parses as Infinity, which would be sent back as null
+      const outOfRange = HUGE_NUMBER.test(text) ? nonFiniteAt(json, '', 0) : undefined;
+      if (outOfRange !== undefined) x.jsonError = `the number at ${outOfRange === '' ? 'the top level' : outOfRange} is beyond the range of a double (JSON numbers such as 1e400)`;
+      else x.json = json;
     } catch (e) {
       x.jsonError = (e as Error).message;
     }

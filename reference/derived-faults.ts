@@ -21,6 +21,9 @@ export const derivedFault = (api: Api, kind: MutationKind, setup = false): strin
 /** the fault of an interface's rejection-400 rule */
 export const derivedFormFault = (api: Api): string => (api === 'ledger' ? 'ledger-derived-wrong-type-as-canton-error' : `${api}-derived-rejected-with-404`);
 
+/** the reference a fault needs (a version whose operations carry the kind) */
+type FaultReference = NonNullable<Parameters<typeof registerFaults>[0][number]['reference']>;
+
 /** a kind judged on the operations SPEC.md describes (setup false) or on those only FACTS.md describes (setup true) */
 const DECLARED: Array<{ api: Api; kind: MutationKind; setup: boolean }> = [];
 
@@ -29,10 +32,11 @@ const DECLARED: Array<{ api: Api; kind: MutationKind; setup: boolean }> = [];
  * operations only FACTS.md describes, whose rejections of those kinds have a SHOULD of their own), and one of its
  * rejection form.
  */
-export function registerDerivedFaults(api: Api, kinds: readonly MutationKind[], setupKinds: readonly MutationKind[] = []): void {
+export function registerDerivedFaults(api: Api, kinds: readonly MutationKind[], setupKinds: readonly MutationKind[] = [], reference: Partial<Record<MutationKind, FaultReference>> = {}): void {
   const all = [...kinds.map((kind) => ({ kind, setup: false })), ...setupKinds.map((kind) => ({ kind, setup: true }))];
   registerFaults([
     ...all.map(({ kind, setup }) => ({
+      ...(!setup && reference[kind] !== undefined ? { reference: reference[kind] } : {}),
       name: derivedFault(api, kind, setup),
       requirement: `${api}.derived.${setup ? 'setup-' : ''}${kind}-rejected`,
       description: `a request${setup ? ' to an operation only FACTS.md describes' : ''} whose only violations of its request schema are ${kind} mutations is answered 200 (the last 200 answer of its route)`,

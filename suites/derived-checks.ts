@@ -19,7 +19,7 @@ import { schemaRegistry } from '../harness/schemas.js';
 import type { Api } from '../harness/types.js';
 import { outOfRange } from '../harness/versions.js';
 import { applyMutation, describeMutation, mutationSites, mutationsOfKind, type DerivedRequest, type Mutation, type MutationKind } from '../generators/derived.js';
-import { excerpt, MISSING_QUERY_STATUSES } from './rejections.js';
+import { excerpt, MISSING_QUERY_STATUSES, refusesTheInput } from './rejections.js';
 
 export type { DerivedRequest };
 
@@ -128,6 +128,7 @@ export function derivedCheck(d: DerivedCheck): void {
               async (m) => {
                 const x = await send(applyMutation(prep.request(), m));
                 if (saysNothingOfTheRule(d.api, x.status)) throw new TargetOverloaded(`${d.operationId} with ${describeMutation(m)} answered ${x.status} (overload, cancellation or a gateway error): nothing judged`);
+                refusesTheInput(x, []);
                 t.expect(x.status >= 400 && x.status < 500, `${d.operationId} with ${describeMutation(m)}: expected a 4xx rejection, got ${x.status}${excerpt(x) ? `: ${excerpt(x)}` : ''}`, { requirement, exchange: x });
                 seenHere.push({ x, m });
               },

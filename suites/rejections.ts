@@ -6,7 +6,7 @@
  */
 import type { CheckContext } from '../harness/conformance.js';
 import { saysNothingOfTheRule } from '../harness/checks.js';
-import { TargetOverloaded, type Exchange } from '../harness/http.js';
+import { NoDecidingAnswer, TargetOverloaded, type Exchange } from '../harness/http.js';
 
 /** The start of a response body, for a failure message. */
 export const excerpt = (x: Exchange) => (x.text.length > 200 ? `${x.text.slice(0, 200)}...` : x.text);
@@ -30,6 +30,18 @@ export function notBusy(_t: CheckContext, x: Exchange, wanted: readonly number[]
 }
 
 /**
+ * A refusal of the caller (401, 403) where a check sent input to be rejected says nothing of the input: a gateway or an
+ * authenticating proxy in front of the target may answer it to every request, valid ones included (DESIGN.md principle
+ * 15). The check ends in error, neither a pass nor a fail of the input rule; a rule about the caller names the status
+ * it expects (`wanted`) or `refusal: 'caller'`.
+ */
+export function refusesTheInput(x: Exchange, wanted: readonly number[]): void {
+  if ((x.status === 401 || x.status === 403) && !wanted.includes(x.status)) {
+    throw new NoDecidingAnswer(`${what(x)} answered ${x.status}, a refusal of the caller (an authenticating gateway in front of the target answers it to every request), not a judgement of the input: nothing judged${excerpt(x) ? `: ${excerpt(x)}` : ''}`);
+  }
+}
+
+/**
  * A Splice request without a required query parameter: the HTTP framework's default rejection answers 404 text/plain,
  * a handler 400 (FACTS.md, Scan and validator): the SHOULD accepts either.
  */
@@ -45,6 +57,11 @@ export interface RejectionOptions {
   what?: string;
   /** inside a property: the SHOULD's observations are collected here and judged after it (judgeBadRequests) */
   deferBadRequest?: Array<{ x: Exchange; what: string }>;
+  /**
+   * what the rule expects refused: the input (default: a 401 or 403 then decides nothing, unless `statuses` names it) or
+   * the caller (an authentication or authorization rule, where a 401 or 403 is the rejection)
+   */
+  refusal?: 'input' | 'caller';
 }
 
 /**
@@ -53,6 +70,7 @@ export interface RejectionOptions {
  */
 export async function judgeRejection(t: CheckContext, x: Exchange, o: RejectionOptions): Promise<void> {
   notBusy(t, x);
+  if (o.refusal !== 'caller') refusesTheInput(x, o.statuses ?? [400]);
   const label = o.what ?? what(x);
   await t.judge(o.requirement, () => {
     t.expect(isClientError(x), `${label}: expected a 4xx rejection, got ${x.status}${excerpt(x) ? `: ${excerpt(x)}` : ''}`, { requirement: o.requirement, exchange: x });
@@ -81,8 +99,9 @@ export async function judgeBadRequests(t: CheckContext, badRequest: string, seen
  * check judges the exact status with the code FACTS.md names (the *-code SHOULDs). Stops the check on a failure, as
  * t.expectStatus does.
  */
-export function expectRejected(t: CheckContext, x: Exchange, o: { requirement?: string; what?: string } = {}): void {
+export function expectRejected(t: CheckContext, x: Exchange, o: { requirement?: string; what?: string; refusal?: 'input' | 'caller' } = {}): void {
   notBusy(t, x);
+  if (o.refusal !== 'caller') refusesTheInput(x, []);
   t.expect(isClientError(x), `${o.what ?? what(x)}: expected a 4xx rejection, got ${x.status}${excerpt(x) ? `: ${excerpt(x)}` : ''}`, {
     exchange: x,
     ...(o.requirement !== undefined ? { requirement: o.requirement } : {}),

@@ -93,3 +93,43 @@ describe('generators/derived', () => {
     }
   });
 });
+
+describe('generators/derived: what real decoders accept is never mutated (FACTS.md)', () => {
+  const typeOf = (v: unknown) => (Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v);
+  const valueAt = (json: unknown, path: Array<string | number>): unknown => path.reduce<unknown>((o, k) => (o as Record<string | number, unknown> | undefined)?.[k], json);
+
+  it('gives a wrong JSON type only to fields of scalar type or lists of scalars: a non-object where a message is expected is read as the empty message', () => {
+    for (const [api, op, req] of SAMPLES) {
+      for (const site of sitesOf(api, op, req).filter((s) => s.kind === 'wrong-type' && s.loc === 'body')) {
+        const current = valueAt(req.json, site.path);
+        // an absent optional field is typed by the document: its mutations never stand where an object goes
+        const types = fc.sample(site.arb, { seed: 3, numRuns: 20 }).map((m) => typeOf(m.value));
+        if (current !== undefined) expect(typeOf(current), `${api} ${op} ${site.path.join('.')}`).not.toBe('object');
+        expect(types.length).toBeGreaterThan(0);
+      }
+    }
+    // metadata, eventFormat and the like are objects: no wrong-type site at them, while their scalar fields keep theirs
+    const update = SAMPLES.find(([, op]) => op === 'updateUser')![2];
+    const sites = sitesOf('ledger', 'updateUser', update).filter((s) => s.kind === 'wrong-type').map((s) => s.path.join('.'));
+    expect(sites).not.toContain('user');
+    expect(sites).not.toContain('updateMask');
+    expect(sites).not.toContain('user.metadata');
+    expect(sites).toContain('user.isDeactivated');
+    expect(sites).toContain('updateMask.paths');
+  });
+
+  it('never empties a path parameter (the request would route nowhere: the framework 404, no verdict)', () => {
+    for (const [api, op, req] of SAMPLES) {
+      for (const site of sitesOf(api, op, req).filter((s) => s.loc === 'path')) {
+        for (const m of fc.sample(site.arb, { seed: 5, numRuns: 20 })) expect(String(m.value), `${api} ${op}`).not.toBe('');
+      }
+    }
+  });
+
+  it('leaves alone a field the document dates after the target version (a 3.4 participant ignores primaryPartyAuthentication)', () => {
+    const req = r({ params: { 'user-id': 'alice' }, json: { user: { id: 'alice', primaryPartyAuthentication: false }, updateMask: { paths: ['primary_party_authentication'] } } });
+    const at = (version: string) => mutationSites(schemas.document('ledger'), 'updateUser', req, { lenient: true, version }).map((s) => s.path.join('.'));
+    expect(at('3.5')).toContain('user.primaryPartyAuthentication');
+    expect(at('3.4')).not.toContain('user.primaryPartyAuthentication');
+  });
+});

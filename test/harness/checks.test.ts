@@ -97,7 +97,33 @@ describe('statuses any endpoint may answer (429, 503, the ledger 499)', () => {
     expect(run('validator', 'getOpenAndIssuingMiningRounds', 401, 'text/plain', 'Invalid value for: header Authorization').failures).toEqual([]);
     expect(run('validator', 'listScanProxyAnsEntries', 401, 'application/json', { error: 'no token' }).failures).toEqual([]);
     expect(run('registry', 'getAllocationFactory', 400, 'application/json', { message: 'x' }).failures.map((f) => f.requirement)).toEqual(['registry.errors.error-body']);
-    expect(run('scan', 'listAnsEntries', 404, 'text/plain', 'not found').failures.map((f) => f.requirement)).toEqual(['scan.http.documented-content-type']);
+  });
+
+  it('a 404 or 405 without an error body of the target is a route not served: no verdict on status, content type or body (FACTS.md)', () => {
+    // the framework's answer to a request without a required query parameter, or to a path no route serves
+    for (const [api, op] of [['scan', 'listAnsEntries'], ['validator', 'listScanProxyAnsEntries'], ['ledger', 'getUser']] as const) {
+      for (const status of [404, 405]) {
+        const r = run(api, op, status, 'text/plain', "Request is missing required query parameter 'page_size'");
+        expect(r.failures, `${api} ${status}`).toEqual([]);
+        expect(r.judged.filter((j) => /documented|error-body|canton-error/.test(j)), `${api} ${status}`).toEqual([]);
+      }
+    }
+    // an endpoint's own 404 is judged: an {error} whose error is no string breaks the error body
+    expect(run('scan', 'getEventById', 404, 'application/json', { error: 5 }).failures.map((f) => f.requirement)).toEqual(['scan.errors.error-body']);
+  });
+
+  it('405, 413, 415, 502 and 504 say nothing against the documented statuses', () => {
+    for (const status of [405, 413, 415, 502, 504]) {
+      expect(run('scan', 'listAnsEntries', status, 'application/json', { error: 'x' }).failures.map((f) => f.requirement), String(status)).not.toContain('scan.http.documented-status');
+    }
+  });
+
+  it('an overload answer that keeps the error form passes no error-body rule', () => {
+    for (const status of [429, 503]) {
+      const r = run('scan', 'getEventById', status, 'application/json', { error: 'busy' });
+      expect(r.failures).toEqual([]);
+      expect(r.judged).not.toContain('scan.errors.error-body');
+    }
   });
 
   it('a ledger JsCantonError with its optional fields null is a valid error body', () => {

@@ -74,14 +74,18 @@ describe('a run against a target that answers 429 or 503 to everything', () => {
       expect(requirement(id)?.verdict, id).not.toBe('pass');
     }
     expect(requirement('scan.http.no-server-error')?.reason).toMatch(/no response this rule could judge|could not be|overload/i);
+    // an answer that decides nothing ends the check in error, naming what came instead (DESIGN.md principle 15)
     const generic = result.report.checks.find((c) => c.id === 'v.generic');
-    expect(generic?.verdict).toBe('skipped');
+    expect(generic?.verdict).toBe('error');
+    expect(generic?.error).toMatch(/answered (429|503).*nothing judged/);
     expect(generic?.judged ?? []).toEqual([]);
   });
 
   it('passes no requirement and fails none for the refusals', () => {
-    // the mini suite fails three rules on purpose, whatever the target answers (t.fail, and checks on local values)
-    expect(result.report.requirements.filter((r) => r.verdict === 'fail').map((r) => r.id).sort()).toEqual(['scan.list-items.judged-broken', 'scan.list-items.rare-but-broken', 'scan.list-items.small-ids']);
+    // the mini suite fails rules on purpose, whatever the target answers (t.fail, and checks on local values), where no
+    // request comes first: a check whose first request was refused ends there, in error (judged-broken's check)
+    expect(result.report.requirements.filter((r) => r.verdict === 'fail').map((r) => r.id).sort()).toEqual(['scan.list-items.rare-but-broken', 'scan.list-items.small-ids']);
+    expect(requirement('scan.list-items.judged-broken')?.verdict).toBe('error');
     const passed = result.report.requirements.filter((r) => r.verdict === 'pass').map((r) => r.id);
     // the only rules that may pass here are those the checks judge without a response (judge() blocks on local values)
     expect(passed.filter((id) => id.startsWith('scan.http.') || id === 'scan.list-items.response-schema')).toEqual([]);

@@ -122,7 +122,7 @@ describe('ledger authentication: users', () => {
       for (const [op, x] of await everyOp(t, u.id, auth)) {
         if (notServed(t, op, x) || overloaded(x)) continue;
         judged++;
-        await judgeRejection(t, x, { requirement: 'ledger.auth.deactivated-user-refused', badRequest: USER_REFUSED, what: `${op} as a deactivated user`, deferBadRequest: seen });
+        await judgeRejection(t, x, { refusal: 'caller', requirement: 'ledger.auth.deactivated-user-refused', badRequest: USER_REFUSED, what: `${op} as a deactivated user`, deferBadRequest: seen });
         if (refused(x.status)) t.note(`a deactivated user is refused with ${x.status}`);
       }
       if (judged === 0) t.skip('every request was answered as not served or with an overload status (429, 499, 503)');
@@ -156,7 +156,7 @@ describe('ledger authentication: users', () => {
       const other = await createUser(t);
       const seen: Array<{ x: Exchange; what: string }> = [];
       for (const [op, x] of telling(await userOps(t, other.id, 'none'))) {
-        await judgeRejection(t, x, { requirement: 'ledger.auth.missing-token-unauthenticated', badRequest: UNAUTHENTICATED, what: `${op} without a token`, deferBadRequest: seen });
+        await judgeRejection(t, x, { refusal: 'caller', requirement: 'ledger.auth.missing-token-unauthenticated', badRequest: UNAUTHENTICATED, what: `${op} without a token`, deferBadRequest: seen });
       }
       await judgeBadRequests(t, UNAUTHENTICATED, seen, [401]);
     },
@@ -180,7 +180,7 @@ describe('ledger authentication: users', () => {
         );
       }
       for (const [what, x] of telling(answers)) {
-        await judgeRejection(t, x, { requirement: 'ledger.auth.invalid-token-unauthenticated', badRequest: UNAUTHENTICATED, what, deferBadRequest: seen });
+        await judgeRejection(t, x, { refusal: 'caller', requirement: 'ledger.auth.invalid-token-unauthenticated', badRequest: UNAUTHENTICATED, what, deferBadRequest: seen });
       }
       await judgeBadRequests(t, UNAUTHENTICATED, seen, [401]);
     },
@@ -205,7 +205,7 @@ describe('ledger authentication: users', () => {
       // updateUser and grantUserRights have their own requirements
       const answers = (await userOps(t, other.id, tokenFor(t, plain.id))).filter(([op]) => op !== 'updateUser' && op !== 'grantUserRights');
       for (const [op, x] of telling(answers)) {
-        await judgeRejection(t, x, { requirement: 'ledger.auth.missing-right-forbidden', badRequest: PERMISSION_DENIED, what: `${op} by a user without admin rights`, deferBadRequest: seen });
+        await judgeRejection(t, x, { refusal: 'caller', requirement: 'ledger.auth.missing-right-forbidden', badRequest: PERMISSION_DENIED, what: `${op} by a user without admin rights`, deferBadRequest: seen });
       }
       await judgeBadRequests(t, PERMISSION_DENIED, seen, [403]);
     },
@@ -222,9 +222,9 @@ describe('ledger authentication: users', () => {
       const auth = tokenFor(t, plain.id);
       const seen: Array<{ x: Exchange; what: string }> = [];
       const x = op === 'updateUser' ? await updateUser(t, other.id, { primaryParty: '' }, ['primary_party'], { auth }) : await grantRights(t, other.id, [right.readAsAnyParty()], auth);
-      await judgeRejection(t, x, { requirement, badRequest: PERMISSION_DENIED, what: `${op} of another user by a user without admin rights`, deferBadRequest: seen });
+      await judgeRejection(t, x, { refusal: 'caller', requirement, badRequest: PERMISSION_DENIED, what: `${op} of another user by a user without admin rights`, deferBadRequest: seen });
       const self = op === 'updateUser' ? await updateUser(t, plain.id, { metadata: { annotations: { a: 'b' } } }, ['metadata.annotations'], { auth }) : await grantRights(t, plain.id, [right.participantAdmin()], auth);
-      await judgeRejection(t, self, { requirement, badRequest: PERMISSION_DENIED, what: `${op} of itself by a user without admin rights`, deferBadRequest: seen });
+      await judgeRejection(t, self, { refusal: 'caller', requirement, badRequest: PERMISSION_DENIED, what: `${op} of itself by a user without admin rights`, deferBadRequest: seen });
       await judgeBadRequests(t, PERMISSION_DENIED, seen, [403]);
     });
   }

@@ -445,7 +445,7 @@ describe('POST /v2/updates/transaction-by-offset: read rights', () => {
       for (const [how, x] of xs) {
         // any 4xx refuses the read (403, or a 404 UPDATE_NOT_FOUND that shows nothing, "not found, or not visible"):
         // SPEC.md says no read is granted, not which status refuses it
-        expectRejected(t, x, { what: `reading as the party with ${how}, holding only CanExecuteAs for it` });
+        expectRejected(t, x, { refusal: 'caller', what: `reading as the party with ${how}, holding only CanExecuteAs for it` });
       }
     },
   );

@@ -225,7 +225,13 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
     async (t) => {
       const u = await createUser(t);
       const before = await readUser(t, u.id);
-      const x = await updateUser(t, u.id, { identityProviderId: t.uniqueName('cc-idp') }, ['identity_provider_id']);
+      const other = t.uniqueName('cc-idp');
+      const x = await updateUser(t, u.id, { identityProviderId: other }, ['identity_provider_id']);
+      // FACTS.md: GET /v2/users/{user-id} reads within the provider its identity-provider-id names (the default when
+      // absent): a user no longer found in the default provider is looked for in the one the update named
+      const read = await t.call('getUser', { params: { 'user-id': u.id } });
+      const moved = read.status === 404 ? await t.call('getUser', { params: { 'user-id': u.id }, query: { 'identity-provider-id': other } }) : undefined;
+      if (moved !== undefined && moved.status === 200) t.fail(`identityProviderId changed to ${JSON.stringify(other)}: the user is found there and no longer in the default provider (update answered ${x.status})`, { exchange: x });
       const after = await readUser(t, u.id);
       t.expect((after.identityProviderId ?? '') === (before.identityProviderId ?? ''),
         `identityProviderId changed from ${JSON.stringify(before.identityProviderId)} to ${JSON.stringify(after.identityProviderId)} (update answered ${x.status})`, { exchange: x });

@@ -31,7 +31,7 @@ describe('GET /v0/entry/all', () => {
     async (t) => {
       const x = await t.call('listOwnedAnsEntries', { auth: 'none' });
       notBusy(t, x);
-      await judgeRejection(t, x, { requirement: 'validator.list-owned-ans-entries.requires-auth', badRequest: UNAUTHENTICATED, statuses: [401], what: 'GET /v0/entry/all without a token' });
+      await judgeRejection(t, x, { refusal: 'caller', requirement: 'validator.list-owned-ans-entries.requires-auth', badRequest: UNAUTHENTICATED, statuses: [401], what: 'GET /v0/entry/all without a token' });
       await t.judge('validator.list-owned-ans-entries.requires-auth', () => {
         t.expect((x.json as { entries?: unknown } | undefined)?.entries === undefined, 'a request without a token got entries listed', { exchange: x });
       });
@@ -116,7 +116,7 @@ describe('GET /v0/entry/all: owner and expiry', () => {
       for (const [what, token] of tokens) {
         const x = await t.call('listOwnedAnsEntries', { auth: { token } });
         notBusy(t, x);
-        await judgeRejection(t, x, { requirement: 'validator.list-owned-ans-entries.invalid-token-rejected', badRequest: UNAUTHENTICATED, what: `GET /v0/entry/all with a ${what} token`, deferBadRequest: seen });
+        await judgeRejection(t, x, { refusal: 'caller', requirement: 'validator.list-owned-ans-entries.invalid-token-rejected', badRequest: UNAUTHENTICATED, what: `GET /v0/entry/all with a ${what} token`, deferBadRequest: seen });
         await t.judge('validator.list-owned-ans-entries.invalid-token-rejected', () => {
           const entries = (x.json as { entries?: unknown } | undefined)?.entries;
           t.expect(entries === undefined, `a ${what} token got entries listed`, { exchange: x, requirement: 'validator.list-owned-ans-entries.invalid-token-rejected' });
