@@ -22,11 +22,13 @@ export const RF = {
   nullField: 'ledger-reassignment-synchronizer-id-null',
   commandId: 'ledger-reassignment-command-id-not-echoed',
   createdOffset: 'ledger-reassignment-created-event-earlier-offset',
+  missingCommandId: 'ledger-reassignment-missing-command-id-generated',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
 const S = 'ledger.submit-and-wait-for-reassignment';
 registerFaults([
+  r(RF.missingCommandId, `${S}.required-fields-rejected`, 'a reassignment without a commandId is submitted under a command id the participant makes up'),
   r(RF.changeIdNoUser, `${S}.change-id`, 'the change id leaves out the user id: the same command id and submitter under another user is refused as a duplicate'),
   r(RF.schema, `${S}.response-schema`, 'the reassignment lacks updateId'),
   r(RF.empty, `${S}.empty-commands-rejected`, 'a submission with no commands answers 200'),

@@ -56,7 +56,7 @@ function decodeRequest(body: Obj, has: Has = none): ReassignmentRequest {
   optString(rc, 'submissionId', 'reassignmentCommands');
   const ef = optObject(body, 'eventFormat');
   return {
-    commandId: reqString(rc, 'commandId', 'reassignmentCommands'),
+    commandId: has(RF.missingCommandId) && (rc.commandId === undefined || rc.commandId === null) ? `generated-${Math.random().toString(36).slice(2)}` : reqString(rc, 'commandId', 'reassignmentCommands'),
     workflowId: optString(rc, 'workflowId', 'reassignmentCommands') ?? '',
     userId: optString(rc, 'userId', 'reassignmentCommands'),
     submitter: reqString(rc, 'submitter', 'reassignmentCommands'),

@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import { judgeRejection } from '../../rejections.js';
+import { judgeBadRequests, judgeRejection } from '../../rejections.js';
 import type { Exchange } from '../../../harness/http.js';
 import { LEDGER_GRPC_STATUS } from '../../../harness/checks.js';
 import { FixtureError, connectedSynchronizers, createSubmitter, createUser, createdContractId, submitCreate, templateFixture, type Submitter } from '../../../harness/fixtures/ledger.js';
@@ -258,6 +258,51 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
       await expectCantonError(t, await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[1], target: w.syncs[0] } } }), `${S}.wrong-source-rejected`);
       await expectCantonError(t, await reassign(t, w, { AssignCommand: { value: { reassignmentId: `00${'dd'.repeat(33)}`, source: w.syncs[0], target: w.syncs[1] } } }), `${S}.unknown-reassignment-id-rejected`);
       t.notObserved(`${S}.error-propagated`, 'no error answer carried a grpcCodeValue (it may be null) to map to a status');
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.submit-and-wait-for-reassignment.missing-fields',
+      title: 'rejects a reassignment missing a required field (the commands, the command id, the submitter, a field of an assign or unassign command) with a 4xx, 400 as FACTS.md gives',
+      api: 'ledger',
+      operations: ['submitAndWaitForReassignment'],
+      ...MULTI,
+      requirements: [`${S}.required-fields-rejected`, BAD_REQUEST],
+    },
+    async (t) => {
+      // each case leaves one field out of a request that is otherwise accepted (an unassignment of a fresh contract,
+      // an assignment of a pending one), and whose empty default ("", {}) is invalid, so a 4xx is about that field alone
+      // (FACTS.md: a lenient participant fills the default and fails validation; either body is kept)
+      const w = await world(t);
+      const cid = await w.create();
+      const user = w.s.userId;
+      const base = (command: Record<string, unknown>) => ({ commandId: t.uniqueName('reassign'), submitter: w.s.party, userId: user, commands: [{ command }] });
+      const unassign = { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } };
+      const without = (o: Record<string, unknown>, k: string) => Object.fromEntries(Object.entries(o).filter(([key]) => key !== k));
+      const seen: Array<{ x: Exchange; what: string }> = [];
+      const send = async (json: unknown, what: string) => {
+        const x = await t.call('submitAndWaitForReassignment', { auth: { user }, json });
+        await judgeRejection(t, x, { requirement: `${S}.required-fields-rejected`, badRequest: BAD_REQUEST, what: `a reassignment without ${what}`, deferBadRequest: seen });
+        return x;
+      };
+      await send({ eventFormat: formatFor(w.s.party) }, 'reassignmentCommands');
+      for (const field of ['commandId', 'submitter']) await send({ reassignmentCommands: without(base(unassign), field), eventFormat: formatFor(w.s.party) }, field);
+      for (const field of ['contractId', 'source', 'target']) {
+        await send({ reassignmentCommands: base({ UnassignCommand: { value: without(unassign.UnassignCommand.value, field) } }), eventFormat: formatFor(w.s.party) }, `the unassign command's ${field}`);
+      }
+      // an assignment needs a pending unassignment: made here, and assigned in full at the end so the contract is whole
+      const u = await reassign(t, w, unassign);
+      const ue = u.status === 200 ? unassignEventOf(u) : undefined;
+      if (ue === undefined || typeof ue.event.reassignmentId !== 'string') {
+        t.notObserved(BAD_REQUEST, 'set-up: no pending unassignment to leave an assign field out of');
+        t.note(`the unassignment the assign cases need answered ${u.status} without a reassignmentId: the assign command's fields were not sent`);
+      } else {
+        const assign = { reassignmentId: ue.event.reassignmentId, source: w.syncs[0], target: w.syncs[1] };
+        for (const field of ['reassignmentId', 'source', 'target']) await send({ reassignmentCommands: base({ AssignCommand: { value: without(assign, field) } }), eventFormat: formatFor(w.s.party) }, `the assign command's ${field}`);
+        t.defer(() => reassign(t, w, { AssignCommand: { value: assign } }), `assigning contract ${cid} to ${w.syncs[1]}`);
+      }
+      await judgeBadRequests(t, BAD_REQUEST, seen);
     },
   );
 

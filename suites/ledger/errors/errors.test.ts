@@ -79,7 +79,7 @@ describe('ledger errors', () => {
       id: 'ledger.errors.missing-field',
       title: 'rejects a body missing a required field whose empty default is invalid with a 4xx, text/plain or a JsCantonError, 400 as FACTS.md gives',
       api: 'ledger',
-      operations: ['generateExternalPartyTopology', 'getTransactionByOffset'],
+      operations: ['generateExternalPartyTopology', 'getTransactionByOffset', 'updateUser', 'grantUserRights', 'updateTrafficAccount', 'submitAndWaitForTransactionTree'],
       requirements: ['ledger.errors.missing-field-rejected', 'ledger.errors.bad-request-400'],
     },
     async (t) => {
@@ -90,15 +90,32 @@ describe('ledger errors', () => {
       const sync = (await connectedSynchronizers(t))[0] ?? t.skip('the participant is connected to no synchronizer: no valid generate-topology body to leave a field out of');
       const topology = { synchronizer: sync, partyHint: t.uniqueName('cc-missing'), publicKey: { format: 'CRYPTO_KEY_FORMAT_RAW', keyData: Buffer.alloc(32, 9).toString('base64'), keySpec: 'SIGNING_KEY_SPEC_EC_CURVE25519' } };
       const without = (o: Record<string, unknown>, k: string) => Object.fromEntries(Object.entries(o).filter(([key]) => key !== k));
-      const cases: [string, unknown, string][] = [
+      // the fields SPEC.md marks required (the update mask, the user and its id, the user id of a grant, the public key
+      // and its fields, the account id, the commands of a submission), each left out of an otherwise valid request
+      const u = await createUser(t);
+      const userUpdate = { user: { id: u.id, isDeactivated: false }, updateMask: { paths: ['is_deactivated'] } };
+      const s = await createSubmitter(t);
+      const tree = { commands: [createCommand(templateFixture(t), s.party)], commandId: t.uniqueName('cc-missing'), userId: s.userId, actAs: [s.party] };
+      const traffic = { accountId: s.party, deduplicationId: t.uniqueName('dedup'), balanceDelta: 1 };
+      type Case = [op: string, json: unknown, field: string, o?: { params?: Record<string, string>; auth?: { user: string }; served?: () => boolean }];
+      const cases: Case[] = [
         ['generateExternalPartyTopology', without(topology, 'partyHint'), 'partyHint'],
         ['generateExternalPartyTopology', without(topology, 'synchronizer'), 'synchronizer'],
+        ['generateExternalPartyTopology', without(topology, 'publicKey'), 'publicKey'],
+        ...(['format', 'keyData', 'keySpec'] as const).map((k): Case => ['generateExternalPartyTopology', { ...topology, publicKey: without(topology.publicKey, k) }, `publicKey.${k}`]),
         ['getTransactionByOffset', { requestingParties: [] }, 'offset'],
+        ['updateUser', without(userUpdate, 'updateMask'), 'updateMask', { params: { 'user-id': u.id } }],
+        ['updateUser', without(userUpdate, 'user'), 'user', { params: { 'user-id': u.id } }],
+        ['updateUser', { ...userUpdate, user: without(userUpdate.user, 'id') }, 'user.id', { params: { 'user-id': u.id } }],
+        ['grantUserRights', { rights: [{ kind: { CanReadAsAnyParty: { value: {} } } }] }, 'userId', { params: { 'user-id': u.id } }],
+        ['updateTrafficAccount', without(traffic, 'accountId'), 'accountId', { served: () => trafficServed(t) }],
+        ['submitAndWaitForTransactionTree', without(tree, 'commands'), 'commands', { auth: { user: s.userId } }],
       ];
       const seen: Array<{ x: Exchange; what: string }> = [];
-      for (const [op, json, field] of cases) {
-        if (ledgerOperationGone(t.target.version, op) !== undefined) continue;
-        const x = await t.call(op, { json });
+      for (const [op, json, field, o = {}] of cases) {
+        if (ledgerOperationGone(t.target.version, op) !== undefined || o.served?.() === false) continue;
+        const x = await t.call(op, { json, ...(o.params !== undefined ? { params: o.params } : {}), ...(o.auth !== undefined ? { auth: o.auth } : {}) });
+        if (op === 'submitAndWaitForTransactionTree' && routeNotServed(x)) continue;
         if (op === 'getTransactionByOffset' && (routeNotServed(x) || !byOffsetServed(t, x))) continue; // not served: nothing to judge
         const canton = x.mediaType === 'application/json' && errorCode(x) !== undefined;
         if (x.status >= 400 && x.status < 500) t.note(`a missing required field is rejected with a ${x.status} ${canton ? 'JsCantonError' : String(x.mediaType)} body`);
