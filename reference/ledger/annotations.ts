@@ -24,7 +24,8 @@ export function isAnnotationKey(key: string, faults: Faults = NO_FAULTS): boolea
   const prefix = parts[0] as string;
   const max = faults.has(F.prefix254) ? 254 : faults.has(F.prefix253Rejected) ? 252 : 253;
   const label = faults.has(F.prefixHyphen) ? /^[a-zA-Z0-9-]*$/ : LABEL;
-  return prefix.length > 0 && prefix.length <= max && prefix.split('.').every((l) => label.test(l));
+  if (prefix.length === 0) return faults.has(F.prefixEmpty);
+  return prefix.length <= max && prefix.split('.').every((l) => label.test(l));
 }
 
 /** UTF-8 bytes of keys and values, not counting entries whose value is empty (they are deletions). */

@@ -2,6 +2,8 @@
 import { registerFaults } from '../faults.js';
 
 export const QF = {
+  noEventFormat: 'ledger-by-offset-missing-event-format-wildcard',
+  filterNoId: 'ledger-by-offset-template-filter-without-id-wildcard',
   treeSchema: 'ledger-submit-tree-events-by-id-missing',
   treeEmpty: 'ledger-submit-tree-empty-commands-accepted',
   createArgs: 'ledger-submit-tree-create-arguments-defaulted',
@@ -61,6 +63,8 @@ registerFaults([
   // a rejection, but not with the 400 FACTS.md gives: the MUST (a 4xx) holds, the SHOULD of the 400 breaks
   r(QF.nonPositive, 'ledger.errors.bad-request-400', 'an offset of 0 is answered 404 UPDATE_NOT_FOUND instead of 400'),
   r(QF.nonPositiveAccepted, `${O}.non-positive-offset-rejected`, 'an offset of 0 or below is answered 200 with an empty transaction at that offset'),
+  r(QF.noEventFormat, `${O}.event-format-required`, 'a transactionFormat without its eventFormat reads as a wildcard for every party'),
+  r(QF.filterNoId, 'ledger.event-format.filter-id-required', 'a TemplateFilter or InterfaceFilter without its id reads as a wildcard filter'),
   r(QF.both, `${O}.parties-and-format-rejected`, 'requestingParties is ignored when a transactionFormat is given'),
   r(QF.neither, `${O}.neither-parties-nor-format-rejected`, 'a request with neither requestingParties nor transactionFormat gets a wildcard for every party'),
   r(QF.partiesRejected, `${O}.requesting-parties-accepted`, 'requestingParties without transactionFormat is rejected with 400'),

@@ -25,6 +25,7 @@ const defs = {
   sizeInChars: ['ledger-annotations-size-in-characters', 'ledger.annotations.size-counted-in-utf8-bytes', 'the annotation size counts UTF-16 characters, not UTF-8 bytes'],
   sizeCountsEmpty: ['ledger-annotations-size-counts-deletions', 'ledger.annotations.size-excludes-empty-values', 'keys sent with an empty value count toward the size limit'],
   prefix254: ['ledger-annotations-prefix-254-accepted', 'ledger.annotations.prefix-max-253', 'key prefixes of 254 characters are accepted'],
+  prefixEmpty: ['ledger-annotations-empty-prefix-accepted', 'ledger.annotations.prefix-dns-subdomain', "a key '/name' with an empty prefix is accepted as the unprefixed name"],
   prefixHyphen: ['ledger-annotations-prefix-hyphen-ends-accepted', 'ledger.annotations.prefix-dns-subdomain', 'prefix labels starting or ending with a hyphen, and empty labels, are accepted'],
   prefix253Rejected: ['ledger-annotations-prefix-253-rejected', 'ledger.annotations.prefixed-key-accepted', 'key prefixes of 253 characters are rejected'],
   nameUnderscoreRejected: ['ledger-annotations-name-underscore-rejected', 'ledger.annotations.unprefixed-key-accepted', "annotation names containing '_' are rejected"],

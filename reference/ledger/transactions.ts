@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import type { ContractRecord } from '../world.js';
-import { elementObject, oneOf, optArray, optInt, optObject, optString, optStringArray, reqArray, reqInt, reqObject, reqString, optEnum, type Obj } from './body.js';
+import { elementObject, oneOf, optArray, optInt, optObject, optString, optStringArray, reqArray, reqInt, reqObject, reqString, optEnum, type Obj, isObject } from './body.js';
 import { CantonError, err } from './errors.js';
 import type { Caller } from './access.js';
 import { route } from './http.js';
@@ -485,6 +485,18 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
   const byOffsetHandler = async (c: Parameters<Parameters<typeof route>[4]>[0]) => {
     if (has(QF.byOffsetGone)) throw err.notFound('NOT_FOUND', 'The requested resource could not be found: POST /v2/updates/transaction-by-offset');
     const body = await c.json();
+    const tf = body.transactionFormat as Obj | undefined;
+    // planted: what a request leaves out is made up instead of refused
+    if (has(QF.noEventFormat) && isObject(tf) && tf.eventFormat === undefined) tf.eventFormat = { filtersByParty: {}, filtersForAnyParty: { cumulative: [{ identifierFilter: { WildcardFilter: { value: {} } } }] } };
+    if (has(QF.filterNoId) && isObject(tf)) {
+      const ef = tf.eventFormat as Obj | undefined;
+      const lists = [...Object.values((ef?.filtersByParty ?? {}) as Record<string, Obj>), ef?.filtersForAnyParty as Obj | undefined];
+      for (const f of lists) for (const cf of (Array.isArray(f?.cumulative) ? f.cumulative : []) as Obj[]) {
+        const id = cf.identifierFilter as Record<string, { value?: Obj }> | undefined;
+        if (id?.TemplateFilter !== undefined && id.TemplateFilter.value?.templateId === undefined) cf.identifierFilter = { WildcardFilter: { value: {} } };
+        if (id?.InterfaceFilter !== undefined && id.InterfaceFilter.value?.interfaceId === undefined) cf.identifierFilter = { WildcardFilter: { value: {} } };
+      }
+    }
     const r = decodeByOffset(body);
     const caller = await c.caller();
     if (r.offset === 0 && has(QF.nonPositive)) throw updateNotFound(r.offset);

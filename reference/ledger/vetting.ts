@@ -212,6 +212,7 @@ export function vettingRoutes(app: FastifyInstance, ctx: ReferenceContext, state
       body = await c.json({});
     } catch (e) {
       if (method === 'POST' && has(CF.malformed) && e instanceof MalformedRequest) throw err.invalidArgument(e.message);
+      if (method === 'POST' && has(CF.malformedEmpty) && e instanceof MalformedRequest) throw new MalformedRequest('');
       throw e;
     }
     if (method === 'POST' && has(CF.unknownFields)) {

@@ -179,7 +179,7 @@ describe('POST /v2/updates/transaction-by-offset', () => {
       title: 'rejects non-positive offsets and both requestingParties and transactionFormat with a 4xx (400 as FACTS.md gives), neither of them and an unspecified shape with 400',
       api: 'ledger',
       operations: ['getTransactionByOffset'],
-      requirements: [`${O}.non-positive-offset-rejected`, `${O}.parties-and-format-rejected`, `${O}.neither-parties-nor-format-rejected`, `${O}.unspecified-shape-rejected`, BAD_REQUEST],
+      requirements: [`${O}.non-positive-offset-rejected`, `${O}.parties-and-format-rejected`, `${O}.neither-parties-nor-format-rejected`, `${O}.unspecified-shape-rejected`, `${O}.event-format-required`, 'ledger.event-format.filter-id-required', BAD_REQUEST],
     },
     async (t) => {
       const { s, created } = await setup(t);
@@ -200,6 +200,15 @@ describe('POST /v2/updates/transaction-by-offset', () => {
       });
       const both = await byOffset(t, { offset: created, requestingParties: [s.party], transactionFormat: format([s.party]) }, auth);
       await judgeRejection(t, both, { requirement: `${O}.parties-and-format-rejected`, badRequest: BAD_REQUEST, what: 'both requestingParties and transactionFormat', deferBadRequest: seen });
+      // SPEC.md: a transactionFormat requires its eventFormat, a template or interface filter its id; each left out of a
+      // request that is otherwise the valid ACS-delta lookup (a lenient participant fills {} or "" and fails validation)
+      const noEventFormat = await byOffset(t, { offset: created, transactionFormat: { transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } }, auth);
+      await judgeRejection(t, noEventFormat, { requirement: `${O}.event-format-required`, badRequest: BAD_REQUEST, what: 'a transactionFormat without its eventFormat', deferBadRequest: seen });
+      for (const [kind, value] of [['TemplateFilter', { includeCreatedEventBlob: false }], ['InterfaceFilter', { includeInterfaceView: true, includeCreatedEventBlob: false }]] as const) {
+        const filters = { cumulative: [{ identifierFilter: { [kind]: { value } } }] };
+        const x = await byOffset(t, { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', filters) }, auth);
+        await judgeRejection(t, x, { requirement: 'ledger.event-format.filter-id-required', badRequest: BAD_REQUEST, what: `a ${kind} without its ${kind === 'TemplateFilter' ? 'templateId' : 'interfaceId'}`, deferBadRequest: seen });
+      }
       await judgeBadRequests(t, BAD_REQUEST, seen);
       const neither = await byOffset(t, { offset: created }, auth);
       await t.judge(`${O}.neither-parties-nor-format-rejected`, () => t.expectStatus(neither, 400, { requirement: `${O}.neither-parties-nor-format-rejected` }));
