@@ -487,7 +487,11 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
     const body = await c.json();
     const tf = body.transactionFormat as Obj | undefined;
     // planted: what a request leaves out is made up instead of refused
-    if (has(QF.noEventFormat) && isObject(tf) && tf.eventFormat === undefined) tf.eventFormat = { filtersByParty: {}, filtersForAnyParty: { cumulative: [{ identifierFilter: { WildcardFilter: { value: {} } } }] } };
+    if (has(QF.noEventFormat) && isObject(tf) && tf.eventFormat === undefined) {
+      // a wildcard for every party the caller may read as
+      const parties = (await c.caller()).user.rights.flatMap((x) => ((x.kind === 'CanReadAs' || x.kind === 'CanActAs') && 'party' in x ? [x.party] : []));
+      tf.eventFormat = { filtersByParty: Object.fromEntries(parties.map((p) => [p, {}])) };
+    }
     if (has(QF.filterNoId) && isObject(tf)) {
       const ef = tf.eventFormat as Obj | undefined;
       const lists = [...Object.values((ef?.filtersByParty ?? {}) as Record<string, Obj>), ef?.filtersForAnyParty as Obj | undefined];
