@@ -23,11 +23,13 @@ export const RF = {
   commandId: 'ledger-reassignment-command-id-not-echoed',
   createdOffset: 'ledger-reassignment-created-event-earlier-offset',
   missingCommandId: 'ledger-reassignment-missing-command-id-generated',
+  emptyUnassign: 'ledger-reassignment-unassign-event-empty',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
 const S = 'ledger.submit-and-wait-for-reassignment';
 registerFaults([
+  r(RF.emptyUnassign, `${S}.response-schema`, 'the unassign event of an unassignment is an empty object under JsUnassignedEvent.value'),
   r(RF.missingCommandId, `${S}.required-fields-rejected`, 'a reassignment without a commandId is submitted under a command id the participant makes up'),
   r(RF.changeIdNoUser, `${S}.change-id`, 'the change id leaves out the user id: the same command id and submitter under another user is refused as a duplicate'),
   r(RF.schema, `${S}.response-schema`, 'the reassignment lacks updateId'),

@@ -189,6 +189,7 @@ function encodeEvents(u: ReassignmentUpdate, ef: EventFormat | undefined, has: H
     const enc = e.kind === 'unassign' ? unassignedEvent(e, u.offset, v) : assignmentEvent(e, u.offset, v);
     if (e.kind === 'assign' && has(RF.noCreated)) delete (enc.JsAssignmentEvent as Obj).createdEvent;
     if (e.kind === 'assign' && has(RF.createdOffset)) ((enc.JsAssignmentEvent as Obj).createdEvent as Obj).offset = u.offset - 1;
+    if (e.kind === 'unassign' && has(RF.emptyUnassign)) (enc.JsUnassignedEvent as Obj).value = {};
     out.push(e.kind === 'unassign' && has(RF.flatUnassign) ? { JsUnassignedEvent: (enc.JsUnassignedEvent as Obj).value } : enc);
   }
   return out;
