@@ -16,6 +16,10 @@ describe('requirement catalogue', () => {
     expect(out).toContain('catalogue OK');
   });
 
+  it('quotes, for every requirement, the words of SPEC.md or FACTS.md it rests on (check-catalogue finds them there)', () => {
+    for (const r of catalogue.requirements) expect(r.quote.trim().length, r.id).toBeGreaterThanOrEqual(8);
+  });
+
   it('says why each requirement that is not observable cannot be observed', () => {
     for (const r of catalogue.requirements.filter((x) => !x.observable)) expect(r.whyNotObservable?.length ?? 0, r.id).toBeGreaterThan(20);
   });
