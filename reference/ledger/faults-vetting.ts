@@ -2,6 +2,7 @@
 import { registerFaults } from '../faults.js';
 
 export const VF = {
+  uploadedVersion: 'ledger-get-package-vetting-uploaded-version-wrong',
   schema: 'ledger-get-package-vetting-next-page-token-missing',
   bodyIgnored: 'ledger-get-package-vetting-get-body-ignored',
   emptyBody: 'ledger-get-package-vetting-empty-body-rejected',
@@ -46,6 +47,7 @@ registerFaults([
   r(VF.packageFilterBoth, 'ledger.get-package-vetting.package-filter-either', 'with packageIds and packageNamePrefixes a package must match both'),
   r(VF.emptyTopologyNone, 'ledger.get-package-vetting.empty-topology-filter-any', 'a present but empty topologyStateFilter matches no record'),
   r(VF.topologyEither, 'ledger.get-package-vetting.topology-filter-both', 'with participantIds and synchronizerIds a record matching either is returned'),
+  r(VF.uploadedVersion, 'ledger.get-package-vetting.uploaded-name-version', 'a package uploaded to the participant is listed with packageVersion 0.0.0, not the version it was uploaded with'),
   r(VF.foreignNamed, 'ledger.get-package-vetting.name-version-local-only', 'packages vetted only by another participant carry a packageName and packageVersion'),
   r(VF.tokenStale, 'ledger.get-package-vetting.page-token-after-change', 'a page token handed out before the vetted packages changed is rejected with 400 as stale'),
   r(VF.tokenSingleUse, 'ledger.get-package-vetting.page-token-reusable', 'a page token is a server-side cursor: requested a second time it is rejected with 400'),

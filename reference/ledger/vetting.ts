@@ -134,7 +134,7 @@ function encodeRecord(state: LedgerState, r: VettingRecord, packages: VettedEntr
         packageId: e.packageId,
         ...(e.validFromInclusive !== undefined ? { validFromInclusive: e.validFromInclusive } : {}),
         ...(e.validUntilExclusive !== undefined ? { validUntilExclusive: e.validUntilExclusive } : {}),
-        ...(info !== undefined ? { packageName: info.name, packageVersion: info.version } : has(VF.foreignNamed) ? { packageName: 'foreign-package', packageVersion: '1.0.0' } : {}),
+        ...(info !== undefined ? { packageName: info.name, packageVersion: has(VF.uploadedVersion) ? '0.0.0' : info.version } : has(VF.foreignNamed) ? { packageName: 'foreign-package', packageVersion: '1.0.0' } : {}),
       };
     }),
     participantId: r.participantId,

@@ -338,6 +338,36 @@ describe('GET /v2/package-vetting', () => {
 
   conformance(
     {
+      id: 'ledger.get-package-vetting.uploaded-name-version',
+      title: 'lists a package uploaded to the participant with the name and version it was uploaded with, where it shows them',
+      api: 'ledger',
+      operations: ['getPackageVetting', 'uploadPackage'],
+      shares: [SHARED_STATE.packageVetting],
+      requirements: ['ledger.get-package-vetting.uploaded-name-version'],
+    },
+    async (t) => {
+      // a generated DAR whose manifest names the package: only a test participant accepts one (fixture syntheticDars);
+      // the same package in every run, so the participant holds at most one of it
+      if (t.fixture<boolean>('syntheticDars') !== true) t.skip('needs fixture syntheticDars: the check uploads a generated DAR whose name and version it knows');
+      const version = '1.2.3';
+      const dar = stableDar(t, 'named', version);
+      const up = await t.call('uploadPackage', { body: dar.bytes, query: await vettingUploadQuery(t), headers: { 'content-type': 'application/octet-stream' } });
+      if (up.status !== 200) throw new FixtureError(`setup: vetting a generated DAR answered ${up.status}: ${up.text.slice(0, 300)}`);
+      const records = await tryAllVettingRecords(t, { packageMetadataFilter: { packageIds: [dar.packageId], packageNamePrefixes: [] } });
+      if (typeof records === 'string') return t.skip(`the vetting listing could not be read: ${records}`);
+      const listed = records.flatMap((r) => (r.packages ?? []).filter((p) => p.packageId === dar.packageId).map((p) => ({ p, record: key(r) })));
+      if (listed.length === 0) t.skip(`the uploaded package ${dar.packageId} is listed in no vetting record: its name and version are not shown`);
+      // SPEC.md: optional, "only present when the package was uploaded to the current participant": where present,
+      // they are that package's
+      const shown = listed.filter(({ p }) => typeof p.packageName === 'string' || typeof p.packageVersion === 'string');
+      if (shown.length === 0) t.skip('the listing shows no packageName or packageVersion for the uploaded package (both optional)');
+      const wrong = shown.find(({ p }) => (typeof p.packageName === 'string' && p.packageName !== dar.name) || (typeof p.packageVersion === 'string' && p.packageVersion !== version));
+      t.expect(wrong === undefined, `record ${wrong?.record ?? ''} lists the uploaded package ${dar.packageId} as ${String(wrong?.p.packageName)} ${String(wrong?.p.packageVersion)}, not ${dar.name} ${version}`);
+    },
+  );
+
+  conformance(
+    {
       id: 'ledger.get-package-vetting.page-token-reused',
       title: 'answers a pageToken requested a second time with the records after it, none fewer',
       api: 'ledger',
