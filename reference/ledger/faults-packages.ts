@@ -2,6 +2,7 @@
 import { registerFaults } from '../faults.js';
 
 export const PF = {
+  queryRequired: 'ledger-upload-package-vet-flag-required',
   schema: 'ledger-upload-package-answers-list',
   archive: 'ledger-upload-package-non-archive-accepted',
   query: 'ledger-upload-package-bad-vet-flag-accepted',
@@ -17,6 +18,7 @@ registerFaults([
   r(PF.darsDiffer, 'ledger.upload-package.same-as-dars-upload', 'POST /v2/dars accepts a body that is not a zip archive, which POST /v2/packages rejects'),
   r(PF.schema, 'ledger.upload-package.response-schema', 'a successful upload answers 200 with a JSON list instead of an object'),
   r(PF.archive, 'ledger.upload-package.invalid-archive-rejected', 'a body that is not a zip archive is accepted'),
+  r(PF.queryRequired, 'ledger.upload-package.query-optional', 'an upload without vetAllPackages is refused with 400 (missing query parameter)'),
   r(PF.query, 'ledger.upload-package.invalid-query-rejected', 'a vetAllPackages value that is not a boolean counts as true'),
   r(PF.vetAll, 'ledger.upload-package.vet-all-packages', 'vetAllPackages true vets nothing (on the synchronizer named or any other)'),
   r(PF.sync, 'ledger.upload-package.synchronizer-targets-vetting', 'the packages are vetted on the first connected synchronizer, not the requested one'),

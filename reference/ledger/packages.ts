@@ -79,6 +79,7 @@ function checkUpgrade(state: LedgerState, info: PackageInfo, vetOn: string[]): v
 
 function decodeUploadQuery(state: LedgerState, q: Record<string, string | undefined>, has: (f: string) => boolean = () => false): { vet: boolean; synchronizers: string[]; named: boolean } {
   const vetRaw = q.vetAllPackages;
+  if (vetRaw === undefined && has(PF.queryRequired)) throw new MalformedRequest('Invalid value for: query parameter vetAllPackages (missing)');
   if (vetRaw !== undefined && vetRaw !== 'true' && vetRaw !== 'false' && !has(PF.query)) {
     throw new MalformedRequest(`Invalid value for: query parameter vetAllPackages (expected true or false)`);
   }

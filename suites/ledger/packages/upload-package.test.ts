@@ -4,6 +4,7 @@ import { SHARED_STATE } from '../../../harness/shared-state.js';
 import { connectedSynchronizers, darFixture, stableDar, vettingUploadQuery } from '../../../harness/fixtures/ledger.js';
 import { allVettingRecords, recordKey as key, VETTED_BEFORE, type VRecord } from '../../../harness/fixtures/ledger-vetting.js';
 import { invalidArchive, invalidVetFlag } from '../../../generators/ledger/packages.js';
+import { errorCode } from '../../../harness/fixtures/ledger-users.js';
 
 const P = 'ledger.upload-package';
 const FEATURE = { features: ['packageUpload'] };
@@ -184,6 +185,29 @@ describe('POST /v2/packages', () => {
       const reused = await upload(t, stableDar(t, 'upgrade', '1.0.0', 'other content').bytes, vet);
       t.expect(reused.status >= 400 && reused.status <= 499, `a second ${first.name} 1.0.0 with another package id was answered ${reused.status}, not a 4xx`, { exchange: reused });
       t.expectStatus(await upload(t, stableDar(t, 'upgrade', '2.0.0').bytes, vet), 200, { what: `${first.name} 2.0.0` });
+    },
+  );
+  conformance(
+    {
+      id: 'ledger.upload-package.no-query',
+      title: 'accepts an upload with no query parameters, both being optional',
+      api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
+      operations: ['uploadPackage'],
+      ...FEATURE,
+      requirements: [`${P}.query-optional`],
+    },
+    async (t) => {
+      const bytes = validDar(t, 'no-query') ?? t.skip('no DAR the target accepts: configure fixture darFile, or syntheticDars on a test participant');
+      const x = await upload(t, bytes);
+      if (x.status >= 200 && x.status < 300) return;
+      // FACTS.md: a participant connected to two or more synchronizers needs the synchronizerId of an upload that vets
+      // (the default): a refusal naming that is no refusal of the missing query parameters
+      const syncs = await connectedSynchronizers(t);
+      if (syncs.length > 1 && x.status === 400 && errorCode(x) === 'PACKAGE_SERVICE_CANNOT_AUTODETECT_SYNCHRONIZER') {
+        return t.skip(`the participant is connected to ${syncs.length} synchronizers and vets by default: it needs a synchronizerId (FACTS.md), so an upload without query parameters cannot be accepted there`);
+      }
+      t.fail(`an upload with no query parameters (both optional) answered ${x.status}: ${x.text.slice(0, 200)}`, { exchange: x });
     },
   );
 });
