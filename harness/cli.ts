@@ -11,6 +11,7 @@ import { redactText } from './redact.js';
 import { APIS, type Api } from './types.js';
 import { LEDGER_VERSIONS, type LedgerVersion } from './versions.js';
 import type { RunReport } from './reporting/model.js';
+import { judgeCommand, observeCommand } from './observe/commands.js';
 
 export const EXIT = { ok: 0, mustFailed: 1, usage: 2, incomplete: 3 } as const;
 
@@ -55,13 +56,15 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--max-requests-per-second <n>', 'the most requests a second the run sends, all checks together (run.maxRequestsPerSecond)')
     .option('--shard <i/n>', 'run only shard i of n of the checks (a check\'s shard depends only on its id and n), e.g. one CI machine of three; "merge" joins the shards\' reports')
     .option('--also-validate-against <[api=]url|file>', 'also judge every response against the target\'s own OpenAPI document (ledger unless "scan=", "validator=" or "registry=" comes first; "served" for the ledger\'s GET /docs/openapi), for a report section "where the target disagrees with its own API description" that changes no verdict nor the exit code (repeatable)', collect)
+    .option('--record <file.har>', 'write every exchange of the run to this HAR 1.2 file, redacted like every report ("judge FILE" judges it offline)')
     .option('--fault <name>', 'embedded reference only: switch on a planted fault (repeatable)', collect)
     .option('--reference-variant <seed>', 'embedded reference only: a variant that makes every choice the specification leaves open at random from this seed (an integer, or "random")')
     .addOption(new Option('--ledger-version <v>', 'embedded reference only: the ledger API version it claims (3.6 no longer serves transaction-by-offset nor GET /v2/package-vetting)').choices([...LEDGER_VERSIONS]))
     .addHelpText('after', EXIT_HELP)
-    .action(done(async (opts: ConfigFlags & { html: boolean; compare?: string | boolean }) => {
+    .action(done(async ({ record, ...opts }: ConfigFlags & { html: boolean; compare?: string | boolean; record?: string }) => {
       // commander sets negatable flags to true when absent: only an explicit --no-x overrides the config file
       const flags = { ...opts, html: opts.html === false ? false : undefined, compare: opts.compare === true ? undefined : opts.compare } as ConfigFlags;
+      if (record !== undefined) (await import('./observe/har-record.js')).checkRecordFile(record);
       const config = loadConfig({ flags });
       checkRunFiles(config, flags);
       if (!config.useReference && config.reference.faults.length > 0) {
@@ -128,6 +131,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
           stopNow: stopNow.signal,
           hurry: hurry.signal,
           onReportsWritten: (w) => void (written = w),
+          ...(record !== undefined ? { record } : {}),
         });
         const r = result.report;
         written = result;
@@ -561,6 +565,8 @@ export async function commandLine(io: Io): Promise<{ program: Command; code: () 
   faultsCommand(program, done, io.out);
   selftestCommand(program, done, io.out);
   specDiffCommand(program, done, io.out, io.err);
+  observeCommand(program, done, io.out, io.err);
+  judgeCommand(program, done, io.out);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
   return { program, code: () => code };
 }

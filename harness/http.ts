@@ -95,6 +95,38 @@ export interface Exchange {
 /** What the recorder keeps of a body in a report. */
 const RECORD_BODY_LIMIT = 8 * 1024;
 
+/**
+ * What `run --record` sees of one exchange (harness/observe/har-record.ts): the redacted record and, not yet redacted
+ * nor cut, the request body as sent and the response headers and decoded body as received. The tap runs in the thread
+ * that sent the request (a suite worker), where the run's secrets are registered, and redacts there.
+ */
+export interface TappedExchange {
+  record: ExchangeRecord;
+  requestBody?: string | Uint8Array;
+  responseHeaders?: Record<string, string>;
+  responseText?: string;
+  invalidUtf8?: boolean;
+}
+
+/** Kept on globalThis, so that every copy of this module a thread loads (vitest's runner, a bundle) finds the one tap. */
+const EXCHANGE_TAP = Symbol.for('canton-conformance.exchange-tap');
+type ExchangeTap = (x: TappedExchange) => void;
+
+/** Sets (or, with undefined, removes) this thread's exchange tap: called once per exchange, after its answer or failure. */
+export function setExchangeTap(tap: ExchangeTap | undefined): void {
+  (globalThis as Record<symbol, unknown>)[EXCHANGE_TAP] = tap;
+}
+
+function tapExchange(x: TappedExchange): void {
+  const tap = (globalThis as Record<symbol, unknown>)[EXCHANGE_TAP] as ExchangeTap | undefined;
+  if (tap === undefined) return;
+  try {
+    tap(x);
+  } catch {
+    // recording never changes the run
+  }
+}
+
 export interface ClientOptions {
   api: Api;
   baseUrl: string;
@@ -200,7 +232,7 @@ const REDACT_MARGIN = 4096;
 const detached = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
 
 /** The recorded form of a body: redacted, then cut to RECORD_BODY_LIMIT characters (a copy: it keeps no larger body alive). */
-function redactedCut(text: string): { body: string; truncated: boolean } {
+export function redactedCut(text: string): { body: string; truncated: boolean } {
   if (text.length <= RECORD_BODY_LIMIT) return { body: redactText(text), truncated: false };
   const redacted = redactText(text.slice(0, RECORD_BODY_LIMIT + REDACT_MARGIN));
   return { body: detached(`${redacted.slice(0, RECORD_BODY_LIMIT)}...`), truncated: true };
@@ -336,6 +368,7 @@ export class HttpClient {
         body: recorded.body,
         ...(recorded.truncated ? { bodyTruncated: true } : {}),
       };
+      tapExchange({ record, ...(body !== undefined ? { requestBody: body } : {}), responseHeaders: resHeaders, responseText: text, invalidUtf8 });
       const location = resHeaders.location;
       if (status >= 300 && status < 400 && location !== undefined) {
         // never followed: a redirect may lead to another origin, and following it would send the token there
@@ -349,6 +382,7 @@ export class HttpClient {
       const err = e instanceof TransportError ? e : new TransportError(describeTransportError(e, url, this.options.timeoutMs, this.options.maxHeaderBytes));
       if (isTimeout(e)) timeoutsInARow.set(origin, { count: (timeoutsInARow.get(origin)?.count ?? 0) + 1, lastAt: Date.now() });
       record.transportError = redactText(err.message);
+      if (record.response === undefined) tapExchange({ record, ...(body !== undefined ? { requestBody: body } : {}) });
       this.options.onExchange?.(record);
       throw err;
     }
@@ -529,7 +563,7 @@ function nonFiniteAt(v: unknown, path: string, depth: number): string | undefine
   return undefined;
 }
 
-function toExchange(
+export function toExchange(
   api: Api,
   operationId: string | undefined,
   status: number,

@@ -48,6 +48,8 @@ export interface RunOptions {
   hurry?: AbortSignal;
   /** Called once summary.md, junit.xml and conformance.json are written, before the HTML report is rendered. */
   onReportsWritten?: (written: { report: RunReport; dir: string; files: string[] }) => void;
+  /** run --record: every exchange of the run is written to this HAR 1.2 file, redacted (harness/observe/har-record.ts) */
+  record?: string;
 }
 
 /**
@@ -231,7 +233,7 @@ function bounded(p: Promise<unknown>, ms: number | undefined, hurry: AbortSignal
  * `ready`: what must hold before the first check starts (the embedded reference listening); vitest starts beside it.
  * `checksEnded` is called as soon as no check runs any more (every one finished, or the rest abandoned).
  */
-async function runVitest(config: Config, resultsDir: string, options: RunOptions, ready: Promise<unknown>, checksEnded?: () => void): Promise<CollectedRun> {
+async function runVitest(config: Config, resultsDir: string, options: RunOptions, ready: Promise<unknown>, checksEnded?: () => void, recordDir?: string): Promise<CollectedRun> {
   const write = options.write ?? ((s: string) => process.stderr.write(s));
   const collector = new ConformanceCollector(PACKAGE_ROOT, write, options.interactive ?? false);
   // created, not started, so an interrupt cancels the run (and the reports of what ran are still written)
@@ -239,6 +241,7 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
     include: config.internal?.include ?? suiteGlobs(config.run.only),
     reporters: [collector, await allureResultsReporter(resultsDir), ...(timing ? [timingReporter()] : [])],
     config,
+    ...(recordDir !== undefined ? { recordDir } : {}),
   });
   mark('vitest created');
   try {
@@ -359,15 +362,17 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
       throw e;
     });
   ready.catch(() => undefined);
+  const recording = options.record !== undefined ? (await import('./observe/har-record.js')).startRecording(options.record, config.run.maxResponseBytes) : undefined;
   let run: CollectedRun;
   try {
     run = await runVitest(config, join(dir, 'allure-results'), limitMs !== undefined ? { ...options, signal: soft.signal } : options, ready, () => {
       checksEnded = true;
       clearTimeout(timer);
-    });
+    }, recording?.dir);
   } catch (e) {
     // a reference server that does not start fails the run as before, not as a runner error
     if (startFailed) {
+      recording?.discard();
       if (html !== false) html.cancel();
       throw e;
     }
@@ -381,6 +386,8 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   }
   // the console said the limit was reached: the report says the run was cut by it, even where every check had started
   if (deadline.signal.aborted) run.interrupted = true;
+  // run --record: the workers' parts, merged into the HAR once no check runs any more
+  const recorded = recording !== undefined ? await recording.finish(pkg.version).then((n) => `every exchange of the run (${n}) recorded in ${options.record} (HAR 1.2, redacted)`, (e: unknown) => `the exchanges could not be recorded in ${options.record}: ${(e as Error).message}`) : undefined;
   const finished = new Date();
   const referenceFailure = reference?.failure?.();
   if (referenceFailure !== undefined) run.runErrors.push(`the embedded reference server's thread failed during the run: ${redactText(referenceFailure)}`);
@@ -421,7 +428,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     runErrors: run.runErrors,
     ...(baseline !== undefined ? { baseline } : {}),
     ...(earlier !== undefined && compareFile !== undefined ? { diff: diffRuns(earlier, compareFile, agg.requirements) } : {}),
-    notes: config.run.shard !== undefined ? [shardNote(config.run.shard)] : [],
+    notes: [...(config.run.shard !== undefined ? [shardNote(config.run.shard)] : []), ...(recorded !== undefined ? [recorded] : [])],
   };
   mark('verdicts aggregated');
   // after a further signal nothing is waited for beyond the reports themselves: the HTML report is not rendered

@@ -6,6 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import type { Reporter, Vitest } from 'vitest/node';
 import type { Config } from './config.js';
 import { PACKAGE_ROOT } from './paths.js';
+import { RECORD_SETUP_FILE } from './observe/har-record.js';
 import { schemaRegistry } from './schemas.js';
 import { clearLocks } from './shared-state.js';
 import type { Api } from './types.js';
@@ -69,7 +70,7 @@ async function withoutSignalHandlers<T>(create: () => Promise<T>): Promise<T> {
  * Creates (does not start) a vitest instance over the suite files. vitest's own SIGINT/SIGTERM handlers, which would
  * exit the process at once, are removed: callers stop a run through the run's stop channel (harness/stop-now.ts).
  */
-export async function createSuiteVitest(o: { include: string[]; reporters: ReporterEntry[]; config: Config; allure?: boolean }): Promise<Vitest> {
+export async function createSuiteVitest(o: { include: string[]; reporters: ReporterEntry[]; config: Config; allure?: boolean; recordDir?: string }): Promise<Vitest> {
   const { createVitest } = await loadVitest();
   boundHeapGrowth();
   // the workers load the response validators compiled here once instead of compiling them each (0.3-0.6 s of CPU a
@@ -86,7 +87,8 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       watch: false,
       include: o.include,
       reporters: o.reporters,
-      ...(o.allure === false ? {} : { setupFiles: ['allure-vitest/setup'] }),
+      // run --record: each worker appends its exchanges to a part file of its own (harness/observe/har-record.ts)
+      setupFiles: [...(o.allure === false ? [] : ['allure-vitest/setup']), ...(o.recordDir !== undefined ? [RECORD_SETUP_FILE] : [])],
       passWithNoTests: true,
       // the transformed suites and harness are kept on disk between runs (node_modules/.experimental-vitest-cache)
       experimental: { fsModuleCache: true },
@@ -100,7 +102,7 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       maxWorkers: workersFor(o.config),
       maxConcurrency: perWorker(o.config),
       sequence: { concurrent: o.config.run.concurrency > 1 },
-      provide: { conformanceConfig: o.config },
+      provide: { conformanceConfig: o.config, ...(o.recordDir !== undefined ? { conformanceRecordDir: o.recordDir } : {}) },
       testTimeout: o.config.run.checkTimeoutMs + 10_000,
     } as Parameters<typeof createVitest>[1],
     { logLevel: 'silent', server: { watch: null } },
