@@ -12,13 +12,14 @@ import { runGenericChecks, saysNothingOfTheRule } from './checks.js';
 import { newFootprint, noteFootprint, reportedFootprint } from './fixtures/footprint.js';
 import { STOP_CLEANUP_MS, stoppedAt, stopping, whenStoppedNow } from './stop-now.js';
 import { CHECK_LABEL } from './reporting/allure-status.js';
+import { noteLatency } from './reporting/latency.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
 import { HttpClient, NoDecidingAnswer, ReadOnlyRefused, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './http.js';
 import { paceFor } from './pace.js';
 import { AuthUnavailable, TokenProvider } from './auth.js';
 import { redactText } from './redact.js';
 import { schemaRegistry, type OperationInfo, type SchemaRegistry } from './schemas.js';
-import type { Api, CheckDeclaration, CheckResultMeta, ExchangeRecord, FailureRecord, PropertyRecord, TrafficCounts, Verdict } from './types.js';
+import type { Api, CheckDeclaration, CheckResultMeta, ExchangeRecord, FailureRecord, LatencyTally, PropertyRecord, TrafficCounts, Verdict } from './types.js';
 import { outOfRange } from './versions.js';
 import { hash32, inShard } from './shard.js';
 import { tallyOwnDescription, type OwnDescriptionTally } from './spec-diff/validate.js';
@@ -146,6 +147,8 @@ export class ApiClient {
 }
 
 export interface PropertyOptions<T = unknown> {
+  /** what the property generates, for the reports (e.g. "wrong-type mutations of listPackageVetting") */
+  name?: string;
   /** requirement a failure is attributed to when the predicate fails without naming one */
   requirement?: string;
   /** runs; default run.runs from the config */
@@ -276,6 +279,8 @@ class Check implements CheckContext {
   /** read-only mode's first refusal in this check, and how many failures were recorded before it */
   refused: { reason: string; failuresBefore: number } | undefined;
   readonly traffic: TrafficCounts = { requests: 0, overloaded: 0, redirected: 0, transportErrors: 0 };
+  /** response times per operation, a bounded histogram each (reporting/latency.ts): no exchange is kept for them */
+  readonly latency: Record<string, LatencyTally> = {};
   /** what the check created on the target that lasts (parties, packages) or is not removed yet (users) */
   readonly footprint = newFootprint();
   /** properties share what is left of 80% of the check's time, so the check ends (and cleans up) within its limit */
@@ -343,6 +348,7 @@ class Check implements CheckContext {
         else if (status === 429 || status === 503) this.traffic.overloaded++;
         else if (status >= 300 && status < 400) this.traffic.redirected++;
         noteFootprint(this.footprint, x);
+        noteLatency(this.latency, x);
         this.exchanges.push(x);
         if (this.exchanges.length > KEEP_EXCHANGES) this.exchanges.shift();
       },
@@ -423,7 +429,8 @@ class Check implements CheckContext {
     const numRuns = o.runs ?? this.config.run.runs;
     const budget = Math.max(1000, Math.floor(this.propertyDeadline - performance.now()));
     // the record keeps the place of the property's start, so properties run at once are reported in a stable order
-    const slot = this.properties.push({ seed: this.seed, numRuns }) - 1;
+    const named = { ...(o.name !== undefined ? { name: o.name } : {}), ...(o.requirement !== undefined ? { requirement: o.requirement } : {}) };
+    const slot = this.properties.push({ ...named, seed: this.seed, numRuns }) - 1;
     let broken: TransportError | ReadOnlyRefused | undefined;
     const property = fc.asyncProperty(arb, async (value) => {
       // once the transport broke, shrinking would only repeat the same error, request after request
@@ -454,12 +461,13 @@ class Check implements CheckContext {
         details = replay.failed ? replay : { failed: true, seed: this.seed, numRuns: first.index + 1, counterexamplePath: String(first.index), counterexample: first.value, errorInstance: first.error };
       }
     } else details = await fc.check(property, params);
-    const record: PropertyRecord = { seed: details.seed, numRuns: details.numRuns };
+    const record: PropertyRecord = { ...named, verdict: 'pass', seed: details.seed, numRuns: details.numRuns };
     if (details.failed) {
       record.path = details.counterexamplePath ?? undefined;
       record.counterexample = redactText(fc.stringify(details.counterexample)).slice(0, 2000);
-      this.properties[slot] = record;
       const err = details.errorInstance;
+      record.verdict = propertyVerdict(err, o.requirement !== undefined);
+      this.properties[slot] = record;
       if (err instanceof ConformanceFailure) {
         const where = `(fast-check seed ${details.seed}, path "${record.path}", counterexample ${record.counterexample})`;
         throw new ConformanceFailure(err.failures.map((f) => ({ ...f, message: `${f.message} ${where}` })));
@@ -676,6 +684,15 @@ function tokenProvider(api: Api, target: TargetConfig, config: Config): TokenPro
   return p;
 }
 
+/** The verdict of a property whose case failed with `err`, as the check turns that error into its own verdict. */
+function propertyVerdict(err: unknown, attributed: boolean): Verdict {
+  if (err instanceof ConformanceFailure) return 'fail';
+  if (err instanceof NotRun) return err.verdict;
+  if (err instanceof ReadOnlyRefused || err instanceof AuthUnavailable) return 'skipped';
+  if (err instanceof TransportError) return 'error';
+  return attributed ? 'fail' : 'error';
+}
+
 /** Why a requirement is not judged on this target (switched off by its configuration, or outside its version range). */
 export function notJudgedOn(target: TargetConfig, r: Requirement): string | undefined {
   if (target.disabledRequirements.includes(r.id)) return "disabled by the target's configuration";
@@ -874,7 +891,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       ...(cleanupProblems.length > 0 ? { reason: [outcome.reason, `clean-up failed: ${cleanupProblems.join('; ')}`].filter(Boolean).join('; '), notCleanedUp: cleanupProblems } : {}),
       ...(footprint !== undefined ? { footprint } : {}),
       requests: check.requests,
-      ...(check.traffic.requests > 0 ? { traffic: check.traffic } : {}),
+      ...(check.traffic.requests > 0 ? { traffic: check.traffic, latency: check.latency } : {}),
       ...(check.firstRequestAt !== undefined ? { firstRequestAt: check.firstRequestAt, lastResponseAt: check.lastResponseAt } : {}),
       durationMs: Math.round(performance.now() - started),
     });

@@ -56,12 +56,33 @@ export interface FailureRecord {
   exchange?: ExchangeRecord;
 }
 
-/** fast-check details of a failed property, enough to reproduce it. */
+/** fast-check details of a property, enough to reproduce it when it failed. */
 export interface PropertyRecord {
+  /** what the property generates (e.g. "wrong-type mutations of listPackageVetting"), when the check named it */
+  name?: string;
+  /** the property's own verdict; absent when it did not finish (the check stopped first) */
+  verdict?: Verdict;
+  /** the requirement its failures are attributed to by default, when the check named one */
+  requirement?: string;
   seed: number;
   path?: string;
   numRuns: number;
   counterexample?: string;
+}
+
+/**
+ * Response times of one operation's requests in one check (or summed over checks), as a bounded histogram: no exchange
+ * is kept for it (harness/reporting/latency.ts).
+ */
+export interface LatencyTally {
+  /** requests sent, answered or not */
+  requests: number;
+  /** requests that got no response (transport errors): not in the buckets */
+  noResponse: number;
+  /** the longest response time, exact (ms) */
+  maxMs: number;
+  /** bucket index (latency.ts bucketOf) -> answered requests in it; only buckets that hold some */
+  buckets: Record<string, number>;
 }
 
 /** Static metadata of a check, literal in its declaration. */
@@ -127,6 +148,11 @@ export interface CheckResultMeta extends CheckDeclaration {
    * present when the check sent a request
    */
   traffic?: TrafficCounts;
+  /**
+   * response times of the check's requests per operation ("<api> <operationId>"): information only, never a verdict;
+   * present when the check sent a request
+   */
+  latency?: Record<string, LatencyTally>;
   /**
    * what the check left on a ledger target: accepted party allocations and package uploads (a participant deletes
    * neither) and the users it created and did not remove

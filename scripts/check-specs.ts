@@ -274,8 +274,20 @@ const SAMPLES: Record<Api, Sample[]> = {
     {
       schema: 'JsReassignmentEvent',
       valid: true,
-      value: { JsUnassignedEvent: { value: { reassignmentId: 'r', contractId: 'c', reassignmentCounter: 1 } } },
+      value: { JsUnassignedEvent: { value: { reassignmentId: 'r', contractId: 'c', reassignmentCounter: 1, offset: 7 } } },
       note: 'unassigned event under value',
+    },
+    {
+      schema: 'JsReassignmentEvent',
+      valid: true,
+      value: { JsUnassignedEvent: { reassignmentId: 'r', contractId: 'c', reassignmentCounter: 1, offset: 7 } },
+      note: 'unassigned event with its fields directly under the key',
+    },
+    {
+      schema: 'JsReassignmentEvent',
+      valid: false,
+      value: { JsUnassignedEvent: { value: {} } },
+      note: 'an empty unassigned event (no reassignmentId an assignment could name, no offset)',
     },
     {
       schema: 'JsReassignmentEvent',

@@ -132,7 +132,7 @@ export function derivedCheck(d: DerivedCheck): void {
                 t.expect(x.status >= 400 && x.status < 500, `${d.operationId} with ${describeMutation(m)}: expected a 4xx rejection, got ${x.status}${excerpt(x) ? `: ${excerpt(x)}` : ''}`, { requirement, exchange: x });
                 seenHere.push({ x, m });
               },
-              { runs: t.scaledRuns(2), requirement, concurrent: true },
+              { name: `${kind} mutations of ${d.operationId}`, runs: t.scaledRuns(2), requirement, concurrent: true },
             ),
           );
           return seenHere.map((h) => ({ ...h, key: describeMutation(h.m) })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

@@ -1,47 +1,108 @@
 /**
- * The status of each Allure result, from the check's verdict rather than from the shape of the error the test threw.
- * allure-vitest derives a status from the error (an assertion-like error is "failed", anything else "broken"), which
- * cannot tell a rule the target broke from a harness, transport or overload error, and it records no reason for a
- * skipped test. Issue 12 item 10: a fail is "failed", an error "broken", skipped and unsupported "skipped" with the
- * reason, a pass "passed". Each result names its check in the `conformanceCheck` label (set in conformance()).
+ * The Allure results the HTML report is rendered from: one result per requirement, with the requirement's own verdict.
+ *
+ * allure-vitest writes one result per test, that is per check, and derives its status from the error the test threw.
+ * Issue 12 item 10 gave each check's result the status of its verdict (a fail "failed", an error "broken", skipped and
+ * unsupported "skipped" with the reason, a pass "passed"); issue 21: a check judges several requirements, each with its
+ * own verdict in conformance.json, so a check's result painted every requirement of a failed check red and the HTML
+ * counted checks. Now the check results are kept aside (in `allure-results/checks/`, which the renderer does not read,
+ * each still given the status of its check's verdict), and the renderer reads one result per requirement of the
+ * report: its verdict (pass "passed", fail "failed", error "broken", skipped and unsupported "skipped", untested
+ * "unknown") with the reason, grouped by interface and operation, and a step per check behind it (the check's own
+ * verdict on this requirement, its seed and time) holding the check's attachments for this requirement. The HTML's
+ * counts are then the requirement counts of conformance.json, junit.xml and summary.md.
+ *
+ * Built again from the check results and the report each time the reports are written: the requirement results and
+ * their attachment copies of an earlier writing (a shard's, copied by `merge`) are replaced, never added to.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { redactText } from '../redact.js';
-import type { CheckResultMeta, Verdict } from '../types.js';
+import type { CheckResultMeta, RequirementVerdict, Verdict } from '../types.js';
+import type { RunReport } from './model.js';
 
+/** names the check of an Allure result written by allure-vitest (set in conformance()) */
 export const CHECK_LABEL = 'conformanceCheck';
+/** names the requirement of a result written here */
+export const REQUIREMENT_LABEL = 'conformanceRequirement';
+/** where the checks' own results are kept, out of the renderer's sight (it reads the results directory's files only) */
+export const CHECKS_DIR = 'checks';
+/** the file names of what is written here: the requirement results and attachment copies (an attachment shown twice) */
+const OWN_PREFIX = 'requirement-';
 
-const STATUS: Record<Verdict, 'passed' | 'failed' | 'broken' | 'skipped'> = {
+type Status = 'passed' | 'failed' | 'broken' | 'skipped' | 'unknown';
+
+const STATUS: Record<RequirementVerdict, Status> = {
   pass: 'passed',
   fail: 'failed',
   error: 'broken',
   skipped: 'skipped',
   unsupported: 'skipped',
+  untested: 'unknown',
 };
 
-interface AllureResult {
+interface Attachment {
+  name: string;
+  source: string;
+  type?: string;
+}
+
+interface StepResult {
+  name?: string;
   status?: string;
   statusDetails?: { message?: string; trace?: string };
+  stage?: string;
+  steps?: StepResult[];
+  attachments?: Attachment[];
+  parameters?: Array<{ name: string; value: string }>;
+  start?: number;
+  stop?: number;
+}
+
+interface AllureResult extends StepResult {
+  uuid?: string;
   labels?: Array<{ name: string; value: string }>;
 }
 
-/** Rewrites the status of every result in `resultsDir` whose check has a verdict; returns how many were changed. */
+const readJson = (file: string): AllureResult | undefined => {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as AllureResult;
+  } catch {
+    return undefined;
+  }
+};
+
+const writeAtomic = (file: string, content: string) => {
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, content);
+  renameSync(tmp, file);
+};
+
+const labelOf = (r: AllureResult, name: string) => r.labels?.find((l) => l.name === name)?.value;
+
+/**
+ * Gives every check result in `resultsDir` the status of its check's verdict, rather than the one allure-vitest derived
+ * from the shape of the error; returns how many were changed.
+ */
 export function settleAllureStatuses(resultsDir: string, checks: readonly CheckResultMeta[]): number {
-  if (!existsSync(resultsDir)) return 0;
+  return settleDir(resultsDir, checks).changed;
+}
+
+/** settleAllureStatuses, also giving the check results read, by check id */
+function settleDir(resultsDir: string, checks: readonly CheckResultMeta[]): { changed: number; byCheck: Map<string, AllureResult> } {
+  const byCheck = new Map<string, AllureResult>();
+  if (!existsSync(resultsDir)) return { changed: 0, byCheck };
   const byId = new Map(checks.map((c) => [c.id, c]));
   let changed = 0;
   for (const name of readdirSync(resultsDir)) {
-    if (!name.endsWith('-result.json')) continue;
+    if (!name.endsWith('-result.json') || name.startsWith(OWN_PREFIX)) continue;
     const file = join(resultsDir, name);
-    let result: AllureResult;
-    try {
-      result = JSON.parse(readFileSync(file, 'utf8')) as AllureResult;
-    } catch {
-      continue;
-    }
-    const id = result.labels?.find((l) => l.name === CHECK_LABEL)?.value;
+    const result = readJson(file);
+    if (result === undefined) continue;
+    const id = labelOf(result, CHECK_LABEL);
     if (id === undefined) continue;
+    byCheck.set(id, result);
     const check = byId.get(id);
     // a check without a verdict (cut off by the test runner) did not finish: broken, whatever its error looked like
     const verdict: Verdict = check?.verdict ?? 'error';
@@ -54,10 +115,138 @@ export function settleAllureStatuses(resultsDir: string, checks: readonly CheckR
     if (result.status === status && JSON.stringify(details) === JSON.stringify(result.statusDetails ?? {})) continue;
     result.status = status;
     result.statusDetails = details;
-    const tmp = `${file}.tmp-${process.pid}`;
-    writeFileSync(tmp, JSON.stringify(result));
-    renameSync(tmp, file);
+    writeAtomic(file, JSON.stringify(result));
     changed++;
   }
-  return changed;
+  return { changed, byCheck };
+}
+
+/** A UUID-shaped id that is the same for the same text: a requirement's result keeps its file from one writing to the next. */
+function uuidOf(text: string): string {
+  const h = createHash('md5').update(text).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+
+/** The attachments of a result and of its steps, at any depth. */
+function attachmentsOf(r: StepResult): Attachment[] {
+  return [...(r.attachments ?? []), ...(r.steps ?? []).flatMap(attachmentsOf)];
+}
+
+/** Passing checks listed one by one under a requirement; more are summed up in one step. */
+const LISTED_PASSES = 25;
+
+/**
+ * Moves the check results out of the renderer's sight (into `checks/`), gives them the status of their verdicts, and
+ * writes one result per requirement of the report in their place. Returns how many requirement results were written.
+ */
+export function writeRequirementResults(resultsDir: string, report: RunReport): number {
+  if (!existsSync(resultsDir)) return 0;
+  const checksDir = join(resultsDir, CHECKS_DIR);
+  mkdirSync(checksDir, { recursive: true });
+  // what an earlier writing left (this run's, or the shards' copied by merge): the requirement results and attachment
+  // copies are written again below; the check results (allure-vitest's) are moved aside
+  for (const name of readdirSync(resultsDir)) {
+    const file = join(resultsDir, name);
+    if (name.startsWith(OWN_PREFIX)) rmSync(file, { force: true });
+    // every other result is a test's, that is a check's (and a container groups tests): only requirements are rendered
+    else if (name.endsWith('-result.json') || name.endsWith('-container.json')) renameSync(file, join(checksDir, name));
+  }
+  const checkResults = settleDir(checksDir, report.checks).byCheck;
+  const checks = new Map(report.checks.map((c) => [c.id, c]));
+  const known = new Map((report.baseline?.known ?? []).map((e) => [e.requirement, e.reason]));
+  // an attachment file shows in one result only (the renderer links a file once): a second use gets a copy
+  const used = new Set<string>();
+  const attach = (a: Attachment, owner: string): Attachment | undefined => {
+    if (!existsSync(join(resultsDir, a.source))) return undefined;
+    if (!used.has(a.source)) {
+      used.add(a.source);
+      return a;
+    }
+    const copy = `${OWN_PREFIX}${md5(`${owner}\n${a.source}`)}-${a.source.replace(/^.*?-attachment/, 'attachment')}`;
+    copyFileSync(join(resultsDir, a.source), join(resultsDir, copy));
+    return { ...a, source: copy };
+  };
+  const started = Date.parse(report.startedAt);
+
+  let written = 0;
+  for (const q of report.requirements) {
+    const steps: StepResult[] = [];
+    let passes = 0;
+    let start: number | undefined;
+    let stop: number | undefined;
+    for (const ref of q.checks) {
+      const raw = checkResults.get(ref.id);
+      if (raw?.start !== undefined) start = Math.min(start ?? raw.start, raw.start);
+      if (raw?.stop !== undefined) stop = Math.max(stop ?? raw.stop, raw.stop);
+      if (ref.verdict === 'pass' && ++passes > LISTED_PASSES) continue;
+      const check = checks.get(ref.id);
+      const own = q.failures.filter((f) => f.checkId === ref.id);
+      const status: Status = ref.blocked === true ? 'skipped' : STATUS[ref.verdict];
+      const message =
+        own.length > 0 ? own.map((f) => f.message).join('\n')
+        : ref.blocked === true ? `not decided: the check stopped at a failure of another requirement (${(check?.failures ?? []).map((f) => f.requirement).join(', ')})`
+        : ref.verdict === 'error' ? check?.error ?? ref.reason
+        : ref.verdict === 'pass' ? undefined
+        : ref.reason !== undefined ? `${ref.verdict}: ${ref.reason}` : undefined;
+      // the check's attachments for this requirement: the exchange of each of its failures; of an errored check, its last exchanges
+      const attachments = (raw !== undefined ? attachmentsOf(raw) : [])
+        .filter((a) => (own.length > 0 && a.name === `${q.id} exchange`) || (ref.verdict === 'error' && a.name === 'recent exchanges'))
+        .flatMap((a) => attach(a, q.id) ?? []);
+      steps.push({
+        name: `${ref.id}: ${ref.title}`,
+        status,
+        ...(message !== undefined ? { statusDetails: { message: redactText(message) } } : {}),
+        stage: 'finished',
+        steps: [],
+        attachments,
+        parameters: (raw?.parameters ?? []).filter((p) => p.name === 'seed'),
+        ...(raw?.start !== undefined ? { start: raw.start } : {}),
+        ...(raw?.stop !== undefined ? { stop: raw.stop } : {}),
+      });
+    }
+    if (passes > LISTED_PASSES) steps.push({ name: `and ${passes - LISTED_PASSES} more checks that kept this requirement (conformance.json lists every one)`, status: 'passed', stage: 'finished', steps: [], attachments: [], parameters: [] });
+
+    const why = known.get(q.id);
+    const failureLines = q.failures.map((f) => `[${f.checkId}] ${f.message}`);
+    const message =
+      q.verdict === 'fail' ? `${why !== undefined ? `known failure (baseline: ${why})\n` : ''}${failureLines.join('\n')}`
+      : q.verdict === 'pass' ? undefined
+      : `${q.verdict}: ${q.reason ?? 'no reason given'}`;
+    const uuid = uuidOf(`requirement ${q.id}`);
+    const id = md5(`requirement ${q.id}`);
+    const labels = [
+      { name: 'epic', value: q.api },
+      ...q.operations.map((op) => ({ name: 'feature', value: op })),
+      { name: 'story', value: q.id },
+      { name: 'requirement', value: q.id },
+      { name: REQUIREMENT_LABEL, value: q.id },
+      { name: 'tag', value: q.level },
+      ...(q.verdict === 'untested' ? [{ name: 'tag', value: 'untested' }] : []),
+      { name: 'severity', value: q.level === 'MUST' ? 'critical' : q.level === 'SHOULD' ? 'normal' : 'minor' },
+    ];
+    const checkList = q.checks.length === 0 ? '' : `\n\nJudged by ${q.checks.length} check${q.checks.length === 1 ? '' : 's'}: ${q.checks.map((c) => `\`${c.id}\` (${c.blocked === true ? 'not decided' : c.verdict})`).slice(0, 50).join(', ')}${q.checks.length > 50 ? ', ...' : ''}.`;
+    const result = {
+      uuid,
+      historyId: id,
+      testCaseId: id,
+      name: `${q.id} (${q.level})`,
+      fullName: `canton-conformance:requirement:${q.id}`,
+      status: STATUS[q.verdict],
+      ...(message !== undefined ? { statusDetails: { message: redactText(message) } } : {}),
+      stage: 'finished',
+      description: `**${q.id}** (${q.level}): ${q.statement}\n\nSource: ${q.source}.${checkList}`,
+      steps,
+      attachments: [],
+      parameters: [],
+      labels,
+      links: [],
+      start: start ?? started,
+      stop: stop ?? start ?? started,
+    };
+    writeAtomic(join(resultsDir, `${OWN_PREFIX}${uuid}-result.json`), JSON.stringify(result));
+    written++;
+  }
+  return written;
 }

@@ -1,4 +1,8 @@
-/** junit.xml: one testsuite per interface, one testcase per check, error and failure kept apart. */
+/**
+ * junit.xml: one testsuite per interface, one testcase per requirement with the requirement's own verdict (issue 21:
+ * a check that failed one of its requirements does not fail the others), error and failure kept apart. Each testcase
+ * names the checks behind its verdict as properties; a requirement no check covers is a skipped testcase ("untested").
+ */
 import type { RunReport } from './model.js';
 
 const esc = (s: string) =>
@@ -6,42 +10,66 @@ const esc = (s: string) =>
 
 type Outcome = 'pass' | 'fail' | 'error' | 'skipped' | 'known';
 
+/** passing checks named one by one under a requirement */
+const LISTED_PASSES = 10;
+type Requirement = RunReport['requirements'][number];
+
 export function renderJunit(report: RunReport): string {
-  const known = new Set((report.baseline?.known ?? []).map((e) => e.requirement));
-  // one outcome per check decides both its testcase element and the counts, so the two never disagree
-  const outcome = (c: RunReport['checks'][number]): Outcome => {
-    if (c.verdict === 'fail') return (c.failures ?? []).length > 0 && (c.failures ?? []).every((f) => known.has(f.requirement)) ? 'known' : 'fail';
-    if (c.verdict === 'skipped' || c.verdict === 'unsupported') return 'skipped';
-    return c.verdict === 'pass' ? 'pass' : 'error';
+  const known = new Map((report.baseline?.known ?? []).map((e) => [e.requirement, e.reason]));
+  // one outcome per requirement decides both its testcase element and the counts, so the two never disagree
+  const outcome = (q: Requirement): Outcome => {
+    if (q.verdict === 'fail') return known.has(q.id) ? 'known' : 'fail';
+    if (q.verdict === 'pass') return 'pass';
+    return q.verdict === 'error' ? 'error' : 'skipped';
   };
-  const count = (checks: RunReport['checks'], ...kinds: Outcome[]) => checks.filter((c) => kinds.includes(outcome(c))).length;
-  const byApi = new Map<string, RunReport['checks']>();
-  for (const c of report.checks) byApi.set(c.api, [...(byApi.get(c.api) ?? []), c]);
+  const count = (list: Requirement[], ...kinds: Outcome[]) => list.filter((q) => kinds.includes(outcome(q))).length;
+  const checks = new Map(report.checks.map((c) => [c.id, c]));
+  // a requirement's time: the time of the checks behind it (a check judging several counts in each)
+  const timeOf = (q: Requirement) => q.checks.reduce((a, ref) => a + (checks.get(ref.id)?.durationMs ?? 0), 0) / 1000;
+  const byApi = new Map<string, Requirement[]>();
+  for (const q of report.requirements) byApi.set(q.api, [...(byApi.get(q.api) ?? []), q]);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
-  const all = report.checks;
-  out.push(`<testsuites name="canton-conformance" tests="${all.length}" failures="${count(all, 'fail')}" errors="${count(all, 'error') + report.runErrors.length}" skipped="${count(all, 'skipped', 'known')}" time="${(report.durationMs / 1000).toFixed(3)}">`);
-  for (const [api, checks] of byApi) {
-    const time = checks.reduce((a, c) => a + (c.durationMs ?? 0), 0) / 1000;
-    out.push(`  <testsuite name="${esc(api)}" tests="${checks.length}" failures="${count(checks, 'fail')}" errors="${count(checks, 'error')}" skipped="${count(checks, 'skipped', 'known')}" time="${time.toFixed(3)}" timestamp="${esc(report.startedAt)}">`);
-    for (const c of checks) {
-      const classname = `${c.api}.${c.operations[0] ?? 'general'}`;
-      out.push(`    <testcase classname="${esc(classname)}" name="${esc(`${c.title} [${c.id}]`)}" time="${((c.durationMs ?? 0) / 1000).toFixed(3)}"${c.file ? ` file="${esc(c.file)}"` : ''}>`);
+  const all = report.requirements;
+  out.push(`<testsuites name="canton-conformance" tests="${all.length + report.runErrors.length}" failures="${count(all, 'fail')}" errors="${count(all, 'error') + report.runErrors.length}" skipped="${count(all, 'skipped', 'known')}" time="${(report.durationMs / 1000).toFixed(3)}">`);
+  for (const [api, list] of byApi) {
+    // the interface's time: its checks', each once
+    const time = report.checks.filter((c) => c.api === api).reduce((a, c) => a + (c.durationMs ?? 0), 0) / 1000;
+    out.push(`  <testsuite name="${esc(api)}" tests="${list.length}" failures="${count(list, 'fail')}" errors="${count(list, 'error')}" skipped="${count(list, 'skipped', 'known')}" time="${time.toFixed(3)}" timestamp="${esc(report.startedAt)}">`);
+    for (const q of list) {
+      const classname = `${q.api}.${q.operations[0] ?? 'general'}`;
+      const file = q.checks.find((ref) => ref.file !== undefined)?.file;
+      out.push(`    <testcase classname="${esc(classname)}" name="${esc(`${q.id} (${q.level})`)}" time="${timeOf(q).toFixed(3)}"${file !== undefined ? ` file="${esc(file)}"` : ''}>`);
       out.push('      <properties>');
-      for (const r of c.requirements) out.push(`        <property name="requirement" value="${esc(r)}"/>`);
-      out.push(`        <property name="verdict" value="${esc(c.verdict ?? 'error')}"/>`);
-      for (const p of c.properties ?? []) out.push(`        <property name="fast-check" value="${esc(`seed=${p.seed} runs=${p.numRuns}${p.path ? ` path=${p.path}` : ''}`)}"/>`);
-      out.push('      </properties>');
-      const o = outcome(c);
-      if (o === 'known') {
-        out.push(`      <skipped message="${esc(`known failure (baseline): ${(c.failures ?? []).map((f) => `[${f.requirement}] ${f.message}`).join('; ').slice(0, 500)}`)}"/>`);
-      } else if (o === 'fail') {
-        const msg = (c.failures ?? []).map((x) => `[${x.requirement}] ${x.message}`).join('\n');
-        out.push(`      <failure message="${esc((c.failures?.[0]?.message ?? 'failed').slice(0, 500))}" type="ConformanceFailure">${esc(msg)}</failure>`);
-      } else if (o === 'error') {
-        out.push(`      <error message="${esc((c.error ?? 'error').slice(0, 500))}" type="HarnessError">${esc(c.error ?? '')}</error>`);
-      } else if (o === 'skipped') {
-        out.push(`      <skipped message="${esc(`${c.verdict}: ${c.reason ?? ''}`)}"/>`);
+      out.push(`        <property name="requirement" value="${esc(q.id)}"/>`);
+      out.push(`        <property name="level" value="${esc(q.level)}"/>`);
+      out.push(`        <property name="verdict" value="${esc(q.verdict)}"/>`);
+      // every check that did not keep it; of those that did, the first few (conformance.json lists every one)
+      let passes = 0;
+      for (const ref of q.checks) {
+        if (ref.verdict === 'pass' && ref.blocked !== true && ++passes > LISTED_PASSES) continue;
+        out.push(`        <property name="check" value="${esc(`${ref.id}: ${ref.blocked === true ? 'stopped at a failure of another requirement' : ref.verdict}`)}"/>`);
       }
+      if (passes > LISTED_PASSES) out.push(`        <property name="check" value="${passes - LISTED_PASSES} more checks: pass"/>`);
+      const seeds = new Set<string>();
+      for (const f of q.failures) for (const p of f.properties ?? []) if (p.path !== undefined && (p.requirement === undefined || p.requirement === q.id)) seeds.add(`${f.checkId}${p.name !== undefined ? ` (${p.name})` : ''}: seed=${p.seed} runs=${p.numRuns} path=${p.path}`);
+      for (const s of seeds) out.push(`        <property name="fast-check" value="${esc(s)}"/>`);
+      out.push('      </properties>');
+      const o = outcome(q);
+      const failures = q.failures.map((f) => `[${f.checkId}] ${f.message}`);
+      if (o === 'known') {
+        out.push(`      <skipped message="${esc(`known failure (baseline): ${known.get(q.id) ?? ''}: ${failures.join('; ')}`.slice(0, 500))}"/>`);
+      } else if (o === 'fail') {
+        out.push(`      <failure message="${esc((q.failures[0]?.message ?? 'failed').slice(0, 500))}" type="ConformanceFailure">${esc(failures.join('\n'))}</failure>`);
+      } else if (o === 'error') {
+        const errors = q.checks.filter((ref) => ref.verdict === 'error').map((ref) => `[${ref.id}] ${checks.get(ref.id)?.error ?? ref.reason ?? 'error'}`);
+        out.push(`      <error message="${esc((q.reason ?? 'error').slice(0, 500))}" type="HarnessError">${esc(errors.join('\n'))}</error>`);
+      } else if (o === 'skipped') {
+        out.push(`      <skipped message="${esc(`${q.verdict}: ${q.reason ?? ''}`)}"/>`);
+      }
+      out.push(`      <system-out>${esc(q.statement)}</system-out>`);
+      // a check that broke (harness, transport, overload) where other checks decided the requirement: said, not judged
+      const broke = o === 'error' ? [] : q.checks.filter((ref) => ref.verdict === 'error').map((ref) => `[${ref.id}] ${checks.get(ref.id)?.error ?? ref.reason ?? 'error'}`);
+      if (broke.length > 0) out.push(`      <system-err>${esc(`checks in error, which decided nothing here:\n${broke.join('\n')}`)}</system-err>`);
       out.push('    </testcase>');
     }
     out.push('  </testsuite>');

@@ -3,6 +3,7 @@ import type { Aggregate, RunTraffic } from './aggregate.js';
 import type { BaselineOutcome } from './baseline.js';
 import type { RunFootprint } from './footprint.js';
 import type { RunDiff } from './diff.js';
+import type { OperationLatency } from './latency.js';
 import type { Api, CheckResultMeta } from '../types.js';
 import type { Shard } from '../shard.js';
 import type { OwnDescriptionReport } from '../spec-diff/own-report.js';
@@ -50,6 +51,11 @@ export interface RunReport {
    * users created and not removed, and the clean-up steps that failed after their retries
    */
   footprint?: RunFootprint;
+  /**
+   * response times per operation over the run's requests (from each check's bounded histograms, no exchange kept):
+   * requests, p50, p95 and max; information only, never a verdict
+   */
+  latency?: OperationLatency[];
   counts: Aggregate['counts'];
   checkCounts: Aggregate['checkCounts'];
   requirements: Aggregate['requirements'];

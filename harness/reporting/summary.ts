@@ -1,6 +1,6 @@
 /** summary.md: the readable report. Per interface counts, then every failure with what reproduces it. */
 import { curlFor } from '../http.js';
-import type { ExchangeRecord } from '../types.js';
+import type { ExchangeRecord, PropertyRecord, Verdict } from '../types.js';
 import type { RunReport } from './model.js';
 import { renderOwnDescription } from '../spec-diff/own-report.js';
 
@@ -20,6 +20,37 @@ function exchangeBlock(x: ExchangeRecord): string[] {
   }
   lines.push('- reproduce:', '', fence(curlFor(x), 'sh'), '');
   return lines;
+}
+
+/** a table cell: no line break, no column separator */
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s+/g, ' ');
+
+/** A property's name in the table: the one the check gave it, else its place among the check's properties. */
+function propertyName(p: PropertyRecord, i: number, of: number): string {
+  if (p.name !== undefined) return p.name;
+  return of === 1 ? "(the check's property)" : `property ${i + 1} of ${of}`;
+}
+
+/** A property's own verdict; a report written before properties had one falls back on what it recorded. */
+function propertyVerdict(p: PropertyRecord, check: Verdict | undefined): string {
+  if (p.verdict !== undefined) return p.verdict;
+  if (p.path !== undefined) return 'fail';
+  return check === 'pass' ? 'pass' : 'not finished';
+}
+
+const ms = (v: number | undefined) => (v === undefined ? '' : String(v));
+
+/** Response times per operation: information only. */
+function latencyTable(r: RunReport): string[] {
+  const rows = r.latency ?? [];
+  if (rows.length === 0) return [];
+  const out: string[] = [];
+  out.push(`## Response times per operation (${rows.length} operations, information only)`, '');
+  out.push('How long the target took to answer each operation\'s requests (every request of the run, retries included; p50 and p95 within 2.5%, from bounded histograms). No verdict depends on them.', '');
+  out.push('| interface | operation | requests | no response | p50 ms | p95 ms | max ms |', '|---|---|---:|---:|---:|---:|---:|');
+  for (const l of rows) out.push(`| ${l.api} | ${cell(l.operation)} | ${l.requests} | ${l.noResponse} | ${ms(l.p50Ms)} | ${ms(l.p95Ms)} | ${ms(l.maxMs)} |`);
+  out.push('');
+  return out;
 }
 
 export function renderSummary(r: RunReport): string {
@@ -89,11 +120,15 @@ export function renderSummary(r: RunReport): string {
 
   const properties = r.checks.filter((c) => (c.properties ?? []).length > 0);
   if (properties.length > 0) {
-    out.push(`## Properties (${properties.length} checks with generated inputs)`, '');
-    out.push('Each property ran with the seed below (derived from the run seed and the check id); `--seed ' + String(r.seed) + '` reproduces them all.', '');
-    out.push('| check | verdict | seed | runs | failing path |', '|---|---|---:|---:|---|');
+    const n = properties.reduce((a, c) => a + (c.properties ?? []).length, 0);
+    out.push(`## Properties (${n} in ${properties.length} checks with generated inputs)`, '');
+    out.push('Each property ran with the seed below (derived from the run seed and the check id); `--seed ' + String(r.seed) + '` reproduces them all. The verdict is the property\'s own: a check fails when one of its properties fails, the others keep theirs.', '');
+    out.push('| check | property | verdict | seed | runs | failing path |', '|---|---|---|---:|---:|---|');
     for (const c of properties) {
-      for (const p of c.properties ?? []) out.push(`| \`${c.id}\` | ${c.verdict ?? ''} | ${p.seed} | ${p.numRuns} | ${p.path !== undefined ? `\`${p.path}\`` : ''} |`);
+      const list = c.properties ?? [];
+      list.forEach((p, i) => {
+        out.push(`| \`${c.id}\` | ${cell(propertyName(p, i, list.length))} | ${propertyVerdict(p, c.verdict)} | ${p.seed} | ${p.numRuns} | ${p.path !== undefined ? `\`${p.path}\`` : ''} |`);
+      });
     }
     out.push('');
   }
@@ -123,6 +158,8 @@ export function renderSummary(r: RunReport): string {
     for (const c of errored) {
       out.push(`- \`${c.id}\` (${c.requirements.join(', ')}): ${c.error ?? 'unknown error'}`);
     }
+    const undecided = r.requirements.filter((q) => q.verdict === 'error');
+    if (undecided.length > 0) out.push('', `Requirements not decided because of these errors (${undecided.length}): ${undecided.map((q) => `\`${q.id}\``).join(', ')}`);
     const first = errored.find((c) => (c.exchanges ?? []).length > 0)?.exchanges?.at(-1);
     if (first !== undefined) out.push('', 'Last exchange of the first errored check:', '', ...exchangeBlock(first));
     out.push('');
@@ -145,6 +182,8 @@ export function renderSummary(r: RunReport): string {
     }
     out.push('');
   }
+
+  out.push(...latencyTable(r));
 
   const notRun = r.requirements.filter((q) => q.verdict === 'skipped' || q.verdict === 'unsupported');
   if (notRun.length > 0) {

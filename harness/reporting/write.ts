@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from '../config.js';
 import type { RunReport } from './model.js';
-import { settleAllureStatuses } from './allure-status.js';
+import { writeRequirementResults } from './allure-status.js';
 import { renderJunit } from './junit.js';
 import { renderSummary } from './summary.js';
 
@@ -121,11 +121,12 @@ export function writeReports(dir: string, report: RunReport): string[] {
     'summary.md': renderSummary(report),
   };
   for (const [name, content] of Object.entries(files)) writeAtomic(join(dir, name), content);
-  // the HTML report is rendered from these: fail "failed", error "broken", skipped and unsupported "skipped"
+  // the HTML report is rendered from one result per requirement, with its verdict: fail "failed", error "broken",
+  // skipped and unsupported "skipped", untested "unknown" (the checks' own results are kept in allure-results/checks)
   try {
-    settleAllureStatuses(join(dir, 'allure-results'), report.checks);
+    writeRequirementResults(join(dir, 'allure-results'), report);
   } catch (e) {
-    report.notes.push(`the Allure results could not be given their statuses: ${(e as Error).message}`);
+    report.notes.push(`the Allure results of the requirements could not be written: ${(e as Error).message}`);
   }
   pointLatest(dir);
   return Object.keys(files).map((f) => join(dir, f));

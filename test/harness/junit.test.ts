@@ -2,21 +2,42 @@ import { describe, expect, it } from 'vitest';
 import { renderJunit } from '../../harness/reporting/junit.js';
 import type { RunReport } from '../../harness/reporting/model.js';
 
-const check = (id: string, verdict: string, failed: string[] = []) => ({
-  id, title: id, api: 'scan', operations: ['listItems'], requirements: ['scan.a', 'scan.b'], verdict,
-  ...(failed.length > 0 ? { failures: failed.map((requirement) => ({ requirement, message: 'broken' })) } : {}),
+const requirement = (id: string, verdict: string, checks: Array<{ id: string; verdict: string; blocked?: boolean }> = [], failed: string[] = []) => ({
+  id, api: 'scan', level: 'MUST', statement: `${id} holds`, source: 'SPEC.md', operations: ['listItems'], verdict,
+  ...(verdict !== 'pass' && verdict !== 'fail' ? { reason: `why ${id}` } : {}),
+  checks: checks.map((c) => ({ ...c, title: c.id })),
+  failures: failed.map((checkId) => ({ requirement: id, message: 'broken', checkId, checkTitle: checkId })),
 });
 
 describe('junit.xml', () => {
-  it('counts a check that fails only on known failures of the baseline as skipped, as its testcase says', () => {
+  it('has one testcase per requirement with its own verdict; a known failure of the baseline is skipped, as counted', () => {
     const report = {
-      startedAt: '2026-01-01T00:00:00Z', durationMs: 10, runErrors: [], baseline: { known: [{ requirement: 'scan.a' }] },
-      checks: [check('known', 'fail', ['scan.a']), check('new', 'fail', ['scan.a', 'scan.b']), check('ok', 'pass'), check('off', 'skipped'), check('broke', 'error')],
+      startedAt: '2026-01-01T00:00:00Z', durationMs: 10, runErrors: [], baseline: { known: [{ requirement: 'scan.known', reason: 'filed' }] },
+      checks: [
+        { id: 'c1', api: 'scan', verdict: 'fail', durationMs: 5, failures: [{ requirement: 'scan.new', message: 'broken' }, { requirement: 'scan.known', message: 'broken' }] },
+        { id: 'c2', api: 'scan', verdict: 'error', error: 'TransportError: refused', durationMs: 1 },
+      ],
+      requirements: [
+        requirement('scan.known', 'fail', [{ id: 'c1', verdict: 'fail' }], ['c1']),
+        requirement('scan.new', 'fail', [{ id: 'c1', verdict: 'fail' }], ['c1']),
+        // a requirement of the failed check that the check kept: it passes
+        requirement('scan.kept', 'pass', [{ id: 'c1', verdict: 'pass' }, { id: 'c2', verdict: 'error' }]),
+        requirement('scan.off', 'skipped', [{ id: 'c1', verdict: 'skipped' }]),
+        requirement('scan.broke', 'error', [{ id: 'c2', verdict: 'error' }]),
+        requirement('scan.none', 'untested'),
+      ],
     } as unknown as RunReport;
     const xml = renderJunit(report);
-    expect(xml).toMatch(/<testsuites [^>]*tests="5" failures="1" errors="1" skipped="2"/);
-    expect(xml).toMatch(/<testsuite name="scan" tests="5" failures="1" errors="1" skipped="2"/);
+    expect(xml).toMatch(/<testsuites [^>]*tests="6" failures="1" errors="1" skipped="3"/);
+    expect(xml).toMatch(/<testsuite name="scan" tests="6" failures="1" errors="1" skipped="3" time="0.006"/);
     expect(xml.match(/<failure /g)?.length).toBe(1);
-    expect(xml.match(/<skipped /g)?.length).toBe(2);
+    expect(xml.match(/<skipped /g)?.length).toBe(3);
+    const testcase = (id: string) => new RegExp(`<testcase [^>]*name="${id.replace(/\./g, '\\.')} \\(MUST\\)"[^>]*>([\\s\\S]*?)</testcase>`).exec(xml)?.[1] ?? '';
+    expect(testcase('scan.kept')).not.toMatch(/<failure|<error|<skipped/);
+    expect(testcase('scan.kept')).toContain('<system-err>checks in error, which decided nothing here:\n[c2] TransportError: refused</system-err>');
+    expect(testcase('scan.new')).toContain('<failure message="broken" type="ConformanceFailure">[c1] broken</failure>');
+    expect(testcase('scan.known')).toContain('<skipped message="known failure (baseline): filed');
+    expect(testcase('scan.broke')).toContain('<error message="why scan.broke"');
+    expect(testcase('scan.none')).toContain('<skipped message="untested: why scan.none"/>');
   });
 });

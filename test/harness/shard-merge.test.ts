@@ -7,7 +7,7 @@
  * fault (so that a failure judged by checks of every shard is part of what must match, beside passes, skipped
  * requirements and generic rules judged on every response), 5 runs per property, no HTML.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,6 +103,27 @@ describe('sharded runs merged', () => {
     for (const f of ['summary.md', 'junit.xml']) expect(existsSync(join(tmp, 'merged', 'latest', f))).toBe(true);
     expect(readFileSync(join(tmp, 'merged', 'latest', 'summary.md'), 'utf8')).toContain('merged from shard 1/3');
     expect(r.out).toContain(merged.outcome);
+  });
+
+  it('merges the Allure results into one per requirement with the merged verdict, and the response times per operation (issue 21)', () => {
+    const dir = join(tmp, 'merged', 'latest');
+    const merged = JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as RunReport;
+    const results = join(dir, 'allure-results');
+    const read = (d: string) => readdirSync(d).filter((f) => f.endsWith('-result.json')).map((f) => JSON.parse(readFileSync(join(d, f), 'utf8')) as { status: string; labels: Array<{ name: string; value: string }> });
+    const status = { pass: 'passed', fail: 'failed', error: 'broken', skipped: 'skipped', unsupported: 'skipped', untested: 'unknown' } as const;
+    // each shard wrote a result per requirement (most of them untested in its share): the merge writes them again
+    const byRequirement = new Map(read(results).map((r) => [r.labels.find((l) => l.name === 'conformanceRequirement')?.value, r.status]));
+    expect(byRequirement).toEqual(new Map(merged.requirements.map((q) => [q.id, status[q.verdict]])));
+    expect(read(join(results, 'checks')).length).toBe(whole.report.checks.length);
+    // the response times: the shards' requests per operation, added up; the maximum the largest of the shards'
+    const rows = merged.latency ?? [];
+    expect(rows.length).toBeGreaterThan(0);
+    for (const l of rows) {
+      const parts = shards.flatMap((s) => (s.report.latency ?? []).filter((x) => x.api === l.api && x.operation === l.operation));
+      expect(l.requests, l.operation).toBe(parts.reduce((a, x) => a + x.requests, 0));
+      expect(l.maxMs, l.operation).toBe(Math.max(...parts.map((x) => x.maxMs ?? 0)));
+    }
+    expect(rows.reduce((a, l) => a + l.requests, 0)).toBe(merged.checks.reduce((a, c) => a + (c.requests ?? 0), 0));
   });
 
   it('applies a baseline and diffs against the earlier run of its reports directory, as a run does', async () => {

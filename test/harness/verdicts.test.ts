@@ -133,7 +133,8 @@ describe('a run over one check of each verdict kind', () => {
   });
 
   it('gives each Allure result the status of its verdict: fail "failed", error "broken", skipped "skipped" with the reason', () => {
-    const dir = join(result.dir, 'allure-results');
+    // the checks' own results, kept aside from the per-requirement results the HTML is rendered from
+    const dir = join(result.dir, 'allure-results', 'checks');
     const results = readdirSync(dir)
       .filter((f) => f.endsWith('-result.json'))
       .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as { status: string; statusDetails?: { message?: string }; labels: Array<{ name: string; value: string }> });
@@ -152,12 +153,27 @@ describe('a run over one check of each verdict kind', () => {
     expect(of('v.feature-off')).toMatchObject({ status: 'skipped', statusDetails: { message: 'skipped: feature items is switched off for this target' } });
   });
 
+  it('renders the HTML from one Allure result per requirement, with the requirement\'s own verdict (issue 21)', () => {
+    const dir = join(result.dir, 'allure-results');
+    const results = readdirSync(dir)
+      .filter((f) => f.endsWith('-result.json'))
+      .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as { status: string; labels: Array<{ name: string; value: string }> });
+    const status = { pass: 'passed', fail: 'failed', error: 'broken', skipped: 'skipped', unsupported: 'skipped', untested: 'unknown' } as const;
+    const byRequirement = new Map(results.map((r) => [r.labels.find((l) => l.name === 'conformanceRequirement')?.value, r.status]));
+    expect(byRequirement).toEqual(new Map(result.report.requirements.map((q) => [q.id, status[q.verdict]])));
+    // v.judge-each failed one of its requirements: the others keep their own verdicts
+    expect(byRequirement.get('scan.list-items.judged-broken')).toBe('failed');
+    expect(byRequirement.get('scan.list-items.judged-kept')).toBe('passed');
+    expect(byRequirement.get('scan.list-items.judged-unseen')).toBe('skipped');
+  });
+
   it('writes conformance.json, junit.xml and summary.md, and points latest at the run', () => {
     for (const f of ['conformance.json', 'junit.xml', 'summary.md']) expect(existsSync(join(result.dir, f))).toBe(true);
     expect(existsSync(join(reports, 'latest', 'summary.md'))).toBe(true);
     const junit = readFileSync(join(result.dir, 'junit.xml'), 'utf8');
     expect(junit).toContain('<failure');
-    expect(junit).toContain('<error');
+    // one testcase per requirement: a check in error where other checks decided the requirement is said, not judged
+    expect(junit).toContain('<system-err>checks in error');
     expect(junit).toContain('<skipped');
     const summary = readFileSync(join(result.dir, 'summary.md'), 'utf8');
     expect(summary).toContain('### scan.list-items.response-schema (MUST)');
