@@ -7,12 +7,14 @@
  * - i < 4 (when N allows): owned by the validator operator party; entry 2 is expired.
  * - otherwise owned by one of OWNER_STEMS in turn; entries with i % 7 === 5 are expired.
  * - name `<stem>-<i zero-padded to at least 3 digits>.unverified.cns`, e.g. alice-042.unverified.cns.
- * - created 2026-01-01T00:00:00Z plus i minutes; active entries expire in 2100, expired ones expired in 2025 (both
- *   judged against the real clock at request time).
+ * - times relative to the server's start (clock.ts; D is midnight UTC of the start's day): created at D - 100 days
+ *   plus i minutes; an active entry expires at D + 90 days plus i minutes, an expired one 30 days after its creation,
+ *   before D whatever the size (both judged against the real clock at request time).
  * DSO-provided entries (contract_id and expires_at null, as Splice sends them) follow when a page is not full.
  */
 import type { World } from '../world.js';
-import { BASE_TIME_MS, contractId, decimal, isoMillis, party } from './seed.js';
+import { DAY_MS, dataClock } from './clock.js';
+import { contractId, decimal, isoMillis, party } from './seed.js';
 
 export const OWNER_STEMS = ['alice', 'bob', 'carol', 'dave', 'eve', 'frank', 'grace', 'heidi', 'ivan', 'judy'] as const;
 /** the world party name of the validator operator (the validator user's party) */
@@ -21,8 +23,13 @@ export const VALIDATOR_PARTY_NAME = 'validator';
 export const VALIDATOR_ENTRY_INDICES = [0, 1, 2, 3] as const;
 export const VALIDATOR_EXPIRED_INDEX = 2;
 
-const ACTIVE_BASE_MS = Date.UTC(2100, 0, 1);
-const EXPIRED_BASE_MS = Date.UTC(2025, 0, 1);
+const MINUTE_MS = 60_000;
+/** creation of entry 0, before the start's day */
+const CREATED_BEFORE_MS = 100 * DAY_MS;
+/** expiry of an active entry after the start's day (plus its index in minutes) */
+const ACTIVE_FOR_MS = 90 * DAY_MS;
+/** term of an expired entry: 100 000 entries are created over 70 days, so every expired one expired before the day */
+const EXPIRED_TERM_MS = 30 * DAY_MS;
 
 export interface AnsEntry {
   /** null for entries the DSO provides (Splice writes the unset field as null) */
@@ -55,6 +62,8 @@ export class AnsStore {
   private readonly owners: Uint8Array; // index into ownerParties
   private readonly ownerParties: string[];
   private readonly expiresMs: Float64Array;
+  /** creation time of entry 0 */
+  private readonly createdMs0: number;
   /** creation indices sorted by name (code-unit order, so a prefix is a contiguous range) */
   private readonly byName: Int32Array;
   readonly dsoEntries: AnsEntry[];
@@ -69,12 +78,14 @@ export class AnsStore {
     this.names = new Array<string>(size);
     this.owners = new Uint8Array(size);
     this.expiresMs = new Float64Array(size);
+    const { dayMs } = dataClock(world);
+    this.createdMs0 = dayMs - CREATED_BEFORE_MS;
     const nv = VALIDATOR_ENTRY_INDICES.length;
     for (let i = 0; i < size; i++) {
       const o = i < nv ? 0 : 1 + ((i - nv) % OWNER_STEMS.length);
       this.owners[i] = o;
       this.names[i] = `${stems[o]}-${String(i).padStart(width, '0')}.unverified.cns`;
-      this.expiresMs[i] = (isExpiredIndex(i) ? EXPIRED_BASE_MS : ACTIVE_BASE_MS) + i * 60_000;
+      this.expiresMs[i] = isExpiredIndex(i) ? this.createdMs0 + i * MINUTE_MS + EXPIRED_TERM_MS : dayMs + ACTIVE_FOR_MS + i * MINUTE_MS;
     }
     const order = Array.from({ length: size }, (_, i) => i);
     const names = this.names;
@@ -105,7 +116,7 @@ export class AnsStore {
   }
 
   createdAt(i: number): string {
-    return isoMillis(BASE_TIME_MS + i * 60_000);
+    return isoMillis(this.createdMs0 + i * MINUTE_MS);
   }
 
   expiresAt(i: number): string {

@@ -1,9 +1,11 @@
 /**
  * Seeded scan-side contracts: validator licenses (rendered on demand from their sequence number, so 10 000 cost
- * nothing until read), open and issuing mining rounds, and featured app rights.
+ * nothing until read), open and issuing mining rounds, and featured app rights. Their times are relative to the
+ * server's start (clock.ts): the rounds open at it, the licences were created and last active before it.
  */
 import type { World } from '../world.js';
-import { BASE_TIME_MS, contractId, createdEventBlob, decimal, isoMillis, party, partyIdFor } from './seed.js';
+import { DAY_MS, ROUND_TICK_MS, type DataClock } from './clock.js';
+import { contractId, createdEventBlob, decimal, isoMillis, party, partyIdFor } from './seed.js';
 import { TEMPLATES } from './templates.js';
 
 /** Contract as scan and the scan proxy show it */
@@ -30,8 +32,13 @@ export function scanContract(seed: string, templateId: string, payload: Record<s
   };
 }
 
+/** licence k is created this long before the start's day, plus k minutes (10 000 licences take a week) */
+const LICENSES_CREATED_BEFORE_MS = 30 * DAY_MS;
+
 /**
- * Validator licenses: sequence numbers 1..N in creation order (license k created 2026-01-01 plus k minutes).
+ * Validator licenses: sequence numbers 1..N in creation order (licence k created 30 days before the start's day plus
+ * k minutes). Four in five validators were last active in the hour before the start's day, the others an hour after
+ * they were licensed (long inactive).
  * The listing is newest first; the page token is the sequence number of the last license returned, and the next
  * page holds the licenses with a smaller one.
  */
@@ -40,18 +47,20 @@ export class LicenseStore {
     readonly size: number,
     private readonly dso: string,
     private readonly sponsors: string[],
+    private readonly clock: Pick<DataClock, 'dayMs'>,
   ) {}
 
   license(seq: number): ScanContract {
     const validator = partyIdFor(`validator-${seq}`);
-    const createdMs = BASE_TIME_MS + seq * 60_000;
+    const createdMs = this.clock.dayMs - LICENSES_CREATED_BEFORE_MS + seq * 60_000;
+    const lastActiveMs = seq % 5 === 0 ? createdMs + 3_600_000 : this.clock.dayMs - 60_000 * (1 + (seq % 60));
     const payload = {
       validator,
       sponsor: this.sponsors[seq % this.sponsors.length]!,
       dso: this.dso,
       faucetState: { firstReceivedFor: { number: String(seq) }, lastReceivedFor: { number: String(seq + 10) }, numCouponsMissed: '0' },
       metadata: { version: '0.8.0', contactPoint: `validator-${seq}@example.com`, lastUpdatedAt: isoMillis(createdMs) },
-      lastActiveAt: isoMillis(createdMs + 3_600_000),
+      lastActiveAt: isoMillis(lastActiveMs),
     };
     return scanContract(`validator-license:${seq}`, TEMPLATES.validatorLicense, payload, createdMs);
   }
@@ -72,14 +81,24 @@ export interface RoundsData {
   issuing: ContractWithState[];
 }
 
-export function miningRounds(world: World): RoundsData {
+/** when round r opens: round 101 at the start's tick, one tick per round */
+export function roundOpensMs(clock: Pick<DataClock, 'tickMs'>, r: number): number {
+  return clock.tickMs + (r - 101) * ROUND_TICK_MS;
+}
+
+/**
+ * Rounds 100..102 open, 98..99 issuing, as a DSO ticking every ROUND_TICK_MS would have them at the start: round r
+ * opens at roundOpensMs(r) and targets to close two ticks later, so rounds 100 and 101 are open at the start (100
+ * until the next tick, 101 until the one after) and 102 opens at the next tick; the issuing rounds closed before.
+ */
+export function miningRounds(world: World, clock: Pick<DataClock, 'tickMs'>): RoundsData {
   const dso = party(world, 'dso');
   const domain = world.synchronizers[0]!;
   const open: ContractWithState[] = [];
   const issuing: ContractWithState[] = [];
-  // rounds 100..102 open (the oldest opened first), 98..99 issuing
+  const tick = ROUND_TICK_MS;
   for (let r = 100; r <= 102; r++) {
-    const opensMs = BASE_TIME_MS + (r - 100) * 600_000;
+    const opensMs = roundOpensMs(clock, r);
     open.push({
       contract: scanContract(
         `open-mining-round:${r}`,
@@ -89,8 +108,8 @@ export function miningRounds(world: World): RoundsData {
           round: { number: String(r) },
           amuletPrice: decimal(0.005),
           opensAt: isoMillis(opensMs),
-          targetClosesAt: isoMillis(opensMs + 1_200_000),
-          issuingFor: { microseconds: String((r - 100) * 600_000_000) },
+          targetClosesAt: isoMillis(opensMs + 2 * tick),
+          issuingFor: { microseconds: String((r - 100) * tick * 1000) },
           transferConfigUsd: {
             createFee: { fee: decimal(0.03) },
             holdingFee: { rate: decimal(0.0000190259) },
@@ -109,15 +128,15 @@ export function miningRounds(world: World): RoundsData {
             featuredAppRewardCap: decimal(100),
             unfeaturedAppRewardCap: decimal(0.6),
           },
-          tickDuration: { microseconds: '600000000' },
+          tickDuration: { microseconds: String(tick * 1000) },
         },
-        opensMs - 600_000,
+        opensMs - tick,
       ),
       domain_id: domain,
     });
   }
   for (let r = 98; r <= 99; r++) {
-    const opensMs = BASE_TIME_MS + (r - 100) * 600_000;
+    const opensMs = roundOpensMs(clock, r);
     issuing.push({
       contract: scanContract(
         `issuing-mining-round:${r}`,
@@ -130,10 +149,10 @@ export function miningRounds(world: World): RoundsData {
           issuancePerUnfeaturedAppRewardCoupon: decimal(0.6),
           issuancePerSvRewardCoupon: decimal(570.776),
           opensAt: isoMillis(opensMs),
-          targetClosesAt: isoMillis(opensMs + 1_200_000),
+          targetClosesAt: isoMillis(opensMs + 2 * tick),
           optIssuancePerValidatorFaucetCoupon: decimal(570.776),
         },
-        opensMs - 600_000,
+        opensMs - tick,
       ),
       domain_id: domain,
     });
@@ -144,12 +163,12 @@ export function miningRounds(world: World): RoundsData {
 /** world party names of the providers that hold a featured app right */
 export const FEATURED_PROVIDER_NAMES = ['featured-app-1', 'featured-app-2'] as const;
 
-export function featuredAppRights(world: World): Map<string, ScanContract> {
+export function featuredAppRights(world: World, clock: Pick<DataClock, 'dayMs'>): Map<string, ScanContract> {
   const dso = party(world, 'dso');
   const out = new Map<string, ScanContract>();
   FEATURED_PROVIDER_NAMES.forEach((name, k) => {
     const provider = party(world, name);
-    out.set(provider, scanContract(`featured-app-right:${name}`, TEMPLATES.featuredAppRight, { dso, provider }, BASE_TIME_MS + k * 60_000));
+    out.set(provider, scanContract(`featured-app-right:${name}`, TEMPLATES.featuredAppRight, { dso, provider }, clock.dayMs - 60 * DAY_MS + k * 60_000));
   });
   return out;
 }

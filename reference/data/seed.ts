@@ -1,6 +1,7 @@
 /**
  * Deterministic building blocks for the seeded data of the scan, validator and registry parts of the reference
- * server: hashes, ids, timestamps and party ids. Nothing here depends on the clock or on Math.random.
+ * server: hashes, ids, timestamps and party ids. Nothing here depends on the clock or on Math.random (the seeded data's
+ * times are relative to the server's start, which clock.ts keeps).
  */
 import { createHash } from 'node:crypto';
 import type { World } from '../world.js';
@@ -50,9 +51,6 @@ export function createdEventBlob(seed: string, payload: unknown): string {
   const body = JSON.stringify({ seed, payload });
   return Buffer.from(`\x0a\x20${hashHex(`blob:${seed}`)}${body}`, 'utf8').toString('base64');
 }
-
-/** The fixed origin of all seeded timestamps. */
-export const BASE_TIME_MS = Date.UTC(2026, 0, 1, 0, 0, 0, 0);
 
 /** ISO-8601 with exactly six fractional digits (microseconds) and a Z; micros counted from the Unix epoch */
 export function isoMicros(micros: number): string {

@@ -6,6 +6,7 @@ import type { ReferenceContext } from '../index.js';
 import type { World } from '../world.js';
 import { AnsStore, VALIDATOR_PARTY_NAME } from './ans.js';
 import { featuredAppRights, LicenseStore, miningRounds, type RoundsData, type ScanContract } from './contracts.js';
+import { dataClock } from './clock.js';
 import { party } from './seed.js';
 
 export interface SharedScanData {
@@ -25,11 +26,13 @@ export function sharedScanData(ctx: ReferenceContext): SharedScanData {
     const world = ctx.world;
     const dso = party(world, 'dso');
     const sponsors = ['sv-1', 'sv-2', 'sv-3', 'sv-4'].map((n) => party(world, n));
+    // the server's start: every seeded time is relative to it
+    const clock = dataClock(world);
     d = {
       ans: new AnsStore(world, ctx.options.size.ansEntries),
-      licenses: new LicenseStore(ctx.options.size.validatorLicenses, dso, sponsors),
-      rounds: miningRounds(world),
-      featuredApps: featuredAppRights(world),
+      licenses: new LicenseStore(ctx.options.size.validatorLicenses, dso, sponsors, clock),
+      rounds: miningRounds(world, clock),
+      featuredApps: featuredAppRights(world, clock),
       dso,
       validatorParty: party(world, VALIDATOR_PARTY_NAME),
     };

@@ -5,7 +5,9 @@
  * One instruction of each kind is seeded mid-reassignment (synchronizerId null), so its endpoints answer 409.
  */
 import type { ContractRecord, World } from '../world.js';
-import { BASE_TIME_MS, contractId, createdEventBlob, decimal, isoMillis, party } from '../data/seed.js';
+import { DAY_MS, ROUND_TICK_MS, dataClock } from '../data/clock.js';
+import { roundOpensMs } from '../data/contracts.js';
+import { contractId, createdEventBlob, decimal, isoMillis, party } from '../data/seed.js';
 import { PACKAGES, TEMPLATES } from '../data/templates.js';
 
 export const REGISTRY_INSTRUMENT_ID = 'Amulet';
@@ -34,9 +36,14 @@ export interface RegistryState {
   reassigningTransferInstruction: string;
 }
 
+/** the registry's contracts were created this long before the start's day, plus k minutes */
+const CREATED_BEFORE_MS = 10 * DAY_MS;
+/** deadlines of the seeded instructions, after the start's day */
+const DEADLINE_AFTER_MS = 30 * DAY_MS;
+
 function put(world: World, seed: string, templateId: string, packageName: string, args: Record<string, unknown>, signatories: string[], observers: string[], k: number, synchronizerId: string | null): string {
   const cid = contractId(seed);
-  const createdAt = isoMillis(BASE_TIME_MS + k * 60_000);
+  const createdAt = isoMillis(dataClock(world).dayMs - CREATED_BEFORE_MS + k * 60_000);
   const rec: ContractRecord = {
     contractId: cid,
     templateId,
@@ -61,8 +68,14 @@ export function seedRegistry(world: World): RegistryState {
   const sync = world.synchronizers[0]!;
   const amulet = PACKAGES.amulet.name;
   const instrumentId = { admin, id: REGISTRY_INSTRUMENT_ID };
+  // times relative to the server's start (data/clock.ts): the disclosed round is open at it, deadlines lie after it
+  const clock = dataClock(world);
+  const requestedAt = isoMillis(clock.dayMs - CREATED_BEFORE_MS);
+  const deadline = (extraMs: number) => isoMillis(clock.dayMs + DEADLINE_AFTER_MS + extraMs);
   const amuletRules = put(world, 'registry:amulet-rules', TEMPLATES.amuletRules, amulet, { dso: admin, isDevNet: true, configSchedule: { initialValue: {}, futureValues: [] } }, [admin], [], 0, sync);
-  const openRound = put(world, 'registry:open-round:100', TEMPLATES.openMiningRound, amulet, { dso: admin, round: { number: '100' }, amuletPrice: decimal(0.005), opensAt: isoMillis(BASE_TIME_MS), targetClosesAt: isoMillis(BASE_TIME_MS + 1_200_000) }, [admin], [], 1, sync);
+  // round 100's times as scan lists them (data/contracts.ts): opened a tick before the start's tick, open at the start
+  const roundOpens = roundOpensMs(clock, 100);
+  const openRound = put(world, 'registry:open-round:100', TEMPLATES.openMiningRound, amulet, { dso: admin, round: { number: '100' }, amuletPrice: decimal(0.005), opensAt: isoMillis(roundOpens), targetClosesAt: isoMillis(roundOpens + 2 * ROUND_TICK_MS) }, [admin], [], 1, sync);
   const factory = put(world, 'registry:allocation-factory', TEMPLATES.externalPartyAmuletRules, amulet, { dso: admin }, [admin], [], 2, sync);
   const reassignmentFactory = put(world, `registry:allocation-factory:${REASSIGNMENT_INSTRUMENT_ID}`, TEMPLATES.externalPartyAmuletRules, amulet, { dso: admin, instrumentId: REASSIGNMENT_INSTRUMENT_ID }, [admin], [], 3, sync);
   const transferLeg = (k: number) => ({
@@ -85,7 +98,7 @@ export function seedRegistry(world: World): RegistryState {
           admin,
           sender: alice,
           allocation: {
-            settlement: { executor: venue, settlementRef: { id: `settlement-${k}`, cid: null }, requestedAt: isoMillis(BASE_TIME_MS), allocateBefore: '2100-01-01T00:00:00Z', settleBefore: '2100-01-02T00:00:00Z', meta: { values: {} } },
+            settlement: { executor: venue, settlementRef: { id: `settlement-${k}`, cid: null }, requestedAt, allocateBefore: deadline(0), settleBefore: deadline(DAY_MS), meta: { values: {} } },
             transferLegs: { [`leg-${k}`]: transferLeg(k) },
           },
           lockedAmulet: contractId(`registry:locked-amulet:alloc:${k}`),
@@ -108,7 +121,7 @@ export function seedRegistry(world: World): RegistryState {
         amulet,
         {
           lockedAmulet: contractId(`registry:locked-amulet:transfer:${k}`),
-          transfer: { ...transferLeg(k), requestedAt: isoMillis(BASE_TIME_MS), executeBefore: '2100-01-01T00:00:00Z', inputHoldingCids: [] },
+          transfer: { ...transferLeg(k), requestedAt, executeBefore: deadline(0), inputHoldingCids: [] },
         },
         [admin, alice],
         [bob],

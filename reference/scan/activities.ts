@@ -6,7 +6,8 @@
  * SPEC.md writes `coin_*`, and a tap's activity_type is `devnet_tap` (its payload under `tap`).
  */
 import type { World } from '../world.js';
-import { BASE_TIME_MS, contractId, decimal, isoMicros, party } from '../data/seed.js';
+import { DAY_MS, dataClock } from '../data/clock.js';
+import { contractId, decimal, isoMicros, party } from '../data/seed.js';
 
 export const ACTIVITY_COUNT = 40;
 
@@ -18,12 +19,14 @@ export function seedActivities(world: World): ActivityItem[] {
   const carol = party(world, 'carol');
   const domain = world.synchronizers[0]!;
   const out: ActivityItem[] = [];
+  // the days before the server's start (data/clock.ts)
+  const fromMs = dataClock(world).dayMs - 3 * DAY_MS;
   for (let k = 0; k < ACTIVITY_COUNT; k++) {
     const offset = String(1000 + k * 3).padStart(18, '0');
     const base = {
       event_id: `#${offset}:0`,
       offset,
-      date: isoMicros((BASE_TIME_MS + k * 90_000) * 1000 + 250_000 + k),
+      date: isoMicros((fromMs + k * 90_000) * 1000 + 250_000 + k),
       domain_id: domain,
       round: 90 + Math.floor(k / 4),
     };

@@ -5,7 +5,8 @@
  * later ones are rejected (the seed makes one such attempt).
  */
 import type { World } from '../world.js';
-import { BASE_TIME_MS, contractId, decimal, hashHex, isoMicros, party, updateId } from '../data/seed.js';
+import { DAY_MS, dataClock } from '../data/clock.js';
+import { contractId, decimal, hashHex, isoMicros, party, updateId } from '../data/seed.js';
 import { PACKAGES, TEMPLATES } from '../data/templates.js';
 import { encodeRecord, encodeValue, type DamlValueEncoding } from './values.js';
 
@@ -277,6 +278,8 @@ function renderUpdate(u: TransactionRec | ReassignmentRec, enc: DamlValueEncodin
 /** Builds the seeded history in record-time order. */
 class Seeder {
   private clock: number;
+  /** midnight UTC of the server's start day (data/clock.ts): migration 0 began two days before, migration 1 one */
+  private readonly dayMs: number;
   private step = 0;
   private offset = 100;
   private readonly alice: string;
@@ -293,7 +296,8 @@ class Seeder {
     world: World,
     private readonly h: ScanHistory,
   ) {
-    this.clock = BASE_TIME_MS * 1000 + 123_456;
+    this.dayMs = dataClock(world).dayMs;
+    this.clock = (this.dayMs - 2 * DAY_MS) * 1000 + 123_456;
     this.alice = party(world, 'alice');
     this.bob = party(world, 'bob');
     this.dso = party(world, 'dso');
@@ -608,7 +612,7 @@ class Seeder {
       0,
       TEMPLATES.ansEntry,
       PACKAGES.ans.name,
-      { user: this.alice, dso: this.dso, name: 'alice-history.unverified.cns', url: '', description: '', expiresAt: '2100-01-01T00:00:00.000000Z' },
+      { user: this.alice, dso: this.dso, name: 'alice-history.unverified.cns', url: '', description: '', expiresAt: isoMicros((this.dayMs + 365 * DAY_MS) * 1000) },
       [this.dso, this.alice],
       'AnsRules_CollectInitialEntryPayment',
       true,
@@ -618,7 +622,7 @@ class Seeder {
     const first = this.h.verdicts.get(dupId)!;
     this.h.verdicts.ingest({ ...structuredClone(first), verdict_result: 'VERDICT_RESULT_REJECTED', finalization_time: isoMicros(this.clock + 9_000_000) });
     // migration 1 starts a day later
-    this.clock = (BASE_TIME_MS + 86_400_000) * 1000 + 654_321;
+    this.clock = (this.dayMs - DAY_MS) * 1000 + 654_321;
     this.transfer(S.externalHash, 1, { activity: true, emptyHash: false, external: true, verdict: true });
     this.simpleCreate('m1-license', 1, TEMPLATES.validatorLicense, PACKAGES.amulet.name, { validator: this.validator, sponsor: this.sv1, dso: this.dso }, [this.dso], null, true);
     this.verdictOnly(S.verdictOnly2, 1);
