@@ -17,7 +17,8 @@
  * default runs only), --delay-only (only the undelayed and delayed runs against a served reference, --repeat N pairs of
  * them in turn: medians, the paired ratios, and the delayed run's critical path: its longest checks, their requests
  * and how long each waited before its first request), --delay-ms N (their delay instead of 20 ms), --concurrency N
- * (passed to every suite run).
+ * (passed to every suite run), --observe-only (only what observe costs: latency added at p50 and p99 against the
+ * direct path, and its memory over --exchanges N exchanges, default 100 000; scripts/bench-observe.ts).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -37,6 +38,9 @@ const repeat = argv.includes('--repeat') ? Number(argv[argv.indexOf('--repeat') 
 /** --delay-only: the proxy's delay (a larger one shows the chains of dependent requests on a loaded machine) */
 const delayMs = argv.includes('--delay-ms') ? Number(argv[argv.indexOf('--delay-ms') + 1]) : 20;
 const concurrencyArg = argv.includes('--concurrency') ? argv[argv.indexOf('--concurrency') + 1] : undefined;
+/** --observe-only: only the observe figures (scripts/bench-observe.ts), over --exchanges N (default 100 000) */
+const observeOnly = argv.includes('--observe-only');
+const observeExchanges = argv.includes('--exchanges') ? Number(argv[argv.indexOf('--exchanges') + 1]) : 100_000;
 const work = mkdtempSync(join(tmpdir(), 'cc-bench-'));
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
@@ -327,6 +331,11 @@ try {
     await delayOnlyBench();
     process.exit(0);
   }
+  if (observeOnly) {
+    console.log(`observe in front of a served reference (${fmt(observeExchanges)} exchanges):`);
+    await (await import('./bench-observe.js')).observeBench({ cli: CLI, work, exchanges: observeExchanges, line, fmt });
+    process.exit(0);
+  }
   console.log(`default run (embedded reference, ${runsArg ?? 'default'} runs per property):`);
   const html = await suiteRun('default-html', []);
   const plain = await suiteRun('default', ['--no-html']);
@@ -362,6 +371,9 @@ try {
 
     console.log('specs:');
     await schemaCost();
+
+    console.log(`observe in front of a served reference (${fmt(observeExchanges)} exchanges):`);
+    await (await import('./bench-observe.js')).observeBench({ cli: CLI, work, exchanges: observeExchanges, line, fmt });
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
