@@ -308,9 +308,6 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
 export async function runConformance(config: Config, options: RunOptions = {}): Promise<RunResult> {
   const started = new Date();
   mark('run started');
-  // before anything else: a reports directory that cannot take the reports is a configuration error (exit 2) now, not
-  // after the run (the CLI checks it before it takes the signals; this is for callers of the runner alone)
-  checkReportsDir(config.run.reportsDir);
   const catalogue = loadCatalogue(config.internal?.catalogueDir);
   // read before the run: a bad baseline is a configuration error, and reports/latest still names the earlier run
   const expectations = config.run.baseline !== undefined ? loadBaseline(config.run.baseline, catalogue) : [];
@@ -320,6 +317,10 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   // run --also-validate-against: the target's own documents, read before anything runs (a bad one is exit 2)
   const own = config.run.alsoValidateAgainst !== undefined ? await import('./spec-diff/validate.js') : undefined;
   const ownDocs = own !== undefined ? await own.loadOwnDescriptions(config, 'files') : undefined;
+  // a reports directory that cannot take the reports is a configuration error (exit 2) now, not after the run (the CLI
+  // checks it before it takes the signals; this is for callers of the runner alone), and after the files above, whose
+  // refusal leaves no directory behind
+  checkReportsDir(config.run.reportsDir);
   const runId = newRunId(started);
   const dir = createRunDir(config.run.reportsDir, runId);
   // the HTML renderer loads its library while the checks run (at the lowest priority), and renders after them

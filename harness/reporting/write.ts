@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { createRequire } from 'node:module';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync, lstatSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, rmdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync, lstatSync } from 'node:fs';
 import type { TestResult, TestResultContainer } from 'allure-js-commons';
 import type { Reporter, Vitest } from 'vitest/node';
 import { dirname, join, resolve } from 'node:path';
@@ -29,7 +29,7 @@ const codeOf = (e: unknown) => (e as NodeJS.ErrnoException).code ?? String(e);
  * forever where mkdir answers ENOENT under an existing parent, as under /proc). Throws `fail(reason)` when a file is
  * in the way, a parent is not a directory, or a level cannot be created.
  */
-function makeDirs(dir: string, fail: (why: string) => Error): void {
+function makeDirs(dir: string, fail: (why: string) => Error): string[] {
   const missing: string[] = [];
   let at = dir;
   for (;;) {
@@ -62,15 +62,18 @@ function makeDirs(dir: string, fail: (why: string) => Error): void {
   }
   const pseudo = underPseudoFs(real);
   if (pseudo !== undefined) throw fail(`${at === real ? at : `${at} (${real})`} is under ${pseudo}, a kernel pseudo-filesystem`);
+  const created: string[] = [];
   for (const level of missing) {
     try {
       mkdirSync(level);
+      created.push(level);
     } catch (e) {
       const code = codeOf(e);
       if (code === 'EEXIST' && statSync(level, { throwIfNoEntry: false })?.isDirectory() === true) continue;
       throw fail(code === 'ENOTDIR' || code === 'EEXIST' ? `${level} is not a directory (a file is in the way)` : `cannot create ${level} (${code})`);
     }
   }
+  return created;
 }
 
 /**
@@ -84,7 +87,7 @@ export function checkReportsDir(reportsDir: string, setting = 'run.reportsDir, -
   const fail = (why: string) => new ConfigError(`the reports directory ${dir} (${setting}) cannot be used: ${why}`);
   const pseudo = underPseudoFs(dir);
   if (pseudo !== undefined) throw fail(`it is under ${pseudo}, a kernel pseudo-filesystem`);
-  makeDirs(dir, fail);
+  const created = makeDirs(dir, fail);
   const probe = join(dir, `.write-check-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
   try {
     const fd = openSync(probe, 'wx');
@@ -97,6 +100,14 @@ export function checkReportsDir(reportsDir: string, setting = 'run.reportsDir, -
     throw fail(`it is not writable (${codeOf(e)})`);
   } finally {
     rmSync(probe, { force: true });
+    // what the check made is taken away again: a run refused later (bad shards, a bad baseline) leaves no directory
+    for (const level of created.reverse()) {
+      try {
+        rmdirSync(level);
+      } catch {
+        // not empty (another process wrote there meanwhile): kept
+      }
+    }
   }
   return dir;
 }
