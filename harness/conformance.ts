@@ -9,7 +9,7 @@ import * as allure from 'allure-js-commons';
 import fc from 'fast-check';
 import { loadCatalogue, type Requirement } from './catalogue.js';
 import { runGenericChecks, saysNothingOfTheRule } from './checks.js';
-import { newFootprint, noteFootprint, reportedFootprint } from './fixtures/footprint.js';
+import { newFootprint, noteFootprint, noteRequest, reportedFootprint } from './fixtures/footprint.js';
 import { STOP_CLEANUP_MS, stoppedAt, stopping, whenStoppedNow } from './stop-now.js';
 import { CHECK_LABEL } from './reporting/allure-status.js';
 import { noteLatency } from './reporting/latency.js';
@@ -124,7 +124,8 @@ export class ApiClient {
    * Ends the check in error when the answer can decide nothing (DESIGN.md principle 15), in one place so that no check
    * can forget it: an overload, cancellation or gateway status (429, 503, the ledger's 499, 502, 504) says nothing of
    * any rule but the generic ones, which judged it above; a 2xx whose documented body is JSON and did not parse would
-   * make every reader see an empty list or object.
+   * make every reader see an empty list or object, so reading its body (x.json) ends the check in error, while its
+   * status still decides a rule about the status (a 2xx is no rejection).
    */
   private decides(op: OperationInfo, x: Exchange): void {
     const what = `${x.record.request.method} ${op.operationId}`;
@@ -135,7 +136,13 @@ export class ApiClient {
     if (x.status >= 200 && x.status < 300 && x.json === undefined) {
       const media = this.schemas.response(op, x.status)?.content ?? {};
       if (Object.keys(media).some((m) => m === 'application/json' || m.endsWith('+json'))) {
-        throw new NoDecidingAnswer(`${what} answered ${x.status} with ${x.mediaType === undefined ? 'no Content-Type' : `Content-Type ${x.mediaType}`} and a body that is not JSON (${x.jsonError ?? (x.text === '' ? 'empty body' : 'not declared JSON')}): nothing it should hold could be read${excerpt ? `: ${excerpt}` : ''}`);
+        // the status still decides (a 2xx is no rejection); whoever reads the body it should hold ends the check in error
+        const why = `${what} answered ${x.status} with ${x.mediaType === undefined ? 'no Content-Type' : `Content-Type ${x.mediaType}`} and a body that is not JSON (${x.jsonError ?? (x.text === '' ? 'empty body' : 'not declared JSON')}): nothing it should hold could be read${excerpt ? `: ${excerpt}` : ''}`;
+        Object.defineProperty(x, 'json', {
+          get: () => {
+            throw new NoDecidingAnswer(why);
+          },
+        });
       }
     }
   }
@@ -338,6 +345,8 @@ class Check implements CheckContext {
       ...(this.config.run.maxRequestsPerSecond !== undefined ? { pace: paceFor(this.config.run.maxRequestsPerSecond, workersFor(this.config)) } : {}),
       // read-only mode: the first refusal decides the verdict (skipped), also when a check caught it and went on
       ...(this.config.run.readOnly ? { readOnly: this.schemas.readOnlyPolicy(api), onRefused: (e: ReadOnlyRefused) => void (this.refused ??= { reason: e.message, failuresBefore: this.failures.length }) } : {}),
+      // what the check asks to create counts from the request on, answered or not (the footprint)
+      onRequest: (x) => noteRequest(this.footprint, x),
       onExchange: (x) => {
         this.firstRequestAt ??= x.startedAt;
         this.lastResponseAt = new Date().toISOString();
