@@ -129,6 +129,8 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
 
   const handle = (listenerApi: Api | undefined) => (req: IncomingMessage, res: ServerResponse) => {
     res.sendDate = false;
+    // a client that went away: its response's errors are its own, never the proxy's end
+    res.on('error', () => undefined);
     const r = route(listenerApi, req.url ?? '/');
     if (r === undefined) {
       notJudged('a path no configured interface serves (answered 502 by observe, not forwarded)');
@@ -228,13 +230,14 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
       });
       res.on('close', () => {
         if (!res.writableFinished) {
-          ures.destroy();
           finish(observed({ error: 'the client closed the connection before the response ended' }), kept);
+          ures.destroy();
         }
       });
     });
     upstream.on('error', (e: Error & { code?: string }) => {
-      if (!res.headersSent) {
+      if (done) return;
+      if (!res.headersSent && !res.destroyed) {
         res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
         res.end(`canton-conformance observe: the target could not be reached (${e.code ?? e.message})\n`);
       } else res.destroy();

@@ -125,6 +125,9 @@ export function observedReport(i: ObservedReportInput): ObservedReport {
     }
   }
   const agg = aggregate(i.catalogue, checks, i.apis, [], []);
+  // every writer shows a requirement's verdict as pass or fail: its reason says it was observed, on how many exchanges
+  const observedReason = new Map(checks.map((c) => [c.id, c.reason]));
+  for (const q of agg.requirements) if (q.verdict === 'pass' || q.verdict === 'fail') q.reason ??= observedReason.get(`observed:${q.id}`);
   const traffic = { requests: 0, overloaded: 0, redirected: 0, transportErrors: 0 };
   for (const t of Object.values(tally.byApi)) {
     traffic.requests += t.requests;
@@ -136,7 +139,7 @@ export function observedReport(i: ObservedReportInput): ObservedReport {
   const failedMust = section.filter((s) => s.verdict === 'observed fail' && s.level === 'MUST').length;
   const failedAny = section.filter((s) => s.verdict === 'observed fail').length;
   const passed = section.filter((s) => s.verdict === 'observed pass').length;
-  const what = `${tally.exchanges} exchange${tally.exchanges === 1 ? '' : 's'} ${i.mode === 'observe' ? 'observed' : 'judged'} (${tally.judged} of an operation of the specification judged)`;
+  const what = `${tally.exchanges} exchange${tally.exchanges === 1 ? '' : 's'} ${i.mode === 'observe' ? 'observed' : 'read'} (${tally.judged} of an operation of the specification judged)`;
   const outcome =
     failedMust > 0
       ? `OBSERVED FAIL: ${failedMust} MUST requirement${failedMust === 1 ? '' : 's'} broken by observed exchanges; ${what}`

@@ -62,6 +62,10 @@ function upstream(): Promise<Server> {
       } else if (path === '/api/scan/teapot') {
         res.writeHead(418, 'I Am A Custom Teapot', ['content-type', 'text/plain', 'Retry-After', '7']);
         res.end('short and stout');
+      } else if (path === '/api/scan/reset') {
+        res.writeHead(200, ['Content-Type', 'application/json', 'Content-Length', '100000']);
+        res.write('{"entries":[');
+        setTimeout(() => res.socket?.destroy(), 20);
       } else if (path === '/api/scan/echo') {
         res.writeHead(201, ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(JSON.stringify({ bytes: body.length })))]);
         res.end(JSON.stringify({ bytes: body.length }));
@@ -201,6 +205,42 @@ describe('the observing proxy', () => {
     } finally {
       await gone.close(100);
     }
+  });
+
+  it('survives clients and targets that go away mid-exchange, and judges none of those exchanges', async () => {
+    observed.length = 0;
+    const u = new URL(onePort);
+    // a client that leaves after the first bytes of a large body
+    await new Promise<void>((resolve) => {
+      const req = request({ host: u.hostname, port: u.port, path: '/api/scan/big', headers: { host: u.host }, agent: false }, (res) => {
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.end();
+    });
+    // a client that leaves in the middle of its upload
+    await new Promise<void>((resolve) => {
+      const req = request({ host: u.hostname, port: u.port, method: 'POST', path: '/api/scan/echo', headers: { host: u.host, 'content-length': '1000000' }, agent: false });
+      req.on('error', () => resolve());
+      req.write(Buffer.alloc(10_000));
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 50);
+    });
+    // a target that resets in the middle of its body: the client sees the cut
+    await expect(call(onePort, 'GET', '/api/scan/reset')).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 100));
+    const by = (path: string) => observed.find((x) => x.path === path);
+    // the whole body may have reached the proxy before the client left: then the target's answer is complete (and judged)
+    expect(String(by('/big')?.error ?? by('/big')?.status)).toMatch(/^the client closed the connection before the response ended$|^200$/);
+    expect(by('/echo')).toMatchObject({ error: 'the client closed the connection before the answer' });
+    expect(by('/reset')).toMatchObject({ error: expect.stringMatching(/^the response body was cut off before its end/) });
+    expect(by('/reset')?.status).toBeUndefined();
+    expect(observer.inFlight()).toBe(0);
+    expect((await call(onePort, 'GET', '/api/scan/v0/ans-entries')).status).toBe(200);
   });
 
   it('drops the hop-by-hop fields and those Connection names, and names the target in Host', () => {
