@@ -134,6 +134,11 @@ export interface ClientOptions {
   maxResponseBytes: number;
   headers?: Record<string, string>;
   onExchange?: (x: ExchangeRecord) => void;
+  /**
+   * told of each request as it leaves (its record, without a response yet; the same object onExchange gets once the
+   * exchange ended): what it asks for counts from here, whether or not an answer comes (the footprint, issue 20)
+   */
+  onRequest?: (x: ExchangeRecord) => void;
   /** how often a 429 or 503 is retried (run.retries); 0 switches retries off */
   retries?: number;
   /** the most a request waits in total across its retries (run.retryMaxWaitMs) */
@@ -358,6 +363,7 @@ export class HttpClient {
         // this request is the probe: the others keep failing fast until it is answered or times out
         streak.lastAt = Date.now();
       }
+      this.options.onRequest?.(record);
       const { status, resHeaders, text, invalidUtf8 } = await this.transmit(url, req.method, headers, body);
       timeoutsInARow.delete(origin);
       record.durationMs = Math.round((performance.now() - t0) * 10) / 10;

@@ -155,9 +155,17 @@ export interface CheckResultMeta extends CheckDeclaration {
   latency?: Record<string, LatencyTally>;
   /**
    * what the check left on a ledger target: accepted party allocations and package uploads (a participant deletes
-   * neither) and the users it created and did not remove
+   * neither), the users it created and did not remove, and what it asked to create without learning whether it was
    */
-  footprint?: { parties: number; packageUploads: number; packagesAdded?: string[]; usersLeft: string[]; repaired?: string[] };
+  footprint?: {
+    parties: number;
+    packageUploads: number;
+    packagesAdded?: string[];
+    usersLeft: string[];
+    /** creations whose answer was lost (or had not come when the check ended): possibly on the target, with their ids */
+    possiblyLeft?: Array<{ kind: 'user' | 'party' | 'package'; id: string; why: string }>;
+    repaired?: string[];
+  };
   /** the clean-up steps that failed after their retries: what is left on the target */
   notCleanedUp?: string[];
   durationMs?: number;

@@ -13,6 +13,12 @@ export interface RunFootprint {
   packagesAdded?: number;
   /** users created and not removed */
   usersLeft: string[];
+  /**
+   * creations a check asked for whose answer was lost (a dropped connection, a timeout, a gateway's 5xx, a check cut
+   * off while waiting): possibly left on the target, not counted above; each with the id its request named (a user id,
+   * a party's hint, an archive's digest), per check. Absent when there are none.
+   */
+  possiblyLeft?: Array<{ check: string; kind: 'user' | 'party' | 'package'; id: string; why: string }>;
   /** clean-up steps that failed after their retries, per check */
   notCleanedUp: Array<{ check: string; what: string }>;
   /** what earlier runs left behind and this run repaired (contracts left mid-reassignment), per check */
@@ -28,6 +34,7 @@ export function footprintOf(checks: readonly CheckResultMeta[]): RunFootprint {
       f.packageUploads += c.footprint.packageUploads;
       for (const d of c.footprint.packagesAdded ?? []) added.add(d);
       f.usersLeft.push(...c.footprint.usersLeft);
+      for (const p of c.footprint.possiblyLeft ?? []) (f.possiblyLeft ??= []).push({ check: c.id, ...p });
       for (const what of c.footprint.repaired ?? []) (f.repaired ??= []).push({ check: c.id, what });
     }
     for (const what of c.notCleanedUp ?? []) f.notCleanedUp.push({ check: c.id, what });

@@ -166,12 +166,19 @@ export function renderSummary(r: RunReport): string {
   }
 
   const fp = r.footprint;
-  if (fp !== undefined && (fp.parties + fp.packageUploads + fp.usersLeft.length + fp.notCleanedUp.length + (fp.repaired ?? []).length > 0 || r.targets.ledger !== undefined)) {
+  if (fp !== undefined && (fp.parties + fp.packageUploads + fp.usersLeft.length + fp.notCleanedUp.length + (fp.repaired ?? []).length + (fp.possiblyLeft ?? []).length > 0 || r.targets.ledger !== undefined)) {
     out.push('## Footprint on the target', '');
     out.push('What this run left behind. A participant deletes no party and no package; the suite reuses parties under stable hints where a check does not need a fresh one, and uploads the same package archives in every run.', '');
     out.push(`- parties allocated: ${fp.parties}`);
     out.push(`- packages added: ${fp.packagesAdded ?? fp.packageUploads} (distinct archives accepted that no earlier run had uploaded, as reports/state records it; ${fp.packageUploads} uploads accepted in all: the suite uploads the same archives in every run, and an upload of a package the participant holds already adds none)`);
     out.push(`- users created and not removed: ${fp.usersLeft.length}${fp.usersLeft.length > 0 ? ` (${fp.usersLeft.slice(0, 20).map((u) => `\`${u}\``).join(', ')}${fp.usersLeft.length > 20 ? ', ...' : ''})` : ''}`);
+    const possibly = fp.possiblyLeft ?? [];
+    if (possibly.length > 0) {
+      out.push(`- possibly left behind: ${possibly.length} (asked to create, but the answer was lost, so the target may hold them: look them up by the ids below)`);
+      out.push('', `Possibly left behind (${possibly.length}):`, '');
+      for (const p of possibly.slice(0, 50)) out.push(`- \`${p.check}\`: ${p.kind} \`${p.id}\` (${p.why})`);
+      if (possibly.length > 50) out.push(`- ... and ${possibly.length - 50} more (conformance.json lists every one under footprint.possiblyLeft)`);
+    }
     if (fp.notCleanedUp.length > 0) {
       out.push('', `Could not be cleaned up (${fp.notCleanedUp.length}, after retries):`, '');
       for (const n of fp.notCleanedUp) out.push(`- \`${n.check}\`: ${n.what}`);

@@ -27,14 +27,31 @@ export const FAULT_CLASSES = [
   'cross-origin-redirect',
   'bad-chunked',
   'duplicate-content-length',
+  // issue 20: answers that decide nothing, and answers lost after the target carried the request out
+  /** the request reaches the target; its answer never comes back (the connection is closed, no response) */
+  'lost-answer',
+  /** 429 and 503 in turn, with a JSON body in the Splice error form ({error}): a rate limiter that keeps the form */
+  'overload-json',
+  /** 401 to every request, as an authenticating gateway answers a token it does not take (Envoy's text) */
+  'gateway-401',
+  /** one status (option `status`: 429, 503, 502 or 504) instead of the target's answer, in the form a proxy sends it */
+  'status',
+  /** 200 to every request, with the target's body cut in half but framed whole (Content-Length of the half) */
+  'cut-json-200',
+  /** 200 to every request, declared JSON, the target's body behind an anti-hijacking prefix `)]}'` */
+  'not-json-200',
+  /** the target's JSON object bodies with a field holding a byte that is not UTF-8 (Latin-1 'caf\xe9') */
+  'invalid-utf8',
+  /** the target's JSON object bodies with a field holding the number 1e400 (beyond a double's range) */
+  'huge-number',
 ] as const;
 export type FaultClass = (typeof FAULT_CLASSES)[number];
 
 export interface FaultProxy {
   /** the proxy's origin, e.g. http://127.0.0.1:41234 (for `refused`, a port nothing listens on) */
   url: string;
-  /** requests the proxy received, and how many it damaged */
-  counts: { requests: number; faulted: number };
+  /** requests the proxy received, how many of them `match` selected (all without it), and how many it damaged */
+  counts: { requests: number; matched: number; faulted: number };
   close(): Promise<void>;
 }
 
@@ -52,7 +69,20 @@ let zerosGzip: Buffer | undefined;
 const gzipBomb = () => (zerosGzip ??= gzipSync(Buffer.alloc(64 * 1024 * 1024)));
 
 /** The classes that damage the upstream's own answer; the others answer without asking it. */
-const NEEDS_UPSTREAM: ReadonlySet<FaultClass> = new Set(['none', 'reset-mid-body', 'truncated-json', 'duplicate-content-length']);
+const NEEDS_UPSTREAM: ReadonlySet<FaultClass> = new Set(['none', 'reset-mid-body', 'truncated-json', 'duplicate-content-length', 'lost-answer', 'cut-json-200', 'not-json-200', 'invalid-utf8', 'huge-number']);
+
+export interface FaultOptions {
+  /** damage every n-th of the requests `match` selects (default 1: every one) */
+  every?: number;
+  /** the origin a cross-origin redirect points at */
+  elsewhere?: string;
+  /** only requests for which this holds are damaged (their path without the query); default: all */
+  match?: (method: string, path: string) => boolean;
+  /** damage at most this many requests, the first ones selected; default: no limit */
+  times?: number;
+  /** the status of the `status` class */
+  status?: number;
+}
 
 export async function forward(upstream: string, req: IncomingMessage, body: Buffer): Promise<Upstream> {
   const target = new URL(req.url ?? '/', upstream);
@@ -81,11 +111,11 @@ function head(status: number, reason: string, lines: string[]): string {
 }
 
 /**
- * Starts a proxy in front of `upstream` that damages every `every`-th response (1: every one) with `fault`.
- * `elsewhere` is the origin a cross-origin redirect points at.
+ * Starts a proxy in front of `upstream` that damages every `every`-th response (1: every one) with `fault`, of the
+ * requests `match` selects, at most `times` of them.
  */
-export async function startFaultProxy(upstream: string, fault: FaultClass, o: { every?: number; elsewhere?: string } = {}): Promise<FaultProxy> {
-  const counts = { requests: 0, faulted: 0 };
+export async function startFaultProxy(upstream: string, fault: FaultClass, o: FaultOptions = {}): Promise<FaultProxy> {
+  const counts = { requests: 0, matched: 0, faulted: 0 };
   if (fault === 'refused') {
     // a port that was free a moment ago: nothing listens there, every connection is refused
     const s = createServer();
@@ -110,14 +140,15 @@ export async function startFaultProxy(upstream: string, fault: FaultClass, o: { 
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       counts.requests++;
-      const damage = fault !== 'none' && counts.requests % every === 0;
+      const selected = fault !== 'none' && (o.match === undefined || o.match(req.method ?? 'GET', (req.url ?? '/').split('?')[0]!));
+      if (selected) counts.matched++;
+      const damage = selected && counts.matched % every === 0 && (o.times === undefined || counts.faulted < o.times);
       if (damage) counts.faulted++;
       if (damage && fault === 'stall-after-accept') return; // the request was read; nothing is ever answered
-      if (damage && !NEEDS_UPSTREAM.has(fault)) return answerWithFault(fault, req, res, { status: 200, headers: {}, body: Buffer.alloc(0) }, o.elsewhere ?? upstream, later);
-      forward(upstream, req, Buffer.concat(chunks)).then(
-        (up) => (damage ? answerWithFault(fault, req, res, up, o.elsewhere ?? upstream, later) : answer(res, up)),
-        () => res.destroy(),
-      );
+      const n = counts.faulted;
+      const damaged = (up: Upstream) => answerWithFault(fault, req, res, up, { elsewhere: o.elsewhere ?? upstream, later, n, status: o.status });
+      if (damage && !NEEDS_UPSTREAM.has(fault)) return damaged({ status: 200, headers: {}, body: Buffer.alloc(0) });
+      forward(upstream, req, Buffer.concat(chunks)).then((up) => (damage ? damaged(up) : answer(res, up)), () => res.destroy());
     });
   });
   server.on('connection', (s: Socket) => {
@@ -147,7 +178,33 @@ export function answer(res: ServerResponse, up: Upstream): void {
   res.end(up.body);
 }
 
-function answerWithFault(fault: FaultClass, req: IncomingMessage, res: ServerResponse, up: Upstream, elsewhere: string, later: (ms: number, f: () => void) => void): void {
+/** A JSON object body with `field` (raw JSON text, or raw bytes) inserted first; other bodies unchanged. */
+function withField(body: Buffer, field: Buffer): Buffer {
+  const text = body.toString('utf8');
+  const open = text.indexOf('{');
+  if (open < 0 || text.slice(0, open).trim() !== '') return body;
+  const empty = text.slice(open + 1).trim().startsWith('}');
+  const at = Buffer.byteLength(text.slice(0, open + 1));
+  return Buffer.concat([body.subarray(0, at), field, Buffer.from(empty ? '' : ','), body.subarray(at)]);
+}
+
+const isJsonType = (ct: string | undefined) => ct !== undefined && /^application\/([a-z.+-]*\+)?json\b/i.test(ct);
+
+const STATUS_PAGES: Record<number, { type: string; body: string }> = {
+  429: { type: 'text/plain', body: 'Too Many Requests' },
+  503: { type: 'text/html', body: '<html><body><h1>503 Service Unavailable</h1>No server is available to handle this request.</body></html>' },
+  502: { type: 'text/html', body: '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>' },
+  504: { type: 'text/html', body: '<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 Gateway Time-out</h1></center><hr><center>nginx</center></body></html>' },
+};
+
+function answerWithFault(
+  fault: FaultClass,
+  req: IncomingMessage,
+  res: ServerResponse,
+  up: Upstream,
+  o: { elsewhere: string; later: (ms: number, f: () => void) => void; n: number; status: number | undefined },
+): void {
+  const { elsewhere, later } = o;
   const socket = res.socket as Socket;
   const ct = up.headers['content-type'] ?? 'application/json';
   const json = (status: number, body: string, extra: Record<string, string> = {}) => {
@@ -237,6 +294,37 @@ function answerWithFault(fault: FaultClass, req: IncomingMessage, res: ServerRes
       socket.write(body);
       later(20, () => socket.destroy());
       return;
+    }
+    case 'lost-answer':
+      // the target carried the request out; its answer is dropped with the connection
+      return void socket.destroy();
+    case 'overload-json':
+      return o.n % 2 === 1
+        ? json(429, JSON.stringify({ error: 'rate limit exceeded, retry later' }), { 'retry-after': '0' })
+        : json(503, JSON.stringify({ error: 'service unavailable' }));
+    case 'gateway-401':
+      res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer realm="gateway", error="invalid_token"', connection: 'close' });
+      return void res.end('Jwt verification fails');
+    case 'status': {
+      const status = o.status ?? 503;
+      const page = STATUS_PAGES[status] ?? { type: 'text/plain', body: `status ${status}` };
+      res.writeHead(status, { 'content-type': page.type, connection: 'close' });
+      return void res.end(page.body);
+    }
+    case 'cut-json-200': {
+      const body = up.body.length > 1 ? up.body : Buffer.from('{"entries":[{"id":"x"}]}');
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Math.floor(body.length / 2)), connection: 'close' });
+      return void res.end(body.subarray(0, Math.floor(body.length / 2)));
+    }
+    case 'not-json-200':
+      res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
+      return void res.end(Buffer.concat([Buffer.from(")]}',\n"), up.body]));
+    case 'invalid-utf8':
+    case 'huge-number': {
+      if (!isJsonType(up.headers['content-type'])) return answer(res, up);
+      // 0xE9 alone is Latin-1's é: a server that writes its text in Latin-1, not UTF-8
+      const field = fault === 'invalid-utf8' ? Buffer.concat([Buffer.from('"note":"caf'), Buffer.from([0xe9]), Buffer.from('"')]) : Buffer.from('"amount":1e400');
+      return answer(res, { ...up, body: withField(up.body, field) });
     }
     default:
       return answer(res, up);
