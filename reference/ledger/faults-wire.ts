@@ -11,6 +11,7 @@ export const WF = {
   exercisedAcsDelta: 'ledger-events-exercised-acs-delta-missing',
   transactionMissing: 'ledger-transaction-by-offset-transaction-missing',
   updateUserEmpty: 'ledger-update-user-response-empty',
+  duplicateKeyKept: 'ledger-annotations-duplicate-key-kept',
 } as const;
 
 registerFaults([
@@ -25,7 +26,15 @@ registerFaults([
     description: 'POST /v2/updates/transaction-by-offset answers 200 with an empty object (no transaction)',
   },
   { name: WF.updateUserEmpty, requirement: 'ledger.update-user.response-schema', description: 'PATCH /v2/users/{user-id} applies the update and answers an empty object (no user)' },
+  { name: WF.duplicateKeyKept, requirement: 'ledger.annotations.duplicate-keys-impossible', description: 'a user created with an annotation key twice in its raw JSON body is answered with that key twice' },
 ]);
+
+/** the keys of the first `"annotations": {...}` object of a raw JSON text (flat string values only), in order */
+function rawAnnotationEntries(text: string): Array<[string, string]> {
+  const m = /"annotations"\s*:\s*\{([^{}]*)\}/.exec(text);
+  if (m === null) return [];
+  return [...m[1]!.matchAll(/"((?:[^"\\]|\\.)*)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)].map((e) => [e[1]!, e[2]!]);
+}
 
 /** the event under a tree event's kind key, with or without the `value` wrapper */
 function exercised(e: unknown): Record<string, unknown> | undefined {
@@ -52,4 +61,16 @@ const RULES: BodyFault[] = [
 
 export function installLedgerBodyFaults(app: FastifyInstance, faults: FaultSet): void {
   installBodyFaults(app, faults, RULES);
+  if (faults.has(WF.duplicateKeyKept)) {
+    // the raw text keeps what a JSON object cannot: the answer names the key as often as the request did
+    app.addHook('onSend', async (req, reply, payload) => {
+      if (req.method !== 'POST' || !/\/v2\/users$/.test((req.raw.url ?? '').split('?')[0] ?? '') || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+      const sent = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : typeof req.body === 'string' ? req.body : '';
+      const entries = rawAnnotationEntries(sent);
+      const twice = entries.find(([k], i) => entries.findIndex(([o]) => o === k) !== i);
+      if (twice === undefined) return payload;
+      const first = entries.find(([k]) => k === twice[0])!;
+      return payload.replace(`"${twice[0]}":`, `"${twice[0]}":"${first[1]}","${twice[0]}":`);
+    });
+  }
 }

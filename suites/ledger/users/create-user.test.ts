@@ -215,4 +215,33 @@ describe('POST /v2/users', () => {
       await judgeRejection(t, x, { requirement: 'ledger.create-user.non-empty-resource-version-rejected', badRequest: 'ledger.errors.bad-request-400', what: 'creating a user with resourceVersion "1"' });
     },
   );
+  conformance(
+    {
+      id: 'ledger.annotations.duplicate-keys',
+      title: 'keeps an annotation key sent twice in the raw JSON body once, or rejects the request with a 4xx',
+      api: 'ledger',
+      operations: ['createUser', 'getUser'],
+      requirements: ['ledger.annotations.duplicate-keys-impossible'],
+    },
+    async (t) => {
+      // SPEC.md: "duplicate keys are impossible". JSON itself allows a key twice in an object, and a decoder keeps one
+      // of them or refuses the body; either way the user never holds, nor is answered with, the key twice
+      const id = t.uniqueName('cc-user');
+      const raw = `{"user":{"id":${JSON.stringify(id)},"isDeactivated":false,"metadata":{"resourceVersion":"","annotations":{"dup":"first","dup":"second"}}},"rights":[]}`;
+      const x = await t.call('createUser', { body: raw, headers: { 'content-type': 'application/json' } });
+      if (x.status >= 400 && x.status < 500) {
+        expectRejected(t, x, { what: 'creating a user with an annotation key twice' });
+        t.note(`an annotation key sent twice is rejected with ${x.status}`);
+        return;
+      }
+      t.expectStatus(x, 200, { what: 'creating a user with an annotation key twice' });
+      t.defer(() => t.call('deleteUser', { params: { 'user-id': id }, conform: false }), `deleting user ${id}`);
+      const times = (text: string) => (text.match(/"dup"\s*:/g) ?? []).length;
+      t.expect(times(x.text) <= 1, `the created user is answered with the annotation key "dup" ${times(x.text)} times`, { exchange: x });
+      const read = await t.call('getUser', { params: { 'user-id': id } });
+      t.expectStatus(read, 200, { what: 'reading the user back' });
+      t.expect(times(read.text) <= 1, `the user reads back with the annotation key "dup" ${times(read.text)} times`, { exchange: read });
+      t.note(`an annotation key sent twice is kept once, as ${JSON.stringify(annotationsOf(userOf(read)).dup)}`);
+    },
+  );
 });
