@@ -5,8 +5,8 @@
  * recorded, redacted exchange. The same run, recorded with run --record and judged by judge, gives the same passive
  * verdicts as the run on every requirement the passive rules cover, and the same counts as the proxy saw.
  *
- * The scan suite only (a few seconds a run): the passive rules are the same on every interface, and the ledger's are
- * driven by the plain calls.
+ * The clean run is the whole suite (every passive requirement of the four interfaces); the faulty one the scan suite
+ * only, with two planted faults on passive requirements, and a ledger fault the plain calls meet.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +22,7 @@ import { startObserver, type Observer } from '../../harness/observe/proxy.js';
 import { observedReport, type ObservedReport } from '../../harness/observe/report.js';
 import { runConformance, type RunResult } from '../../harness/runner.js';
 import { schemaRegistry } from '../../harness/schemas.js';
-import type { Api } from '../../harness/types.js';
+import { APIS, type Api } from '../../harness/types.js';
 import { startReference, type ReferenceServer } from '../../reference/index.js';
 
 const SCHEMA_FAULT = 'scan-licenses-created-event-blob-missing';
@@ -108,10 +108,14 @@ describe('observe in front of the embedded reference', () => {
   /** what the proxy had judged when the faulty run ended (the plain calls below add to the live tally) */
   let faultyTally: PassiveJudge['tally'];
   const har = join(dir, 'faulty.har');
+  const cleanHar = join(dir, 'clean.har');
+  let cleanTally: PassiveJudge['tally'];
 
   beforeAll(async () => {
     clean = await observedReference([]);
-    cleanRun = await runConformance(runConfig(clean.targets, join(dir, 'clean'), ['scan']), { write: () => undefined });
+    cleanRun = await runConformance(runConfig(clean.targets, join(dir, 'clean'), [...APIS]), { write: () => undefined, record: cleanHar });
+    await new Promise((r) => setTimeout(r, 50));
+    cleanTally = structuredClone(clean.judge.tally);
     faulty = await observedReference([SCHEMA_FAULT, CONTENT_TYPE_FAULT, LEDGER_FAULT]);
     faultyRun = await runConformance(runConfig(faulty.targets, join(dir, 'faulty'), ['scan']), { write: () => undefined, record: har });
     // exchanges end on the proxy's side a turn after the client has them
@@ -126,14 +130,14 @@ describe('observe in front of the embedded reference', () => {
   });
 
   it('sees every exchange of the suite\'s own run, and no observed failure on a clean reference', () => {
-    const t = clean.judge.tally;
+    const t = cleanTally;
     const sent = cleanRun.report.checks.reduce((n, c) => n + (c.requests ?? 0), 0);
     expect(cleanRun.report.exitCode).toBe(0);
     expect(t.exchanges).toBe(sent);
     expect(t.judged).toBeGreaterThan(sent / 2);
     const failed = [...t.requirements].filter(([, r]) => r.failed > 0).map(([id, r]) => `${id}: ${r.kept[0]?.message}`);
     expect(failed).toEqual([]);
-    const report = reportOf(clean, runConfig(clean.targets, dir, ['scan']), ['scan']);
+    const report = reportOf(clean, runConfig(clean.targets, dir, [...APIS]), [...APIS], t);
     expect(report.exitCode).toBe(0);
     expect(report.outcome).toMatch(/^OBSERVED PASS/);
     for (const id of ['scan.http.documented-status', 'scan.http.documented-content-type', 'scan.http.no-server-error', 'scan.list-ans-entries.response-schema', 'scan.list-validator-licenses.response-schema']) {
@@ -142,6 +146,22 @@ describe('observe in front of the embedded reference', () => {
     // a rule that needs the suite's own requests is not observed, with the reason
     expect(report.observed.requirements.find((q) => q.id === 'scan.list-ans-entries.at-most-page-size')).toMatchObject({ verdict: 'not observed', reason: expect.stringMatching(/needs requests of the suite's own/) });
     expect(report.requirements.find((q) => q.id === 'scan.list-ans-entries.at-most-page-size')?.verdict).toBe('skipped');
+  });
+
+  it('gives the same passive verdicts from the HAR of a whole run (judge) as the run and the proxy, on every requirement the passive rules cover', async () => {
+    const config = runConfig(clean.targets, join(dir, 'clean-judged'), [...APIS]);
+    const { report: judged } = await judgeHar(cleanHar, config, 20);
+    const proxy = reportOf(clean, config, [...APIS], cleanTally);
+    expect(passiveIds.length).toBeGreaterThan(50);
+    const rows = passiveIds.map((id) => ({ id, run: passiveOfRun(cleanRun.report, id), judge: verdictOf(judged, id), observe: verdictOf(proxy, id) }));
+    expect(rows.filter((r) => r.run !== r.judge || r.judge !== r.observe)).toEqual([]);
+    expect(rows.filter((r) => r.judge === 'observed pass').length).toBeGreaterThan(50);
+    expect(judged.observed.exchanges).toBe(cleanTally.exchanges);
+    for (const id of passiveIds) {
+      const o = proxy.observed.requirements.find((q) => q.id === id)!;
+      const j = judged.observed.requirements.find((q) => q.id === id)!;
+      expect({ id, exchanges: j.exchanges, failures: j.failures }).toEqual({ id, exchanges: o.exchanges, failures: o.failures });
+    }
   });
 
   it('judges plain HTTP calls: the same answers as the target gives directly, a planted fault an observed failure', async () => {
