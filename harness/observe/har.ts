@@ -277,7 +277,8 @@ export async function* readHarEntries(file: string, maxEntryBytes: number, onSki
       } else entry.push(Buffer.from(part));
     }
     if (keyStart >= 0 && inString) {
-      keyParts.push(chunk.subarray(keyStart));
+      // a key is short: a long string outside the entries (a comment) is not kept whole
+      if (keyParts.reduce((n, b) => n + b.length, 0) < 1024) keyParts.push(Buffer.from(chunk.subarray(keyStart)));
       keyStart = 0;
     }
     for (const e of pending.splice(0)) yield e;

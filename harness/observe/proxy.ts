@@ -157,17 +157,20 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
     });
     const requestBody = (): string | undefined => (reqSize === 0 ? undefined : textualRequest ? Buffer.concat(reqChunks).toString('utf8') : `<${reqSize} bytes of ${reqHeaders['content-type'] ?? 'binary data'}>`);
     const { up } = r;
-    const observed = (rest: Partial<ObservedExchange>): ObservedExchange => ({
-      api: up.base.api,
-      method,
-      url: `${up.base.origin}${r.upstreamPath}`,
-      path: r.relPath,
-      requestHeaders: reqHeaders,
-      ...(requestBody() !== undefined ? { requestBody: requestBody()! } : {}),
-      startedAt,
-      durationMs: Math.round((performance.now() - t0) * 10) / 10,
-      ...rest,
-    });
+    const observed = (rest: Partial<ObservedExchange>): ObservedExchange => {
+      const body = requestBody();
+      return {
+        api: up.base.api,
+        method,
+        url: `${up.base.origin}${r.upstreamPath}`,
+        path: r.relPath,
+        requestHeaders: reqHeaders,
+        ...(body !== undefined ? { requestBody: body } : {}),
+        startedAt,
+        durationMs: Math.round((performance.now() - t0) * 10) / 10,
+        ...rest,
+      };
+    };
     let done = false;
     const finish = (x: ObservedExchange | undefined, release: number) => {
       if (done) return;
