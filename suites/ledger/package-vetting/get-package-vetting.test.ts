@@ -89,6 +89,12 @@ function expectVettingResponse(t: CheckContext, x: Exchange, requirement: string
   t.expect(typeof j?.nextPageToken === 'string', 'the response has no string nextPageToken', { requirement, exchange: x });
 }
 
+/** Uploads and vets a generated DAR (fixture syntheticDars) on the participant; a refusal is a set-up error. */
+async function vetGeneratedDar(t: CheckContext, bytes: Uint8Array): Promise<void> {
+  const up = await t.call('uploadPackage', { body: bytes, query: await vettingUploadQuery(t), headers: { 'content-type': 'application/octet-stream' } });
+  if (up.status !== 200) throw new FixtureError(`setup: vetting a generated DAR answered ${up.status}: ${up.text.slice(0, 300)}`);
+}
+
 describe('GET /v2/package-vetting', () => {
   conformance(
     {
@@ -351,8 +357,7 @@ describe('GET /v2/package-vetting', () => {
       if (t.fixture<boolean>('syntheticDars') !== true) t.skip('needs fixture syntheticDars: the check uploads a generated DAR whose name and version it knows');
       const version = '1.2.3';
       const dar = stableDar(t, 'named', version);
-      const up = await t.call('uploadPackage', { body: dar.bytes, query: await vettingUploadQuery(t), headers: { 'content-type': 'application/octet-stream' } });
-      if (up.status !== 200) throw new FixtureError(`setup: vetting a generated DAR answered ${up.status}: ${up.text.slice(0, 300)}`);
+      await vetGeneratedDar(t, dar.bytes);
       const records = await tryAllVettingRecords(t, { packageMetadataFilter: { packageIds: [dar.packageId], packageNamePrefixes: [] } });
       if (typeof records === 'string') return t.skip(`the vetting listing could not be read: ${records}`);
       const listed = records.flatMap((r) => (r.packages ?? []).filter((p) => p.packageId === dar.packageId).map((p) => ({ p, record: key(r) })));
@@ -413,8 +418,7 @@ describe('GET /v2/package-vetting', () => {
       const dar = stableDar(t, 'token');
       const known = await tryAllVettingRecords(t, { packageMetadataFilter: { packageIds: [dar.packageId], packageNamePrefixes: [] } });
       if (typeof known !== 'string' && known.length > 0) return t.skip(`package ${dar.packageId} ${VETTED_BEFORE}: no change between the two requests of the token`);
-      const up = await t.call('uploadPackage', { body: dar.bytes, query: await vettingUploadQuery(t), headers: { 'content-type': 'application/octet-stream' } });
-      if (up.status !== 200) throw new FixtureError(`setup: vetting a generated DAR answered ${up.status}: ${up.text.slice(0, 300)}`);
+      await vetGeneratedDar(t, dar.bytes);
       const x = await t.call(vettingOpFor(t), { json: { pageSize: 2, pageToken: first.token } });
       t.expectStatus(x, 200, { what: 'the page token requested again after a package was vetted' });
       const records = (x.json as { vettedPackages?: VRecord[] } | undefined)?.vettedPackages ?? [];
