@@ -46,7 +46,8 @@ export const mayAnswerAnywhere = (api: string, status: number): boolean => (ANY_
  * Whether a status says nothing of the rule a check expected another status for: one any endpoint may answer
  * (above), or 502 and 504, which a gateway in front of the target answers when the target is unreachable or slow. A
  * check that expected a rejection (401, 404, ...) and got one of them has judged nothing: an error, neither a pass
- * nor a fail of its rule (the generic status rules still judge a 502 or 504 as any other 5xx).
+ * nor a fail of its rule (the generic rules judge a 502 or 504 as any other 5xx when its body is the target's own error
+ * form; a gateway's page they do not judge: gatewayPage).
  */
 export const saysNothingOfTheRule = (api: string, status: number): boolean => mayAnswerAnywhere(api, status) || status === 502 || status === 504;
 
@@ -68,7 +69,19 @@ const proxyAuthPage = (x: Exchange): boolean => PROXY_AUTH_STATUSES.includes(x.s
  * nor a pass (issue 12: no requirement passes on responses that judged nothing).
  */
 const answersNothing = (operation: OperationInfo, x: Exchange): boolean =>
-  mayAnswerAnywhere(operation.api, x.status) || (x.status >= 300 && x.status < 400 && operation.responses[String(x.status)] === undefined) || routeNotServed(x);
+  mayAnswerAnywhere(operation.api, x.status) || (x.status >= 300 && x.status < 400 && operation.responses[String(x.status)] === undefined) || routeNotServed(x) || gatewayPage(x);
+
+/**
+ * A 502 or 504 without an error body of the target's own (a JsCantonError's code, an {error}): the page of a gateway in
+ * front of the target that could not reach it, or not in time (issue 20). It says nothing of the target: no rule judges
+ * its status, content type or body (a check that needed an answer ends in error), so one such page on a clean target
+ * fails nothing. A 502 or 504 in the target's own error form is the target's answer, judged as any 5xx.
+ */
+export function gatewayPage(x: Exchange): boolean {
+  if (x.status !== 502 && x.status !== 504) return false;
+  const body = isJsonMedia(x.mediaType) ? (x.json as { code?: unknown; error?: unknown } | null | undefined) : undefined;
+  return typeof body?.code !== 'string' && typeof body?.error !== 'string';
+}
 
 /**
  * A 404 or 405 without an error body of the target's own (a JsCantonError's code, an {error}): the HTTP framework's answer
@@ -108,7 +121,7 @@ export const contentTypeDocumented: GenericCheck = {
   name: 'content_type_documented',
   description: 'the response content type is one the operation documents for that status',
   run({ exchange, operation, schemas }) {
-    if (mayAnswerAnywhere(operation.api, exchange.status) || proxyAuthPage(exchange) || routeNotServed(exchange)) return undefined;
+    if (mayAnswerAnywhere(operation.api, exchange.status) || proxyAuthPage(exchange) || routeNotServed(exchange) || gatewayPage(exchange)) return undefined;
     const response = schemas.response(operation, exchange.status);
     if (response === undefined) return undefined;
     const documented = Object.keys(response.content);
@@ -139,6 +152,7 @@ export const bodyMatchesSchema: GenericCheck = {
     const requirement = media.requirement ?? response.requirement ?? `${operation.api}.http.documented-status`;
     const isJson = isJsonMedia(exchange.mediaType);
     // an overload status from a gateway may carry any body: only a JSON one is judged, against its documented schema
+    if (gatewayPage(exchange)) return undefined;
     if ((mayAnswerAnywhere(operation.api, exchange.status) || proxyAuthPage(exchange) || routeNotServed(exchange)) && (!isJson || exchange.json === undefined)) return undefined;
     if (isJson && exchange.json === undefined) {
       return {

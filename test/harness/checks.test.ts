@@ -112,6 +112,21 @@ describe('statuses any endpoint may answer (429, 503, the ledger 499)', () => {
     expect(run('scan', 'getEventById', 404, 'application/json', { error: 5 }).failures.map((f) => f.requirement)).toEqual(['scan.errors.error-body']);
   });
 
+  it("a 502 or 504 gateway page (no error body of the target's own) is judged by no rule; one in the target's error form is (issue 20)", () => {
+    const page = { 502: '<html><body><h1>502 Bad Gateway</h1>nginx</body></html>', 504: '<html><body><h1>504 Gateway Time-out</h1></body></html>' };
+    for (const status of [502, 504] as const) {
+      // the ledger documents a JSON 504 for getUser: a gateway's HTML page breaks neither its content type nor no-5xx
+      for (const [api, operation] of [['ledger', 'getUser'], ['scan', 'listAnsEntries']] as const) {
+        for (const [type, body] of [['text/html', page[status]], ['application/json', { message: 'upstream timed out' }]] as const) {
+          const r = run(api, operation, status, type, body);
+          expect(r.failures, `${api} ${status} ${type}`).toEqual([]);
+          expect(r.judged, `${api} ${status} ${type}`).toEqual([]);
+        }
+      }
+      expect(run('ledger', 'getUser', status, 'application/json', { code: 'REQUEST_TIME_OUT', cause: 'x', context: {}, errorCategory: 3 }).failures.map((f) => f.requirement)).toContain('ledger.http.no-server-error');
+    }
+  });
+
   it('405, 413, 415, 502 and 504 say nothing against the documented statuses', () => {
     for (const status of [405, 413, 415, 502, 504]) {
       expect(run('scan', 'listAnsEntries', status, 'application/json', { error: 'x' }).failures.map((f) => f.requirement), String(status)).not.toContain('scan.http.documented-status');

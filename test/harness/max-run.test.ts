@@ -9,17 +9,13 @@
  * times out before the limit (run.timeoutMs and checkTimeoutMs are longer than run.maxRunMs, and both start after the
  * run does).
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT } from '../../harness/paths.js';
+import { cleanup, expectEndedWithReports, spawnCli, startStub, tempDir, writeConfig, type Stub } from '../robustness/harness.js';
 
-const bin = join(PACKAGE_ROOT, 'bin', 'canton-conformance.mjs');
-const tmp = mkdtempSync(join(tmpdir(), 'cc-maxrun-'));
+const tmp = tempDir('maxrun');
 
 const LIMIT_MS = 4000;
 const REACHED = `run.maxRunMs (${LIMIT_MS} ms) reached`;
@@ -38,49 +34,35 @@ const open = () => {
   for (const res of held) answer(res);
   held.clear();
 };
-const server = createServer((_req, res) => {
-  if (gateOpen) return answer(res);
-  requestsBeforeGate++;
-  held.add(res);
-});
-let url = '';
+let server: Stub;
 
 beforeAll(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await startStub((_req, res) => {
+    if (gateOpen) return answer(res);
+    requestsBeforeGate++;
+    held.add(res);
+  });
 });
 
 afterAll(async () => {
   for (const res of held) res.destroy();
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-  rmSync(tmp, { recursive: true, force: true });
+  await cleanup();
 });
 
 describe('run.maxRunMs', () => {
   it('cuts the run at the limit, writes the reports of what ran, says so, and exits 3 (or 1)', async () => {
-    const config = join(tmp, 'config.yaml');
     // timeoutMs and checkTimeoutMs far beyond the limit: nothing ends a check before the target answers
-    writeFileSync(config, `run:\n  maxRunMs: ${LIMIT_MS}\n  timeoutMs: 20000\n  checkTimeoutMs: 30000\n  html: false\n  compare: false\n  only: [scan]\n  reportsDir: ${join(tmp, 'reports')}\ntargets:\n  scan:\n    url: ${url}\n`);
+    const config = writeConfig(join(tmp, 'config.json'), { run: { maxRunMs: LIMIT_MS, timeoutMs: 20000, checkTimeoutMs: 30000, html: false, compare: false, only: ['scan'], reportsDir: join(tmp, 'reports') }, targets: { scan: { url: server.url } } }, {});
     const started = Date.now();
-    const child = spawn(process.execPath, [bin, 'run', '--config', config], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-      if (!gateOpen && err.includes(REACHED)) open();
+    const run = await spawnCli(['run', '--config', config], {
+      cwd: tmp,
+      limitMs: 60_000,
+      onStderr: (err) => {
+        if (!gateOpen && err.includes(REACHED)) open();
+      },
     });
-    const code = await new Promise<number | null>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        reject(new Error(`the run did not end in time\n${err}`));
-      }, 60_000);
-      child.on('close', (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
-    });
+    const { out, err, code } = run;
+    expect(run.killed, err).toBe(false);
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(err).toContain(REACHED);
     // the target was waited on when the limit came
@@ -109,33 +91,13 @@ describe('run.maxRunMs', () => {
   }, 70_000);
 
   it('a run that ends before the limit says nothing of it', async () => {
-    const fast = createServer((_req, res) => answer(res));
-    await new Promise<void>((r) => fast.listen(0, '127.0.0.1', r));
-    try {
-      const config = join(tmp, 'fast.yaml');
-      writeFileSync(config, `run:\n  maxRunMs: 600000\n  html: false\n  compare: false\n  only: [scan]\n  reportsDir: ${join(tmp, 'fast-reports')}\ntargets:\n  scan:\n    url: http://127.0.0.1:${(fast.address() as AddressInfo).port}\n`);
-      const child = spawn(process.execPath, [bin, 'run', '--config', config], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-      let err = '';
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      const code = await new Promise<number | null>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          child.kill('SIGKILL');
-          reject(new Error(`the run did not end in time\n${err}`));
-        }, 60_000);
-        child.on('close', (c) => {
-          clearTimeout(timer);
-          resolve(c);
-        });
-      });
-      expect(err).not.toContain('run.maxRunMs');
-      const rep = JSON.parse(readFileSync(join(tmp, 'fast-reports', 'latest', 'conformance.json'), 'utf8')) as { outcome: string; exitCode: number; interrupted?: unknown; runErrors: string[] };
-      expect(rep.interrupted).toBeUndefined();
-      expect(rep.outcome).not.toMatch(/INTERRUPTED/);
-      expect(rep.runErrors.join('\n')).not.toMatch(/maxRunMs/);
-      expect(code).toBe(rep.exitCode);
-    } finally {
-      fast.closeAllConnections();
-      await new Promise<void>((r) => fast.close(() => r()));
-    }
+    const fast = await startStub((_req, res) => answer(res));
+    const config = writeConfig(join(tmp, 'fast.json'), { run: { maxRunMs: 600000, html: false, compare: false, only: ['scan'], reportsDir: join(tmp, 'fast-reports') }, targets: { scan: { url: fast.url } } }, {});
+    const run = await spawnCli(['run', '--config', config], { cwd: tmp, limitMs: 60_000 });
+    expect(run.err).not.toContain('run.maxRunMs');
+    const rep = expectEndedWithReports(run, join(tmp, 'fast-reports'), [0, 1, 3]) as unknown as { outcome: string; exitCode: number; interrupted?: unknown; runErrors: string[] };
+    expect(rep.interrupted).toBeUndefined();
+    expect(rep.outcome).not.toMatch(/INTERRUPTED/);
+    expect(rep.runErrors.join('\n')).not.toMatch(/maxRunMs/);
   }, 70_000);
 });

@@ -2,8 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** A tiny loopback target for the harness's own tests: its answer depends on the `mode` query parameter. */
-export async function startMiniServer(): Promise<{ url: string; close: () => Promise<void> }> {
+export async function startMiniServer(): Promise<{ url: string; tokenRequests: () => number; close: () => Promise<void> }> {
   const hanging = new Set<import('node:http').ServerResponse>();
+  let tokenRequests = 0;
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const mode = url.searchParams.get('mode');
@@ -12,11 +13,15 @@ export async function startMiniServer(): Promise<{ url: string; close: () => Pro
       res.end(JSON.stringify(body));
     };
     if (url.pathname === '/token' && req.method === 'POST') {
-      // an OAuth2 token endpoint: client "broken" is refused, any other gets an opaque token
+      // an OAuth2 token endpoint: client "broken" is refused, client "short-lived" gets a new token living 20 s at each
+      // request, any other an opaque token living 300 s
+      tokenRequests++;
       let form = '';
       req.on('data', (d: Buffer) => (form += d.toString()));
       req.on('end', () => {
-        if (new URLSearchParams(form).get('client_id') === 'broken') json(500, { error: 'token service down' });
+        const client = new URLSearchParams(form).get('client_id');
+        if (client === 'broken') json(500, { error: 'token service down' });
+        else if (client === 'short-lived') json(200, { access_token: `short-lived-token-${tokenRequests}`, token_type: 'Bearer', expires_in: 20 });
         else json(200, { access_token: 'opaque-oauth-access-token-1234', token_type: 'Bearer', expires_in: 300 });
       });
       return;
@@ -66,6 +71,7 @@ export async function startMiniServer(): Promise<{ url: string; close: () => Pro
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    tokenRequests: () => tokenRequests,
     close: async () => {
       for (const r of hanging) r.destroy();
       server.closeAllConnections();

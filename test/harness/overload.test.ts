@@ -1,71 +1,42 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RUN, type Config } from '../../harness/config.js';
-import { runConformance, type RunResult } from '../../harness/runner.js';
+import type { RunResult } from '../../harness/runner.js';
+import { cleanup, json, miniConfig, runQuietly, startStub, tempDir } from '../robustness/harness.js';
 
-const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
+const tmp = tempDir('overload');
+afterAll(cleanup);
 
 /**
  * A target that refuses every request under load: 503 and 429 in turn, with JSON or HTML bodies as gateways send; or,
  * with `redirect`, one that redirects every request elsewhere (a misrouted URL).
  */
-async function startRefusingServer(redirect = false): Promise<{ url: string; close: () => Promise<void> }> {
+function startRefusingServer(redirect = false) {
   let n = 0;
-  const server: Server = createServer((req, res) => {
+  return startStub((req, res) => {
     n++;
     if (redirect) {
       res.writeHead(302, { location: `http://127.0.0.1:9/elsewhere${req.url ?? ''}` });
       res.end();
     } else if (n % 2 === 0) {
-      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' });
-      res.end(JSON.stringify({ error: 'too many requests' }));
+      json(res, 429, { error: 'too many requests' }, { 'retry-after': '0' });
     } else {
       res.writeHead(503, { 'content-type': 'text/html' });
       res.end('<html><body>Service Unavailable</body></html>');
     }
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
 }
 
-function configFor(url: string, reports: string, include: string[]): Config {
-  return {
-      run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: reports, html: false, timeoutMs: 400, checkTimeoutMs: 2000, runs: 5, seed: 7 },
-      targets: {
-        scan: { url, version: '1.0', auth: { kind: 'static', tokens: { reader: 'unused-token' } }, features: {}, fixtures: {}, disabledRequirements: [], headers: {} },
-      },
-      reference: { faults: [] },
-      useReference: false,
-      sources: ['test'],
-      internal: { specsDir: fixtures, catalogueDir: join(fixtures, 'requirements'), include },
-    };
-}
+const configFor = (url: string, reports: string, include: string[]) =>
+  miniConfig(url, include, { reportsDir: join(tmp, reports), timeoutMs: 400, checkTimeoutMs: 2000, runs: 5, seed: 7 }, { auth: { kind: 'static', tokens: { reader: 'unused-token' } } });
 
 describe('a run against a target that answers 429 or 503 to everything', () => {
-  let server: Awaited<ReturnType<typeof startRefusingServer>>;
   let result: RunResult;
-  let reports: string;
 
   beforeAll(async () => {
-    server = await startRefusingServer();
-    reports = mkdtempSync(join(tmpdir(), 'cc-overload-'));
-    result = await runConformance(configFor(server.url, reports, ['test/fixtures/mini/overload/*.check.ts', 'test/fixtures/mini/suite/verdicts.check.ts']), { write: () => undefined });
+    const server = await startRefusingServer();
+    result = await runQuietly(configFor(server.url, 'refused', ['test/fixtures/mini/overload/*.check.ts', 'test/fixtures/mini/suite/verdicts.check.ts']));
   }, 60_000);
-
-  afterAll(async () => {
-    await server?.close();
-    rmSync(reports, { recursive: true, force: true });
-  });
 
   const requirement = (id: string) => result.report.requirements.find((r) => r.id === id);
 
@@ -107,20 +78,12 @@ describe('a run against a target that answers 429 or 503 to everything', () => {
 });
 
 describe('a run against a target that redirects everything', () => {
-  let server: Awaited<ReturnType<typeof startRefusingServer>>;
   let result: RunResult;
-  let reports: string;
 
   beforeAll(async () => {
-    server = await startRefusingServer(true);
-    reports = mkdtempSync(join(tmpdir(), 'cc-redirect-'));
-    result = await runConformance(configFor(server.url, reports, ['test/fixtures/mini/overload/*.check.ts']), { write: () => undefined });
+    const server = await startRefusingServer(true);
+    result = await runQuietly(configFor(server.url, 'redirected', ['test/fixtures/mini/overload/*.check.ts']));
   }, 60_000);
-
-  afterAll(async () => {
-    await server?.close();
-    rmSync(reports, { recursive: true, force: true });
-  });
 
   it('judges none of the generic status rules, fails none, and says so at the top of summary.md', () => {
     for (const r of result.report.requirements.filter((q) => q.id.startsWith('scan.http.'))) {

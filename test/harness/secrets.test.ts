@@ -4,17 +4,15 @@
  * response bodies. Every output file of the run (conformance.json, summary.md, junit.xml, Allure results) and the
  * console are searched for each secret.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, printableConfig, type Config } from '../../harness/config.js';
-import { PACKAGE_ROOT } from '../../harness/paths.js';
 import { redactText } from '../../harness/redact.js';
 import { runConformance, type RunResult } from '../../harness/runner.js';
 import { startMiniServer } from './mini-server.js';
+import { cleanup, freePort, spawnCli, tempDir } from '../robustness/harness.js';
 
 const HEADER_SECRET = 'gateway-key-7f3a9c-must-not-leak';
 const URL_PASSWORD = 'url-password-b81d-must-not-leak';
@@ -53,7 +51,7 @@ describe('secrets in a target that echoes request headers', () => {
     reports = mkdtempSync(join(tmpdir(), 'cc-secrets-'));
     const withUser = (user: string, password: string) => server.url.replace('http://', `http://${user}:${password}@`);
     const config: Config = {
-      run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: reports, html: false, timeoutMs: 400, checkTimeoutMs: 3000, runs: 5, seed: 7 },
+      run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: reports, html: false, timeoutMs: 1500, checkTimeoutMs: 8000, runs: 5, seed: 7 },
       targets: {
         scan: {
           url: withUser('urluser', URL_PASSWORD),
@@ -81,6 +79,7 @@ describe('secrets in a target that echoes request headers', () => {
   afterAll(async () => {
     await server.close();
     rmSync(reports, { recursive: true, force: true });
+    await cleanup();
   });
 
   const check = (id: string) => result.report.checks.find((c) => c.id === id);
@@ -123,25 +122,19 @@ describe('secrets in a target that echoes request headers', () => {
   });
 
   it('keeps credentials of a --scan-url out of stderr, stdout and every report file of a CLI run', async () => {
-    const s = createServer();
-    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-    const port = (s.address() as { port: number }).port;
-    await new Promise<void>((r) => s.close(() => r()));
-    const dir = mkdtempSync(join(tmpdir(), 'cc-secrets-cli-'));
-    try {
-      const r = spawnSync(
-        process.execPath,
-        [join(PACKAGE_ROOT, 'bin', 'canton-conformance.mjs'), 'run', '--scan-url', `http://urluser:${URL_PASSWORD}@127.0.0.1:${port}`, '--only', 'scan', '--requirement', 'scan.get-event-by-id.response-schema', '--timeout-ms', '300', '--no-html', '--no-compare', '--reports-dir', 'out'],
-        { encoding: 'utf8', timeout: 60_000, cwd: dir, env: { ...process.env, NO_COLOR: '1' } },
-      );
-      expect(r.status).toBe(3);
-      expect(r.stderr).toContain('http://<redacted>@127.0.0.1');
-      expect(leaks(r.stdout + r.stderr)).toEqual([]);
-      const files = filesUnder(join(dir, 'out'));
-      expect(files.some((f) => f.endsWith('conformance.json'))).toBe(true);
-      for (const f of files) expect(leaks(readFileSync(f, 'utf8')), f).toEqual([]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    // a port nothing listens on: every request is refused, and the error names the URL
+    const port = await freePort();
+    const dir = tempDir('secrets-cli');
+    const r = await spawnCli(
+      ['run', '--scan-url', `http://urluser:${URL_PASSWORD}@127.0.0.1:${port}`, '--only', 'scan', '--requirement', 'scan.get-event-by-id.response-schema', '--timeout-ms', '300', '--no-html', '--no-compare', '--reports-dir', 'out'],
+      { cwd: dir, limitMs: 60_000 },
+    );
+    expect(r.killed).toBe(false);
+    expect(r.code).toBe(3);
+    expect(r.err).toContain('http://<redacted>@127.0.0.1');
+    expect(leaks(r.out + r.err)).toEqual([]);
+    const files = filesUnder(join(dir, 'out'));
+    expect(files.some((f) => f.endsWith('conformance.json'))).toBe(true);
+    for (const f of files) expect(leaks(readFileSync(f, 'utf8')), f).toEqual([]);
   }, 60_000);
 });

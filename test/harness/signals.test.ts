@@ -3,51 +3,38 @@
  * still writes the reports of what ran, marked interrupted, and exits 3. The target holds every request unanswered,
  * so only a stop at once ends the run in time: a graceful stop would wait out the 20 s request timeout.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT } from '../../harness/paths.js';
+import { cleanup, spawnCli, startStub, tempDir } from '../robustness/harness.js';
 
-const bin = join(PACKAGE_ROOT, 'bin', 'canton-conformance.mjs');
-const tmp = mkdtempSync(join(tmpdir(), 'cc-signals-'));
+const tmp = tempDir('signals');
 
 /** A loopback target that accepts every request and never answers; it reports each request it receives. */
 const held = new Set<ServerResponse>();
 let onRequest: () => void = () => undefined;
-const server = createServer((_req, res) => {
-  held.add(res);
-  onRequest();
-});
 let url = '';
 
 beforeAll(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await startStub((_req, res) => {
+    held.add(res);
+    onRequest();
+  });
+  url = server.url;
 });
 
 afterAll(async () => {
   for (const r of held) r.destroy();
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-  rmSync(tmp, { recursive: true, force: true });
+  await cleanup();
 });
 
 /** Starts a run against the holding target, sends the signals once it has sent a request, and waits for its end. */
 async function stopRun(dir: string, signals: NodeJS.Signals[]): Promise<{ code: number | null; afterLastSignalMs: number; out: string; err: string }> {
-  const child = spawn(process.execPath, [bin, 'run', '--scan-url', url, '--only', 'scan', '--timeout-ms', '20000', '--no-html', '--no-compare', '--reports-dir', dir], {
-    cwd: tmp,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  let child: ChildProcess | undefined;
   let lastSignalAt = 0;
+  let err = '';
   const sent = new Promise<void>((resolve) => {
     onRequest = () => {
       onRequest = () => undefined;
@@ -59,25 +46,22 @@ async function stopRun(dir: string, signals: NodeJS.Signals[]): Promise<{ code: 
           if (i > 0) {
             for (let waited = 0; waited < 2000 && !err.includes('interrupted (SIGINT)'); waited += 2) await new Promise((r) => setTimeout(r, 2));
           }
-          child.kill(s);
+          child?.kill(s);
           lastSignalAt = Date.now();
         }
         resolve();
       })();
     };
   });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the run did not end in time\n${err}`));
-    }, 60_000);
-    child.on('close', (c) => {
-      clearTimeout(timer);
-      resolve(c);
-    });
+  const run = await spawnCli(['run', '--scan-url', url, '--only', 'scan', '--timeout-ms', '20000', '--no-html', '--no-compare', '--reports-dir', dir], {
+    cwd: tmp,
+    limitMs: 60_000,
+    onSpawn: (c) => (child = c),
+    onStderr: (e) => (err = e),
   });
+  expect(run.killed, `the run did not end in time\n${run.err}`).toBe(false);
   await sent;
-  return { code, afterLastSignalMs: Date.now() - lastSignalAt, out, err };
+  return { code: run.code, afterLastSignalMs: Date.now() - lastSignalAt, out: run.out, err: run.err };
 }
 
 function report(dir: string): { outcome: string; exitCode: number; interrupted?: { by?: string; atOnce: boolean } } {
@@ -122,17 +106,9 @@ describe('a run stopped by a signal', () => {
  * or once the first test file reported (checks running).
  */
 async function stopReferenceRun(dir: string, signals: NodeJS.Signals[], gapMs: number, when: 'starting' | 'checking'): Promise<{ code: number | null; afterLastSignalMs: number; out: string; err: string }> {
-  // one check at a time: the run lasts far longer than the signals take to arrive, whatever the machine's speed
-  const child = spawn(process.execPath, [bin, 'run', '--concurrency', '1', '--no-html', '--no-compare', '--reports-dir', dir], {
-    cwd: tmp,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  let out = '';
-  let err = '';
   let lastSignalAt = 0;
   let sending: Promise<void> | undefined;
-  const send = async () => {
+  const send = async (child: ChildProcess) => {
     for (const [i, s] of signals.entries()) {
       if (i > 0) await new Promise((r) => setTimeout(r, gapMs));
       if (child.exitCode !== null || child.signalCode !== null) break;
@@ -140,24 +116,18 @@ async function stopReferenceRun(dir: string, signals: NodeJS.Signals[], gapMs: n
       lastSignalAt = Date.now();
     }
   };
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => {
-    err += d.toString();
-    // the "running" line is printed once the CLI's signal handlers are in place; a progress line once a file reported
-    if (sending === undefined && (when === 'starting' ? /canton-conformance: running /.test(err) : /\nchecks: \d+ pass/.test(err))) sending = send();
+  // one check at a time: the run lasts far longer than the signals take to arrive, whatever the machine's speed
+  const run = await spawnCli(['run', '--concurrency', '1', '--no-html', '--no-compare', '--reports-dir', dir], {
+    cwd: tmp,
+    limitMs: 60_000,
+    onStderr: (err, child) => {
+      // the "running" line is printed once the CLI's signal handlers are in place; a progress line once a file reported
+      if (sending === undefined && (when === 'starting' ? /canton-conformance: running /.test(err) : /\nchecks: \d+ pass/.test(err))) sending = send(child);
+    },
   });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the run did not end in time\n${err}`));
-    }, 60_000);
-    child.on('close', (c) => {
-      clearTimeout(timer);
-      resolve(c);
-    });
-  });
+  expect(run.killed, `the run did not end in time\n${run.err}`).toBe(false);
   await sending;
-  return { code, afterLastSignalMs: Date.now() - lastSignalAt, out, err };
+  return { code: run.code, afterLastSignalMs: Date.now() - lastSignalAt, out: run.out, err: run.err };
 }
 
 describe('several signals during a stop (issue 20)', () => {

@@ -50,9 +50,12 @@ export function tempDir(prefix: string): string {
   return dir;
 }
 
-/** Writes a run configuration file (JSON, which the config loader reads as YAML) and returns its path. */
-export function writeConfig(path: string, config: { run?: Record<string, unknown>; targets: unknown }): string {
-  writeFileSync(path, JSON.stringify({ run: { ...SMALL_RUN, ...config.run }, targets: config.targets }, null, 2));
+/**
+ * Writes a run configuration file (JSON, which the config loader reads as YAML) and returns its path: `run` over
+ * `base` (SMALL_RUN unless given).
+ */
+export function writeConfig(path: string, config: { run?: Record<string, unknown>; targets: unknown }, base: Record<string, unknown> = SMALL_RUN): string {
+  writeFileSync(path, JSON.stringify({ run: { ...base, ...config.run }, targets: config.targets }, null, 2));
   return path;
 }
 
@@ -84,6 +87,8 @@ export interface SpawnOptions {
   limitMs: number;
   /** called with all of stderr so far whenever more comes (e.g. to send a signal once a line appeared) */
   onStderr?: (err: string, child: ChildProcess) => void;
+  /** called once with the child process as soon as it is spawned (e.g. to signal it from elsewhere) */
+  onSpawn?: (child: ChildProcess) => void;
   /** poll the peak RSS every 100 ms */
   measureMemory?: boolean;
 }
@@ -96,6 +101,7 @@ export async function spawnCli(args: string[], o: SpawnOptions): Promise<CliRun>
   let err = '';
   let peak: number | undefined;
   let killed = false;
+  o.onSpawn?.(child);
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => {
     err += d.toString();
@@ -158,6 +164,15 @@ export async function startStub(handle: (req: IncomingMessage, res: ServerRespon
   };
   closers.push(close);
   return { url: `http://127.0.0.1:${port}`, port, hits: () => hits, close };
+}
+
+/** A loopback port that was free a moment ago: nothing listens there, so every connection to it is refused. */
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
 }
 
 /** Answers a JSON body. */

@@ -5,28 +5,26 @@
  * for the two rules that need a vetting change, which only the first run against a participant can make with the same
  * packages: their checks say why they judged nothing the second time.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, targetsFromBlock, type Config } from '../../harness/config.js';
-import { runConformance, type RunResult } from '../../harness/runner.js';
-import { startReference, type ReferenceServer } from '../../reference/index.js';
+import type { RunResult } from '../../harness/runner.js';
+import { cleanup, reference, runQuietly, tempDir } from './harness.js';
 
-const tmp = mkdtempSync(join(tmpdir(), 'cc-package-footprint-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const tmp = tempDir('package-footprint');
+afterAll(cleanup);
 
 /** the rules only a vetting change shows, and the check that only judges one */
 const NEED_A_CHANGE = ['ledger.get-package-vetting.topology-serial-advances', 'ledger.get-package-vetting.page-token-after-change'];
 const CHANGE_CHECK = 'ledger.get-package-vetting.page-token-after-change';
 
 describe('the packages of two runs against one participant', () => {
-  let reference: ReferenceServer;
   const runs: RunResult[] = [];
 
   beforeAll(async () => {
-    reference = await startReference();
-    const targets = targetsFromBlock(reference.targetConfig(), 'the reference server');
+    const ref = await reference();
+    const targets = targetsFromBlock(ref.targetConfig(), 'the reference server');
     for (const name of ['first', 'second']) {
       const config: Config = {
         run: { ...DEFAULT_RUN, only: ['ledger'], reportsDir: join(tmp, 'reports'), html: false, compare: false, runs: 3 },
@@ -38,13 +36,9 @@ describe('the packages of two runs against one participant', () => {
         // deactivated user's refused upload
         internal: { include: ['suites/ledger/packages/*.test.ts', 'suites/ledger/package-vetting/*.test.ts', 'suites/ledger/rights/grant-user-rights.test.ts', 'suites/ledger/auth/deactivation.test.ts'] },
       };
-      runs.push(await runConformance(config, { write: () => undefined }));
+      runs.push(await runQuietly(config));
     }
   }, 240_000);
-
-  afterAll(async () => {
-    await reference?.close();
-  });
 
   it('the second run adds no package, the first a few', () => {
     const [first, second] = runs as [RunResult, RunResult];

@@ -6,19 +6,16 @@
  * proxy now passing everything (the same ledger URL), assigns it back before the check uses it, reports the repair,
  * passes, and leaves no state file. Without the repair, run 2's check would meet a 409 before its move and error.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, targetsFromBlock, type Config } from '../../harness/config.js';
-import { runConformance, type RunResult } from '../../harness/runner.js';
+import type { RunResult } from '../../harness/runner.js';
 import { pendingMoves } from '../../harness/fixtures/target-state.js';
-import { startReference, type ReferenceServer } from '../../reference/index.js';
 import { answer, forward } from './fault-proxy.js';
+import { cleanup, json, reference, runQuietly, startStub, tempDir } from './harness.js';
 
-const tmp = mkdtempSync(join(tmpdir(), 'cc-reassign-repair-'));
+const tmp = tempDir('reassign-repair');
 const reportsDir = join(tmp, 'reports');
 const REQ = 'registry.get-transfer-instruction-withdraw-context.reassignment-conflict';
 const CHECK = 'registry.reassignment.transfer-instruction-conflict';
@@ -27,7 +24,6 @@ interface Refusing {
   url: string;
   refuse: boolean;
   refused: number;
-  close(): Promise<void>;
 }
 
 /**
@@ -36,54 +32,41 @@ interface Refusing {
  */
 async function refusingProxy(upstream: string): Promise<Refusing> {
   const homes = new Map<string, string>();
-  const state: Refusing = { url: '', refuse: true, refused: 0, close: async () => undefined };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if (req.url?.startsWith('/v2/commands/submit-and-wait-for-reassignment') === true) {
-        try {
-          const j = JSON.parse(body.toString('utf8')) as { reassignmentCommands?: { commands?: Array<{ command?: Record<string, { value?: Record<string, string> }> }> } };
-          for (const { command } of j.reassignmentCommands?.commands ?? []) {
-            const un = command?.UnassignCommand?.value;
-            if (un?.contractId !== undefined && un.source !== undefined && !homes.has(un.contractId)) homes.set(un.contractId, un.source);
-            const as = command?.AssignCommand?.value;
-            if (state.refuse && as?.target !== undefined && [...homes.values()].includes(as.target)) {
-              state.refused++;
-              res.writeHead(409, { 'content-type': 'application/json' });
-              res.end(JSON.stringify({ code: 'ABORTED_BY_TEST_PROXY', cause: 'the test proxy refuses this assignment', context: {}, errorCategory: 4 }));
-              return;
-            }
+  const state: Refusing = { url: '', refuse: true, refused: 0 };
+  const stub = await startStub((req, res, body) => {
+    if (req.url?.startsWith('/v2/commands/submit-and-wait-for-reassignment') === true) {
+      try {
+        const j = JSON.parse(body.toString('utf8')) as { reassignmentCommands?: { commands?: Array<{ command?: Record<string, { value?: Record<string, string> }> }> } };
+        for (const { command } of j.reassignmentCommands?.commands ?? []) {
+          const un = command?.UnassignCommand?.value;
+          if (un?.contractId !== undefined && un.source !== undefined && !homes.has(un.contractId)) homes.set(un.contractId, un.source);
+          const as = command?.AssignCommand?.value;
+          if (state.refuse && as?.target !== undefined && [...homes.values()].includes(as.target)) {
+            state.refused++;
+            return json(res, 409, { code: 'ABORTED_BY_TEST_PROXY', cause: 'the test proxy refuses this assignment', context: {}, errorCategory: 4 });
           }
-        } catch {
-          // not JSON: forwarded as it is
         }
+      } catch {
+        // not JSON: forwarded as it is
       }
-      forward(upstream, req, body).then((up) => answer(res, up), () => res.destroy());
-    });
+    }
+    forward(upstream, req, body).then((up) => answer(res, up), () => res.destroy());
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  };
+  state.url = stub.url;
   return state;
 }
 
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+afterAll(cleanup);
 
 describe('a contract left mid-reassignment by a run', () => {
-  let reference: ReferenceServer;
   let proxy: Refusing;
   const runs: RunResult[] = [];
   let pendingAfterFirst: ReturnType<typeof pendingMoves> = [];
   let ledgerUrl = '';
 
   beforeAll(async () => {
-    reference = await startReference();
-    const targets = targetsFromBlock(reference.targetConfig(), 'the reference server');
+    const ref = await reference();
+    const targets = targetsFromBlock(ref.targetConfig(), 'the reference server');
     proxy = await refusingProxy(targets.ledger!.url);
     targets.ledger = { ...targets.ledger!, url: proxy.url };
     ledgerUrl = proxy.url;
@@ -96,15 +79,10 @@ describe('a contract left mid-reassignment by a run', () => {
         useReference: false,
         sources: ['test'],
       };
-      runs.push(await runConformance(config, { write: () => undefined }));
+      runs.push(await runQuietly(config));
       if (refuse) pendingAfterFirst = pendingMoves(reportsDir, ledgerUrl);
     }
   }, 180_000);
-
-  afterAll(async () => {
-    await proxy?.close();
-    await reference?.close();
-  });
 
   it('run 1: the move back is refused, listed as not cleaned up, and kept in the state file', () => {
     const [first] = runs as [RunResult];

@@ -5,18 +5,19 @@
  * the target, its second (held by the target too) is cut at the bound and listed as not cleaned up, and the run ends
  * within the bound with a report marked interrupted. (test/harness/signals.test.ts covers the signals themselves.)
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RUN, type Config } from '../../harness/config.js';
-import { runConformance } from '../../harness/runner.js';
 import { FINAL_GRACE_MS, STOP_CLEANUP_MS } from '../../harness/stop-now.js';
+import { cleanup, json, miniConfig, runQuietly, startStub, tempDir } from './harness.js';
 
-const tmp = mkdtempSync(join(tmpdir(), 'cc-stop-cleanup-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const tmp = tempDir('stop-cleanup');
+afterAll(cleanup);
+
+/** The mini stop check (test/fixtures/mini/stop) against a target; requests wait 60 s for an answer, the check 120 s. */
+const stopConfig = (url: string, reports: string) =>
+  miniConfig(url, ['test/fixtures/mini/stop/*.check.ts'], { reportsDir: join(tmp, reports), retries: 0, timeoutMs: 60_000, checkTimeoutMs: 120_000 });
 
 describe('a run stopped at once', () => {
   it('cuts off the running check and runs its clean-up within the bound', async () => {
@@ -24,7 +25,7 @@ describe('a run stopped at once', () => {
     const held = new Set<ServerResponse>();
     const stopNow = new AbortController();
     let stoppedAt = 0;
-    const server = createServer((req, res) => {
+    const server = await startStub((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       const step = url.searchParams.get('step');
       if (step !== null) steps.push(step);
@@ -36,21 +37,10 @@ describe('a run stopped at once', () => {
         }
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ items: [{ id: 'a', round: 1, expires_at: null }] }));
+      json(res, 200, { items: [{ id: 'a', round: 1, expires_at: null }] });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
     try {
-      const config: Config = {
-        run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: join(tmp, 'reports'), html: false, compare: false, retries: 0, timeoutMs: 60_000, checkTimeoutMs: 120_000 },
-        targets: { scan: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, version: '1.0', auth: { kind: 'none' }, features: {}, fixtures: {}, disabledRequirements: [], headers: {} } },
-        reference: { faults: [] },
-        useReference: false,
-        sources: ['test'],
-        internal: { specsDir: fixtures, catalogueDir: join(fixtures, 'requirements'), include: ['test/fixtures/mini/stop/*.check.ts'] },
-      };
-      const r = await runConformance(config, { write: () => undefined, stopNow: stopNow.signal });
+      const r = await runQuietly(stopConfig(server.url, 'reports'), { stopNow: stopNow.signal });
       const afterStop = Date.now() - stoppedAt;
       expect(stoppedAt).toBeGreaterThan(0);
       // the clean-up bound, and a little for the runner to write the reports
@@ -65,8 +55,7 @@ describe('a run stopped at once', () => {
       expect(r.report.exitCode).toBe(3);
     } finally {
       for (const res of held) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await server.close();
     }
   }, 60_000);
 
@@ -77,7 +66,7 @@ describe('a run stopped at once', () => {
     const stopNow = new AbortController();
     const hurry = new AbortController();
     let hurriedAt = 0;
-    const server = createServer((req, res) => {
+    const server = await startStub((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       const step = url.searchParams.get('step');
       if (url.searchParams.get('mode') === 'hang') {
@@ -89,22 +78,11 @@ describe('a run stopped at once', () => {
         }
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ items: [{ id: 'a', round: 1, expires_at: null }] }));
+      json(res, 200, { items: [{ id: 'a', round: 1, expires_at: null }] });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
     try {
-      const config: Config = {
-        run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: join(tmp, 'reports-hurried'), html: false, compare: false, retries: 0, timeoutMs: 60_000, checkTimeoutMs: 120_000 },
-        targets: { scan: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, version: '1.0', auth: { kind: 'none' }, features: {}, fixtures: {}, disabledRequirements: [], headers: {} } },
-        reference: { faults: [] },
-        useReference: false,
-        sources: ['test'],
-        internal: { specsDir: fixtures, catalogueDir: join(fixtures, 'requirements'), include: ['test/fixtures/mini/stop/*.check.ts'] },
-      };
       let writtenAt = 0;
-      const r = await runConformance(config, { write: () => undefined, stopNow: stopNow.signal, hurry: hurry.signal, onReportsWritten: () => void (writtenAt = Date.now()) });
+      const r = await runQuietly(stopConfig(server.url, 'reports-hurried'), { stopNow: stopNow.signal, hurry: hurry.signal, onReportsWritten: () => void (writtenAt = Date.now()) });
       expect(hurriedAt).toBeGreaterThan(0);
       // the final grace and the closing steps (0.5 s each), a little for the reports: far below the clean-up bound
       expect(writtenAt - hurriedAt).toBeGreaterThanOrEqual(FINAL_GRACE_MS - 50);
@@ -117,8 +95,7 @@ describe('a run stopped at once', () => {
       expect(r.report.runErrors.join('\n')).toMatch(/abandoned/);
     } finally {
       for (const res of held) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await server.close();
     }
   }, 60_000);
 });
