@@ -13,9 +13,11 @@ import { newFootprint, noteFootprint, noteRequest, reportedFootprint } from './f
 import { STOP_CLEANUP_MS, stoppedAt, stopping, whenStoppedNow } from './stop-now.js';
 import { CHECK_LABEL } from './reporting/allure-status.js';
 import { noteLatency } from './reporting/latency.js';
+import { newChainTally, noteChain, reportedChain } from './reporting/chains.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
 import { HttpClient, NoDecidingAnswer, ReadOnlyRefused, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './http.js';
 import { paceFor } from './pace.js';
+import { sharedInFlight } from './in-flight.js';
 import { AuthUnavailable, TokenProvider } from './auth.js';
 import { redactText } from './redact.js';
 import { schemaRegistry, type OperationInfo, type SchemaRegistry } from './schemas.js';
@@ -31,6 +33,8 @@ declare module 'vitest' {
     conformanceConfig: Config;
     /** the run's stop channel (harness/stop-now.ts) */
     conformanceStopChannel: string;
+    /** the channel of the run's shared limit of requests in flight (harness/in-flight.ts), when the run shares one */
+    conformanceInFlight?: string;
   }
 }
 
@@ -239,6 +243,9 @@ export interface CheckContext {
 
 const KEEP_EXCHANGES = 12;
 
+/** The run's shared in-flight limit's channel, or undefined (a self-test run, which shares none). */
+const inFlightChannel = (): string | undefined => inject('conformanceInFlight');
+
 /**
  * Failures of one requirement recorded in full (message and exchange) per check; further ones keep a shortened
  * message without the exchange, and a report lists at most MAX_LISTED_FAILURES of them, then how many more there were:
@@ -272,7 +279,19 @@ export function boundedFailures(failures: FailureRecord[]): FailureRecord[] {
  * enabled AsyncLocalStorage on every promise created afterwards, so one storage per check (never disabled) made every
  * promise of the run pay for every check run before it (a tenth of the workers' CPU at the default depth).
  */
-const propertyRuns = new AsyncLocalStorage<{ check: Check; failures: FailureRecord[] }>();
+const propertyRuns = new AsyncLocalStorage<{ check: Check; failures: FailureRecord[]; effects?: CaseEffects }>();
+
+/**
+ * What a property case run at once with others (PropertyOptions.concurrent) would add to its check's evidence: the
+ * requirements its judge() blocks saw hold, those the generic checks judged on its responses, those it could not
+ * observe. Kept apart until every case ended, then added for the cases a run one after another would have run (up to
+ * the first failing one in the sequence): a case past it, started before that failure was known, adds nothing.
+ */
+interface CaseEffects {
+  held: string[];
+  judged: string[];
+  unobserved: Array<{ requirement: string; reason: string }>;
+}
 
 class Check implements CheckContext {
   readonly failures: FailureRecord[] = [];
@@ -288,6 +307,8 @@ class Check implements CheckContext {
   readonly traffic: TrafficCounts = { requests: 0, overloaded: 0, redirected: 0, transportErrors: 0 };
   /** response times per operation, a bounded histogram each (reporting/latency.ts): no exchange is kept for them */
   readonly latency: Record<string, LatencyTally> = {};
+  /** the longest chain of requests sent one after another (reporting/chains.ts): no exchange is kept for it */
+  readonly chains = newChainTally();
   /** what the check created on the target that lasts (parties, packages) or is not removed yet (users) */
   readonly footprint = newFootprint();
   /** properties share what is left of 80% of the check's time, so the check ends (and cleans up) within its limit */
@@ -298,6 +319,11 @@ class Check implements CheckContext {
   private get propertyFailures(): FailureRecord[] | undefined {
     const run = propertyRuns.getStore();
     return run?.check === this ? run.failures : undefined;
+  }
+  /** the effects of the property case run at once with others that the async context belongs to, if any */
+  private get caseEffects(): CaseEffects | undefined {
+    const run = propertyRuns.getStore();
+    return run?.check === this ? run.effects : undefined;
   }
   private readonly clients = new Map<Api, ApiClient>();
   readonly seed: number;
@@ -340,6 +366,8 @@ class Check implements CheckContext {
       maxJsonDepth: this.config.run.maxJsonDepth,
       maxHeaderBytes: this.config.run.maxHeaderBytes,
       maxInFlight: perWorker(this.config),
+      // run.concurrency as one limit over every worker of the run, where the run shares one
+      ...(inFlightChannel() !== undefined ? { inFlight: sharedInFlight(inFlightChannel()!) } : {}),
       headers: target.headers,
       ...(this.config.secrets !== undefined ? { secrets: this.config.secrets } : {}),
       ...(this.config.run.maxRequestsPerSecond !== undefined ? { pace: paceFor(this.config.run.maxRequestsPerSecond, workersFor(this.config)) } : {}),
@@ -358,6 +386,7 @@ class Check implements CheckContext {
         else if (status >= 300 && status < 400) this.traffic.redirected++;
         noteFootprint(this.footprint, x);
         noteLatency(this.latency, x);
+        noteChain(this.chains, x);
         this.exchanges.push(x);
         if (this.exchanges.length > KEEP_EXCHANGES) this.exchanges.shift();
       },
@@ -389,7 +418,8 @@ class Check implements CheckContext {
       const r = catalogue.byId.get(id);
       return target === undefined || r === undefined || notJudgedOn(target, r) === undefined;
     };
-    for (const r of judged) if (judgedHere(r)) this.judged.add(r);
+    const fx = this.caseEffects;
+    for (const r of judged) if (judgedHere(r)) (fx !== undefined ? fx.judged.push(r) : this.judged.add(r));
     this.collect(failures.filter((f) => judgedHere(f.requirement)));
     // run --also-validate-against: the target's own description too, apart from every verdict
     const own = this.config.alsoValidate?.[x.api];
@@ -447,7 +477,8 @@ class Check implements CheckContext {
       const collected: FailureRecord[] = [];
       let thrown: unknown;
       try {
-        await propertyRuns.run({ check: this, failures: collected }, () => predicate(value));
+        // a case run at once with others keeps its effects apart (concurrentCases)
+        await propertyRuns.run({ check: this, failures: collected, ...(this.caseEffects !== undefined ? { effects: this.caseEffects } : {}) }, () => predicate(value));
       } catch (e) {
         thrown = e;
       }
@@ -501,6 +532,8 @@ class Check implements CheckContext {
     const failures: Array<{ index: number; value: [T]; error: unknown }> = [];
     /** per state key, the end of the last case started with it */
     const tails = new Map<string, Promise<void>>();
+    /** per case (its place in the sequence), what it would add to the check's evidence */
+    const effects = new Map<number, CaseEffects>();
     let next = 0;
     let ran = 0;
     const lane = async () => {
@@ -516,7 +549,9 @@ class Check implements CheckContext {
           await before;
           // a case of the same key before it failed: this one would not have run one case after another
           if (failures.some((f) => f.index < index)) continue;
-          const outcome = await property.run(value);
+          const fx: CaseEffects = { held: [], judged: [], unobserved: [] };
+          effects.set(index, fx);
+          const outcome = await propertyRuns.run({ check: this, failures: [], effects: fx }, () => property.run(value));
           ran++;
           if (outcome !== null && !fc.PreconditionFailure.isFailure(outcome)) failures.push({ index, value, error: outcome.error });
         } finally {
@@ -525,7 +560,15 @@ class Check implements CheckContext {
       }
     };
     await Promise.all(Array.from({ length: Math.min(values.length, lanes) }, lane));
-    if (failures.length > 0) return failures.sort((a, b) => a.index - b.index)[0];
+    const first = failures.sort((a, b) => a.index - b.index)[0];
+    // the evidence of the cases a run one after another would have run: up to the first failing one
+    for (const [index, fx] of [...effects].sort((a, b) => a[0] - b[0])) {
+      if (first !== undefined && index > first.index) break;
+      for (const r of fx.held) this.held.add(r);
+      for (const r of fx.judged) this.judged.add(r);
+      this.unobserved.push(...fx.unobserved);
+    }
+    if (first !== undefined) return first;
     return ran < values.length ? ran : undefined;
   }
 
@@ -539,7 +582,7 @@ class Check implements CheckContext {
 
   notObserved(requirement: string, reason: string): void {
     if (!this.decl.requirements.includes(requirement)) throw new Error(`check ${this.decl.id} does not declare ${requirement}`);
-    this.unobserved.push({ requirement, reason });
+    (this.caseEffects?.unobserved ?? this.unobserved).push({ requirement, reason });
   }
 
   readonly notes: string[] = [];
@@ -569,7 +612,9 @@ class Check implements CheckContext {
       throw e;
     }
     if (own() > before) return false;
-    this.held.add(requirement);
+    const fx = this.caseEffects;
+    if (fx !== undefined) fx.held.push(requirement);
+    else this.held.add(requirement);
     return true;
   }
 
@@ -902,6 +947,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       requests: check.requests,
       ...(check.traffic.requests > 0 ? { traffic: check.traffic, latency: check.latency } : {}),
       ...(check.firstRequestAt !== undefined ? { firstRequestAt: check.firstRequestAt, lastResponseAt: check.lastResponseAt } : {}),
+      ...(reportedChain(check.chains) !== undefined ? { chain: reportedChain(check.chains) } : {}),
       durationMs: Math.round(performance.now() - started),
     });
     if (outcome.verdict === 'fail' || outcome.verdict === 'error') {

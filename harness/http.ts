@@ -9,6 +9,7 @@ import type { Dispatcher } from 'undici';
 import { Agent, request } from './undici-core.js';
 import type { Api, ExchangeRecord } from './types.js';
 import type { RequestPace } from './pace.js';
+import type { InFlightGate } from './in-flight.js';
 import { REDACTED, redactHeaders, redactText, registerSecret, registerUrlCredentials } from './redact.js';
 
 /** The harness or the network broke (refused, timed out, too large): the check's verdict is error, not fail. */
@@ -162,6 +163,11 @@ export interface ClientOptions {
    * beyond it waits for a slot before it is sent (its timeout starts when it is sent). Unset: no limit.
    */
   maxInFlight?: number;
+  /**
+   * The run's one limit of requests in flight, shared by every worker thread (harness/in-flight.ts): used instead of
+   * maxInFlight once it resolves; undefined (no run shares one) keeps maxInFlight.
+   */
+  inFlight?: Promise<InFlightGate | undefined>;
 }
 
 export const DEFAULT_RETRIES = 2;
@@ -325,12 +331,13 @@ export class HttpClient {
       await this.options.pace?.take();
       return this.dispatch(req);
     }
-    await inFlight.acquire();
+    const gate = (this.options.inFlight !== undefined ? await this.options.inFlight : undefined) ?? inFlight;
+    await gate.acquire();
     try {
       await this.options.pace?.take();
       return await this.dispatch(req);
     } finally {
-      inFlight.release();
+      gate.release();
     }
   }
 

@@ -24,6 +24,8 @@ import { applyBaseline, loadBaseline } from './reporting/baseline.js';
 import { diffRuns, readEarlierReport } from './reporting/diff.js';
 import { boundHeapGrowth, createSuiteVitest, loadVitest, suiteGlobs } from './suite-vitest.js';
 import { FINAL_GRACE_MS, STOP_CLEANUP_MS, announceStop, forgetStop, newStopChannel } from './stop-now.js';
+import { shareInFlight } from './in-flight.js';
+import { saveFileWeights } from './file-order.js';
 
 export interface RunOptions {
   /** where progress lines go (stderr by default) */
@@ -254,6 +256,9 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
   const stopChannel = newStopChannel();
   vitest.provide('conformanceConfig', config);
   vitest.provide('conformanceStopChannel', stopChannel);
+  // run.concurrency over all the workers together (harness/in-flight.ts)
+  const inFlight = shareInFlight(`${stopChannel}-in-flight`, config.run.concurrency);
+  vitest.provide('conformanceInFlight', `${stopChannel}-in-flight`);
   // not vitest's cancelCurrentRun, which drops the running checks unfinished (harness/stop-now.ts): the checks that have
   // not started skip, the running ones finish (a stop at once cuts them off), and all of them clean up
   const cancel = () => {
@@ -300,6 +305,7 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
     await bounded(closed, abandoned ? CLOSE_GRACE_MS : undefined, options.hurry);
     mark('vitest closed');
     forgetStop(stopChannel);
+    inFlight.close();
   }
   if (abandoned) collector.run.runErrors.push('checks still running when the run was stopped at once were abandoned: their results are missing and their clean-up may not have run');
   return collector.run;
@@ -440,6 +446,8 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   const files = await writeEveryReport(dir, report, options.hurry?.aborted === true ? false : html, () =>
     options.onReportsWritten?.({ report, dir, files: ['conformance.json', 'junit.xml', 'summary.md'].map((f) => join(dir, f)) }));
   mark('reports written');
+  // the next run of this kind starts its longest files first (harness/file-order.ts)
+  if (report.interrupted === undefined) saveFileWeights(config, report.checks);
   const times = (pick: (c: RunReport['checks'][number]) => string | undefined) =>
     run.checks.map(pick).filter((t): t is string => t !== undefined).map((t) => Date.parse(t));
   const firsts = times((c) => c.firstRequestAt);

@@ -2,6 +2,7 @@
  * The one vitest set-up every suite run uses (a conformance run, the self-test, the check listing): the suites as
  * test files, no config file, worker threads that keep modules between files, the configuration provided to them.
  */
+import { relative } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { Reporter, Vitest } from 'vitest/node';
 import type { Config } from './config.js';
@@ -9,6 +10,7 @@ import { PACKAGE_ROOT } from './paths.js';
 import { RECORD_SETUP_FILE } from './observe/har-record.js';
 import { schemaRegistry } from './schemas.js';
 import { clearLocks } from './shared-state.js';
+import { loadFileWeights, orderFiles, runKind } from './file-order.js';
 import type { Api } from './types.js';
 
 /** vitest's node API takes most of a second to import: callers may start loading it early */
@@ -24,7 +26,10 @@ export const suiteGlobs = (apis: readonly Api[]) => apis.map((api) => `suites/${
  * with four), and the suite's CPU no longer shares the cores with the server. run.concurrency is split between them.
  */
 export const workersFor = (config: Pick<Config, 'useReference' | 'run'>) => Math.max(1, Math.min(config.useReference ? 2 : 4, config.run.concurrency));
-/** A worker's share of run.concurrency: the checks it runs at once, and its requests in flight at once. */
+/**
+ * A worker's share of run.concurrency: the checks it runs at once, and its requests in flight at once where the run
+ * shares no limit over its workers (a conformance run does: harness/in-flight.ts).
+ */
 export const perWorker = (config: Pick<Config, 'useReference' | 'run'>) => Math.max(1, Math.floor(config.run.concurrency / workersFor(config)));
 
 type ReporterEntry = Reporter | [string, Record<string, unknown>];
@@ -71,7 +76,15 @@ async function withoutSignalHandlers<T>(create: () => Promise<T>): Promise<T> {
  * exit the process at once, are removed: callers stop a run through the run's stop channel (harness/stop-now.ts).
  */
 export async function createSuiteVitest(o: { include: string[]; reporters: ReporterEntry[]; config: Config; allure?: boolean; recordDir?: string }): Promise<Vitest> {
-  const { createVitest } = await loadVitest();
+  const { createVitest, BaseSequencer } = await loadVitest();
+  // the files start longest first, by their own times in the last complete run of the same kind (harness/file-order.ts)
+  const weights = loadFileWeights(runKind(o.config));
+  class LongestFirst extends BaseSequencer {
+    override async sort(files: Parameters<InstanceType<typeof BaseSequencer>['sort']>[0]) {
+      const sorted = await super.sort(files);
+      return weights === undefined ? sorted : orderFiles(sorted, (f) => relative(PACKAGE_ROOT, f.moduleId).split('\\').join('/'), weights);
+    }
+  }
   boundHeapGrowth();
   // the workers load the response validators compiled here once instead of compiling them each (0.3-0.6 s of CPU a
   // worker); written on the first run after a document changed
@@ -101,7 +114,7 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       // the order (each check's seed comes from the run seed and its id, its names from its id).
       maxWorkers: workersFor(o.config),
       maxConcurrency: perWorker(o.config),
-      sequence: { concurrent: o.config.run.concurrency > 1 },
+      sequence: { concurrent: o.config.run.concurrency > 1, sequencer: LongestFirst },
       provide: { conformanceConfig: o.config, ...(o.recordDir !== undefined ? { conformanceRecordDir: o.recordDir } : {}) },
       testTimeout: o.config.run.checkTimeoutMs + 10_000,
     } as Parameters<typeof createVitest>[1],

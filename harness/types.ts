@@ -173,6 +173,11 @@ export interface CheckResultMeta extends CheckDeclaration {
   firstRequestAt?: string;
   /** when the check's last response (or transport error) arrived */
   lastResponseAt?: string;
+  /**
+   * the longest chain of the check's requests that ran one after another, each sent after the previous was answered:
+   * their summed response times (ms) and how many (harness/reporting/chains.ts); what no concurrency shortens
+   */
+  chain?: { ms: number; requests: number };
 }
 
 /** Where one response disagrees with the target's own API description (run --also-validate-against). */

@@ -53,6 +53,29 @@ function latencyTable(r: RunReport): string[] {
   return out;
 }
 
+const secs = (ms: number) => (ms / 1000).toFixed(ms < 10_000 ? 2 : 1);
+
+/**
+ * Where the time goes: the ten slowest checks, their requests and their longest chain of requests sent one after
+ * another (each after the previous answer). A check whose chain is most of its wall time waits for the target, and only
+ * a shorter chain (or skipping it) makes it faster; one whose chain is short is held by its requests' number, the
+ * concurrency or the CPU. Information only.
+ */
+function slowestChecks(r: RunReport): string[] {
+  const timed = r.checks.filter((c) => c.durationMs !== undefined && (c.requests ?? 0) > 0);
+  if (timed.length === 0) return [];
+  const rows = [...timed].sort((a, b) => b.durationMs! - a.durationMs! || (a.id < b.id ? -1 : 1)).slice(0, 10);
+  const longest = timed.reduce<(typeof timed)[number] | undefined>((a, c) => (c.chain !== undefined && (a?.chain === undefined || c.chain.ms > a.chain.ms) ? c : a), undefined);
+  const out: string[] = [];
+  out.push(`## Where the time goes (the ${rows.length} slowest of ${timed.length} checks, information only)`, '');
+  out.push("Wall time from the check's start to its end (waiting for shared target state included), its requests, and its longest chain: requests sent one after another, each after the previous answer, with their summed response times. No concurrency makes a check shorter than its chain; a check whose wall time is mostly its chain waits for the target. To make a run against a slow target shorter, shard (`--shard i/n`) or select (`--requirement`) around the checks at the top.", '');
+  out.push('| check | file | wall s | requests | longest chain (requests, s) |', '|---|---|---:|---:|---:|');
+  for (const c of rows) out.push(`| \`${c.id}\` | ${cell(c.file ?? '')} | ${secs(c.durationMs!)} | ${c.requests ?? 0} | ${c.chain !== undefined ? `${c.chain.requests}, ${secs(c.chain.ms)}` : ''} |`);
+  out.push('');
+  if (longest?.chain !== undefined) out.push(`Longest chain of the run: \`${longest.id}\`, ${longest.chain.requests} requests one after another, ${secs(longest.chain.ms)} s of response times.`, '');
+  return out;
+}
+
 export function renderSummary(r: RunReport): string {
   const out: string[] = [];
   out.push('# Conformance report', '');
@@ -191,6 +214,7 @@ export function renderSummary(r: RunReport): string {
   }
 
   out.push(...latencyTable(r));
+  out.push(...slowestChecks(r));
 
   const notRun = r.requirements.filter((q) => q.verdict === 'skipped' || q.verdict === 'unsupported');
   if (notRun.length > 0) {

@@ -1,6 +1,7 @@
 /**
  * Concurrency (issue 13): the in-flight limit of the HTTP client, the locks on shared target state, and the same
- * verdicts at any run.concurrency.
+ * verdicts at any run.concurrency. Issue 23: run.concurrency is one limit over every worker of a run (a worker takes
+ * the slots the others leave), and the verdicts stay those of concurrency 1 with it, however it splits.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -12,6 +13,8 @@ import { DEFAULT_RUN, type Config } from '../../harness/config.js';
 import { HttpClient } from '../../harness/http.js';
 import { runConformance } from '../../harness/runner.js';
 import { lockShared, withSharedState } from '../../harness/shared-state.js';
+
+const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
 
 describe('requests in flight', () => {
   it('never sends more requests at once than maxInFlight, and sends them all', async () => {
@@ -38,6 +41,45 @@ describe('requests in flight', () => {
       new HttpClient({ api: 'scan', baseUrl: 'http://127.0.0.1:1', timeoutMs: 100, maxResponseBytes: 1, maxInFlight: 1000 });
     }
   });
+});
+
+describe('one limit of requests in flight for the whole run', () => {
+  it('keeps the requests of all worker threads together within run.concurrency, and lets busy workers use the slots idle ones leave', async () => {
+    let open = 0;
+    let most = 0;
+    let total = 0;
+    const server = createServer((_req, res) => {
+      total++;
+      most = Math.max(most, ++open);
+      setTimeout(() => {
+        open--;
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"items":[]}');
+      }, 60);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const reports = mkdtempSync(join(tmpdir(), 'cc-in-flight-'));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      // two files of 12 requests at once, in two of the run's four workers (a configured target): a fixed share would
+      // be one request in flight per worker (two in all); the run's one limit lets the two busy workers send four
+      const config: Config = {
+        run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: reports, html: false, compare: false, timeoutMs: 5000, checkTimeoutMs: 20_000, concurrency: 4 },
+        targets: { scan: { url, version: '1.0', auth: { kind: 'none' }, features: {}, fixtures: {}, disabledRequirements: [], headers: {} } },
+        reference: { faults: [] },
+        useReference: false,
+        sources: ['test'],
+        internal: { specsDir: fixtures, catalogueDir: join(fixtures, 'requirements'), include: ['test/fixtures/mini/pace/*.check.ts'] },
+      };
+      const { report } = await runConformance(config, { write: () => undefined });
+      expect(report.checks.map((c) => c.verdict)).toEqual(['pass', 'pass']);
+      expect(total).toBe(24);
+      expect(most).toBe(4);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      rmSync(reports, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('shared target state', () => {
@@ -97,14 +139,23 @@ describe('verdicts at any concurrency', () => {
     sources: ['test'],
   });
 
-  it('a run at concurrency 1 and one at the default give the same requirement and check verdicts on the reference', async () => {
+  it('a run at concurrency 1, one at the default and one at an uneven split give the same requirement and check verdicts on the reference', async () => {
     const one = await runConformance(config(1), { write: () => undefined });
     const many = await runConformance(config(DEFAULT_RUN.concurrency), { write: () => undefined });
+    // three slots over two workers: one check at a time in each, the third slot taken by whichever worker asks first
+    const uneven = await runConformance(config(3), { write: () => undefined });
     const verdicts = (r: typeof one) => Object.fromEntries(r.report.requirements.map((q) => [q.id, q.verdict]));
     const checks = (r: typeof one) => Object.fromEntries(r.report.checks.map((c) => [c.id, c.verdict]));
     expect(one.report.checks.length).toBeGreaterThan(200);
     expect(verdicts(many)).toEqual(verdicts(one));
     expect(checks(many)).toEqual(checks(one));
+    expect(verdicts(uneven)).toEqual(verdicts(one));
+    expect(checks(uneven)).toEqual(checks(one));
     expect(one.report.exitCode).toBe(0);
-  }, 240_000);
+    // every check reports its longest chain of requests; at concurrency 1 no two requests overlap, so the chain of a
+    // check that sends one request at a time is all of its requests
+    const chained = one.report.checks.filter((c) => (c.requests ?? 0) > 0);
+    expect(chained.every((c) => c.chain !== undefined && c.chain.requests >= 1 && c.chain.requests <= c.requests!)).toBe(true);
+    expect(chained.filter((c) => c.chain!.requests === c.requests).length).toBeGreaterThan(chained.length * 0.9);
+  }, 360_000);
 });

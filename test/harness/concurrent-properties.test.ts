@@ -2,7 +2,10 @@
  * Property cases run at once (`t.property(..., { concurrent: true })`, issue 13): on a target with planted faults the
  * verdicts, and the failing properties' seeds and failing cases, are those of a run at concurrency 1, where every case runs
  * one after another. The faults are of checks whose properties run their cases at once (derived mutation kinds, the
- * user lifecycle model, user id round trips, rights grants, masked user updates spread over users, scan listings and walks).
+ * user lifecycle model, user id round trips, rights grants, masked user updates spread over users, scan listings and walks,
+ * the traffic account model, whose cases each model an account of their own). A case run at once with others adds to its
+ * check's evidence (requirements it saw hold, judged or could not observe) only when a run one case after another
+ * would have run it: the requirement verdicts are those of concurrency 1 too.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +22,7 @@ const FAULTS = [
   'scan-list-ans-entries-newest-page',
   'scan-licenses-after-skips-one',
   'ledger-update-user-unmasked-primary-party-applied',
+  'ledger-update-traffic-account-duplicate-dedup-id-applied',
 ];
 const REQUIREMENTS = [
   'ledger.derived.pattern-rejected',
@@ -28,6 +32,7 @@ const REQUIREMENTS = [
   'scan.list-ans-entries.older-first',
   'scan.list-validator-licenses.after-continues',
   'ledger.update-user.only-masked-fields-change',
+  'ledger.update-traffic-account.duplicate-dedup-id-ignored',
 ];
 
 describe('property cases at once', () => {

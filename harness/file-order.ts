@@ -1,0 +1,89 @@
+/**
+ * The order a run starts its suite files in (issue 23). A worker thread runs its files one after another, so a file that
+ * takes long and starts late makes the run end late: files start longest first, as the previous complete run of the
+ * same kind measured them (the embedded reference, where a file's time is CPU; a configured target, where it is mostly
+ * its chains of requests waiting for the target). Without such a run, vitest's own order.
+ *
+ * A file's time is its own, not the time it waited for other files: its checks that share target state run one after
+ * another, each from its first request to its last answer (the wait for the lock before is another file's time); the
+ * others run at once, the longest decides. Through the benchmark's latency profile the two files that share the
+ * package-vetting state counted their waits for each other, started together first, and held two of the four workers
+ * for most of the run; by their own time, the second one starts when the first one has ended.
+ *
+ * Kept in node_modules/.cache/canton-conformance/file-order/, per kind, after each complete run (not a shard, a selection
+ * of requirements nor a read-only run). The order changes no verdict: each check's inputs come from the run seed and its
+ * id, and checks that share target state hold a lock whatever runs beside them.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from './paths.js';
+import type { Config } from './config.js';
+import type { CheckResultMeta } from './types.js';
+
+const ORDER_DIR = join(PACKAGE_ROOT, 'node_modules', '.cache', 'canton-conformance', 'file-order');
+
+export type RunKind = 'reference' | 'target';
+export const runKind = (config: Pick<Config, 'useReference'>): RunKind => (config.useReference ? 'reference' : 'target');
+
+const spanOf = (c: CheckResultMeta): number =>
+  c.firstRequestAt !== undefined && c.lastResponseAt !== undefined ? Math.max(0, Date.parse(c.lastResponseAt) - Date.parse(c.firstRequestAt)) : 0;
+
+/**
+ * Each file's own time (ms) in a run: the sum of the active spans of its checks that share state, or the span of its
+ * other checks together (from the first one's first request to the last one's last answer), whichever is longer.
+ */
+export function fileWeights(checks: readonly CheckResultMeta[]): Record<string, number> {
+  const shared = new Map<string, number>();
+  const others = new Map<string, { first: number; last: number }>();
+  for (const c of checks) {
+    if (c.file === undefined || c.firstRequestAt === undefined || c.lastResponseAt === undefined) continue;
+    if ((c.shares ?? []).length > 0) {
+      shared.set(c.file, (shared.get(c.file) ?? 0) + spanOf(c));
+      continue;
+    }
+    const o = others.get(c.file) ?? { first: Infinity, last: -Infinity };
+    o.first = Math.min(o.first, Date.parse(c.firstRequestAt));
+    o.last = Math.max(o.last, Date.parse(c.lastResponseAt));
+    others.set(c.file, o);
+  }
+  const out: Record<string, number> = {};
+  for (const f of new Set([...shared.keys(), ...others.keys()])) {
+    const o = others.get(f);
+    out[f] = Math.round(Math.max(shared.get(f) ?? 0, o !== undefined ? o.last - o.first : 0));
+  }
+  return out;
+}
+
+export function loadFileWeights(kind: RunKind): Record<string, number> | undefined {
+  try {
+    const w = JSON.parse(readFileSync(join(ORDER_DIR, `${kind}.json`), 'utf8')) as unknown;
+    return typeof w === 'object' && w !== null ? (w as Record<string, number>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps a complete run's file times for the next run of its kind; never fails the run. */
+export function saveFileWeights(config: Config, checks: readonly CheckResultMeta[]): void {
+  if (config.run.shard !== undefined || config.run.requirements.length > 0 || config.run.readOnly || config.internal !== undefined) return;
+  try {
+    const weights = { ...(loadFileWeights(runKind(config)) ?? {}), ...fileWeights(checks) };
+    mkdirSync(ORDER_DIR, { recursive: true });
+    const file = join(ORDER_DIR, `${runKind(config)}.json`);
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(weights));
+    renameSync(tmp, file);
+  } catch {
+    // the order is a speed-up only
+  }
+}
+
+/**
+ * `files` longest first by `weights` (file paths relative to the package root); files without a weight keep their
+ * place ahead of the weighed ones, in the order given (vitest's).
+ */
+export function orderFiles<T>(files: readonly T[], pathOf: (f: T) => string, weights: Record<string, number>): T[] {
+  const known = files.filter((f) => weights[pathOf(f)] !== undefined);
+  const unknown = files.filter((f) => weights[pathOf(f)] === undefined);
+  return [...unknown, ...known.sort((a, b) => weights[pathOf(b)]! - weights[pathOf(a)]!)];
+}

@@ -1,0 +1,191 @@
+/**
+ * Where the time goes (issue 23): each check measures, as its exchanges end, its longest chain of requests sent one after
+ * another (each after the previous answer), without keeping the exchanges; the reports list it per check and
+ * summary.md the ten slowest checks. The run's requests in flight count against one limit shared by every worker.
+ */
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { newChainTally, noteChain, noteChainTimes, reportedChain } from '../../harness/reporting/chains.js';
+import { shareInFlight, SharedInFlight } from '../../harness/in-flight.js';
+import { renderSummary } from '../../harness/reporting/summary.js';
+import type { RunReport } from '../../harness/reporting/model.js';
+import type { CheckResultMeta } from '../../harness/types.js';
+
+/** a small deterministic generator (mulberry32) */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * the longest chain by brute force: intervals each starting at or after the previous one's end (within the millisecond
+ * a recorded start is cut to), most time summed
+ */
+function exactLongest(xs: Array<{ start: number; end: number }>): { ms: number; requests: number } {
+  const sorted = [...xs].sort((a, b) => a.end - b.end);
+  const best: Array<{ ms: number; requests: number }> = [];
+  let top = { ms: 0, requests: 0 };
+  sorted.forEach((x, i) => {
+    let before = { ms: 0, requests: 0 };
+    for (let j = 0; j < i; j++) if (sorted[j]!.end <= x.start + 1 && best[j]!.ms > before.ms) before = best[j]!;
+    best[i] = { ms: before.ms + (x.end - x.start), requests: before.requests + 1 };
+    if (best[i]!.ms > top.ms) top = best[i]!;
+  });
+  return top;
+}
+
+/** exchanges as a check sees them: in the order they end */
+const feed = (xs: Array<{ start: number; end: number }>) => {
+  const c = newChainTally();
+  for (const x of [...xs].sort((a, b) => a.end - b.end)) noteChainTimes(c, x.start, x.end - x.start);
+  return c;
+};
+
+describe('the longest chain of a check', () => {
+  it('sums requests sent one after another, and takes the longest of requests sent at once', () => {
+    const chain = Array.from({ length: 5 }, (_, i) => ({ start: i * 100 + 2, end: i * 100 + 90 }));
+    expect(reportedChain(feed(chain))).toEqual({ ms: 5 * 88, requests: 5 });
+    const atOnce = Array.from({ length: 5 }, (_, i) => ({ start: 0, end: 50 + i * 10 }));
+    expect(reportedChain(feed(atOnce))).toEqual({ ms: 90, requests: 1 });
+    // a fan-out of three, then one request after all of them answered: the slowest of the three, then the last one
+    const fan = [{ start: 0, end: 30 }, { start: 0, end: 80 }, { start: 1, end: 50 }, { start: 85, end: 120 }];
+    expect(reportedChain(feed(fan))).toEqual({ ms: 80 + 35, requests: 2 });
+    expect(reportedChain(newChainTally())).toBeUndefined();
+  });
+
+  it('finds the longest chain of any schedule, exactly, keeping a few steps only', () => {
+    const next = random(23);
+    for (let round = 0; round < 200; round++) {
+      // lanes of requests one after another with gaps, beside overlapping ones, at whole milliseconds
+      const xs: Array<{ start: number; end: number }> = [];
+      const lanes = 1 + Math.floor(next() * 6);
+      for (let l = 0; l < lanes; l++) {
+        let t = Math.floor(next() * 50);
+        const n = 1 + Math.floor(next() * 12);
+        for (let i = 0; i < n; i++) {
+          const d = 1 + Math.floor(next() * 400);
+          xs.push({ start: t, end: t + d });
+          t += d + 2 + Math.floor(next() * 30);
+        }
+      }
+      const c = feed(xs);
+      const want = exactLongest(xs);
+      expect(c.longestMs).toBe(want.ms);
+      expect(c.longestRequests).toBe(want.requests);
+    }
+  });
+
+  it('stays bounded over a long check at nightly depth', () => {
+    const c = newChainTally();
+    const next = random(5);
+    let t = 0;
+    for (let i = 0; i < 100_000; i++) {
+      // 16 in flight, each 10-50 ms
+      const d = 10 + Math.floor(next() * 40);
+      noteChainTimes(c, t, d);
+      if (i % 16 === 15) t += 25;
+    }
+    expect(c.ends.length).toBeLessThanOrEqual(256);
+    expect(c.longestRequests).toBeGreaterThan(1000);
+  });
+
+  it('reads the recorded start (to the millisecond) and duration of an exchange', () => {
+    const c = newChainTally();
+    noteChain(c, { startedAt: '2026-01-01T00:00:00.000Z', durationMs: 20.4 });
+    // sent 0.6 ms before the recorded end (the start is cut to the millisecond): still after the answer
+    noteChain(c, { startedAt: '2026-01-01T00:00:00.020Z', durationMs: 30 });
+    noteChain(c, { startedAt: '2026-01-01T00:00:00.010Z', durationMs: 5 });
+    expect(reportedChain(c)).toEqual({ ms: 50, requests: 2 });
+  });
+});
+
+describe('summary.md: where the time goes', () => {
+  it('lists the ten slowest checks with their requests and longest chain, and the run\'s longest chain', () => {
+    const checks = Array.from({ length: 14 }, (_, i): CheckResultMeta => ({
+      id: `ledger.c${i}`, title: `check ${i}`, api: 'ledger', operations: [], requirements: [], file: `suites/ledger/f${i % 3}.test.ts`,
+      verdict: 'pass', requests: 3 + i, durationMs: 1000 + i * 500, chain: { ms: i === 2 ? 9000 : 800 + i * 100, requests: i === 2 ? 40 : 2 + i },
+    }));
+    const report = {
+      schemaVersion: 1, suite: { name: 'canton-conformance', version: '0' }, runId: 'r', startedAt: '2026-01-01T00:00:00Z', finishedAt: '2026-01-01T00:00:09Z', durationMs: 9000,
+      seed: 1, runs: 25, targets: {}, config: {}, selection: { apis: ['ledger'], requirements: [] }, outcome: 'PASSED', exitCode: 0,
+      counts: {}, checkCounts: { pass: 14, fail: 0, error: 0, skipped: 0, unsupported: 0 }, requirements: [], checks, runErrors: [], notes: [],
+    } satisfies RunReport;
+    const md = renderSummary(report);
+    const section = md.slice(md.indexOf('## Where the time goes'));
+    expect(section).toMatch(/^## Where the time goes \(the 10 slowest of 14 checks/);
+    const rows = section.split('\n').filter((l) => l.startsWith('| `'));
+    expect(rows).toHaveLength(10);
+    expect(rows[0]).toBe('| `ledger.c13` | suites/ledger/f1.test.ts | 7.50 | 16 | 15, 2.10 |');
+    expect(rows.some((r) => r.includes('ledger.c3`'))).toBe(false);
+    expect(section).toContain('Longest chain of the run: `ledger.c2`, 40 requests one after another, 9.00 s');
+  });
+});
+
+describe('requests in flight: one limit for the run', () => {
+  it('lets threads take slots up to the limit together, and a thread take the slots the others leave', async () => {
+    const cells = new Int32Array(new SharedArrayBuffer(12));
+    cells[1] = 3;
+    const a = new SharedInFlight(cells);
+    const b = new SharedInFlight(cells);
+    await a.acquire();
+    await a.acquire();
+    await b.acquire();
+    let got = false;
+    const waiting = b.acquire().then(() => (got = true));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(got).toBe(false);
+    a.release();
+    await waiting;
+    expect(b.active).toBe(3);
+    // the waiting requests of one thread get slots in their order
+    const order: number[] = [];
+    const more = [1, 2, 3].map((i) => a.acquire().then(() => order.push(i)));
+    for (let i = 0; i < 3; i++) b.release();
+    await Promise.all(more);
+    expect(order).toEqual([1, 2, 3]);
+    expect(a.active).toBe(3);
+  });
+
+  it('hands the run\'s counter to a worker thread, whose slots the run\'s other threads then wait for', async () => {
+    const channel = `cc-test-in-flight-${process.pid}-${Date.now()}`;
+    const shared = shareInFlight(channel, 2);
+    const module = new URL('../../harness/in-flight.ts', import.meta.url).href;
+    const worker = new Worker(
+      `const { workerData, parentPort } = require('node:worker_threads');
+       import(workerData.tsx).then((tsx) => tsx.register()).then(() => import(workerData.module)).then(async ({ sharedInFlight }) => {
+         const gate = await sharedInFlight(workerData.channel);
+         await gate.acquire(); await gate.acquire();
+         parentPort.postMessage('holding');
+         parentPort.once('message', () => { gate.release(); gate.release(); parentPort.postMessage('released'); });
+       });`,
+      { eval: true, workerData: { module, channel, tsx: pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs') } },
+    );
+    try {
+      const next = () => new Promise<unknown>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+      expect(await next()).toBe('holding');
+      expect(shared.gate.active).toBe(2);
+      let got = false;
+      const mine = shared.gate.acquire().then(() => (got = true));
+      await new Promise((r) => setTimeout(r, 30));
+      expect(got).toBe(false);
+      worker.postMessage('release');
+      expect(await next()).toBe('released');
+      await mine;
+      expect(shared.gate.active).toBe(1);
+      shared.gate.release();
+    } finally {
+      shared.close();
+      await worker.terminate();
+    }
+  });
+});
