@@ -28,9 +28,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { stringify } from 'yaml';
-import { describeCriticalPath, profileBench } from './latency-profile.js';
+import { describeCriticalPath, LATENCY_PROFILE, profileBench, profileProxy, type ProfileProxy } from './latency-profile.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'bin', 'canton-conformance.mjs');
@@ -139,67 +138,12 @@ async function servedReference(name: string, size?: { ansEntries: number; valida
 
 /**
  * A loopback proxy in front of one origin that holds every response for `delayMs` before sending it: a target as far
- * away as a real one, whatever the client's concurrency. It runs in a worker thread of its own: distance costs a real
- * target no CPU, and on the served reference's thread the proxy's own HTTP work (every request and response received
- * and sent again) made that one thread the delayed run's bottleneck rather than the suite.
+ * away as a real one, whatever the client's concurrency. It is the latency profile's proxy (scripts/latency-profile.ts,
+ * in a worker thread of its own: distance costs a real target no CPU) with every class at `delayMs` and nothing added
+ * for vetting, so that an upload that vets is held once, as every other answer.
  */
-const DELAY_PROXY_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { createServer, request, Agent } = require('node:http');
-const { upstream, delayMs } = workerData;
-const target = new URL(upstream);
-const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-const server = createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent }, (ur) => {
-      const body = [];
-      ur.on('data', (c) => body.push(c));
-      ur.on('end', () => {
-        setTimeout(() => {
-          // hop-by-hop headers are the proxy's own (the reference's keep-alive of 72 s, forwarded, made the suite reuse
-          // connections this server had closed after its 5 s: an occasional transport error)
-          const headers = { ...ur.headers };
-          for (const h of ['transfer-encoding', 'connection', 'keep-alive']) delete headers[h];
-          const all = Buffer.concat(body);
-          res.writeHead(ur.statusCode ?? 502, { ...headers, 'content-length': String(all.length) });
-          res.end(all);
-        }, delayMs);
-      });
-    });
-    up.on('error', (e) => {
-      res.writeHead(502);
-      res.end(String(e));
-    });
-    up.end(Buffer.concat(chunks));
-  });
-});
-server.keepAliveTimeout = 60000;
-server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
-parentPort.on('message', (m) => {
-  if (m !== 'close') return;
-  agent.destroy();
-  server.closeAllConnections();
-  server.close(() => parentPort.postMessage('closed'));
-});
-`;
-
-async function delayProxy(upstream: string, delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
-  const worker = new Worker(DELAY_PROXY_SOURCE, { eval: true, workerData: { upstream, delayMs } });
-  const port = await new Promise<number>((resolve, reject) => {
-    worker.once('message', (m: { port: number }) => resolve(m.port));
-    worker.once('error', reject);
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      const closed = new Promise<void>((resolve) => worker.once('message', () => resolve()));
-      worker.postMessage('close');
-      await Promise.race([closed, new Promise((r) => setTimeout(r, 2000))]);
-      await worker.terminate();
-    },
-  };
+function delayProxy(upstream: string, delayMs: number): Promise<ProfileProxy> {
+  return profileProxy(upstream, LATENCY_PROFILE.map((c) => ({ ...c, ms: c.name === 'vetting' ? 0 : delayMs })));
 }
 
 async function rawRate(server: Awaited<ReturnType<typeof servedReference>>['server']): Promise<number> {
