@@ -333,11 +333,15 @@ export class HttpClient {
     }
     const gate = (this.options.inFlight !== undefined ? await this.options.inFlight : undefined) ?? inFlight;
     await gate.acquire();
+    let status: number | undefined;
     try {
       await this.options.pace?.take();
-      return await this.dispatch(req);
+      const x = await this.dispatch(req);
+      status = x.status;
+      return x;
     } finally {
-      gate.release();
+      // the answer's status lets the run's limit adapt (harness/in-flight.ts): no answer tells nothing
+      gate.release(status);
     }
   }
 

@@ -12,15 +12,46 @@
  */
 import { BroadcastChannel } from 'node:worker_threads';
 
-/** What the HTTP client waits on before it sends a request, and tells when the exchange ended. */
+/** What the HTTP client waits on before it sends a request, and tells when the exchange ended (with its status). */
 export interface InFlightGate {
   acquire(): Promise<void>;
-  release(): void;
+  release(status?: number): void;
 }
 
 const ACTIVE = 0;
 const LIMIT = 1;
 const GENERATION = 2;
+/** the most the limit may grow to (run.concurrency); 0 in a counter made without it: the limit stays where it is */
+const MAX = 3;
+/** answers since the limit last changed that were not overload refusals */
+const QUIET = 4;
+/** the generation (count of releases) when the limit was last halved */
+const HALVED_AT = 5;
+export const IN_FLIGHT_CELLS = 6;
+
+/**
+ * Adaptive concurrency (issue 23), from the target's answers only, so the same answers give the same limits whatever the
+ * machine's speed: a 429 or 503 halves the limit (at most once per limit's worth of releases, so that one burst of
+ * refusals is one step down), and each run of `limit` answers in a row that were not refusals raises it by one, up to
+ * run.concurrency and never below 1. Latency is no signal here: on a shared machine it is mostly the suite's own CPU.
+ * The verdicts do not depend on the limit (test/harness/concurrency.test.ts runs them at several).
+ */
+export function adapt(cells: Int32Array, status: number | undefined): void {
+  const max = Atomics.load(cells, MAX);
+  if (max === 0 || status === undefined) return;
+  const limit = Atomics.load(cells, LIMIT);
+  if (status === 429 || status === 503) {
+    const now = Atomics.load(cells, GENERATION);
+    if (now - Atomics.load(cells, HALVED_AT) < limit && Atomics.load(cells, HALVED_AT) !== 0) return;
+    if (Atomics.compareExchange(cells, LIMIT, limit, Math.max(1, Math.floor(limit / 2))) === limit) {
+      Atomics.store(cells, HALVED_AT, Math.max(1, now));
+      Atomics.store(cells, QUIET, 0);
+    }
+    return;
+  }
+  if (limit >= max) return;
+  if (Atomics.add(cells, QUIET, 1) + 1 >= limit && Atomics.compareExchange(cells, LIMIT, limit, limit + 1) === limit) Atomics.store(cells, QUIET, 0);
+}
 /** a sleeping thread looks again after this long even without a release (a notification it missed) */
 const RECHECK_MS = 50;
 
@@ -59,7 +90,8 @@ export class SharedInFlight implements InFlightGate {
     });
   }
 
-  release(): void {
+  release(status?: number): void {
+    if (this.cells.length > MAX) adapt(this.cells, status);
     Atomics.sub(this.cells, ACTIVE, 1);
     Atomics.add(this.cells, GENERATION, 1);
     Atomics.notify(this.cells, GENERATION);
@@ -87,10 +119,12 @@ export class SharedInFlight implements InFlightGate {
 }
 
 /** The run's side: creates the counter with `limit` slots and hands it to every thread that asks on `channel`. */
-export function shareInFlight(channel: string, limit: number): { gate: SharedInFlight; close(): void } {
-  const buffer = new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT);
+export function shareInFlight(channel: string, limit: number, o: { adaptive?: boolean } = {}): { gate: SharedInFlight; close(): void } {
+  const buffer = new SharedArrayBuffer(IN_FLIGHT_CELLS * Int32Array.BYTES_PER_ELEMENT);
   const cells = new Int32Array(buffer);
   cells[LIMIT] = Math.max(1, limit);
+  // the limit starts at run.concurrency and moves below it with the target's answers (adapt)
+  if (o.adaptive !== false) cells[MAX] = Math.max(1, limit);
   const bc = new BroadcastChannel(channel);
   bc.onmessage = (e) => {
     if ((e as MessageEvent).data === 'want') bc.postMessage({ inFlight: buffer });

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { newChainTally, noteChain, noteChainTimes, reportedChain } from '../../harness/reporting/chains.js';
-import { shareInFlight, SharedInFlight } from '../../harness/in-flight.js';
+import { IN_FLIGHT_CELLS, shareInFlight, SharedInFlight } from '../../harness/in-flight.js';
 import { renderSummary } from '../../harness/reporting/summary.js';
 import type { RunReport } from '../../harness/reporting/model.js';
 import type { CheckResultMeta } from '../../harness/types.js';
@@ -186,6 +186,79 @@ describe('requests in flight: one limit for the run', () => {
     } finally {
       shared.close();
       await worker.terminate();
+    }
+  });
+});
+
+describe('requests in flight: the limit adapts to the target\'s answers', () => {
+  const cellsOf = (limit: number) => {
+    const cells = new Int32Array(new SharedArrayBuffer(IN_FLIGHT_CELLS * 4));
+    cells[1] = limit;
+    cells[3] = limit;
+    return cells;
+  };
+  const answer = (gate: SharedInFlight, status: number | undefined) => gate.release(status);
+
+  it('halves on a 429 or 503, once per burst of refusals, and never below 1', async () => {
+    const cells = cellsOf(32);
+    const gate = new SharedInFlight(cells);
+    for (let i = 0; i < 8; i++) await gate.acquire();
+    // eight refusals of one burst: one step down
+    for (let i = 0; i < 8; i++) answer(gate, i % 2 === 0 ? 429 : 503);
+    expect(gate.limit).toBe(16);
+    // a limit's worth of releases later, another refusal steps down again
+    for (let i = 0; i < 16; i++) {
+      await gate.acquire();
+      answer(gate, undefined);
+    }
+    await gate.acquire();
+    answer(gate, 503);
+    expect(gate.limit).toBe(8);
+    for (let k = 0; k < 10; k++) {
+      for (let i = 0; i < 32; i++) {
+        await gate.acquire();
+        answer(gate, undefined);
+      }
+      await gate.acquire();
+      answer(gate, 429);
+    }
+    expect(gate.limit).toBe(1);
+  });
+
+  it('grows by one after a limit\'s worth of answers that were not refusals, up to run.concurrency', async () => {
+    const cells = cellsOf(4);
+    const gate = new SharedInFlight(cells);
+    await gate.acquire();
+    answer(gate, 429);
+    expect(gate.limit).toBe(2);
+    const ok = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        await gate.acquire();
+        answer(gate, 200);
+      }
+    };
+    await ok(1);
+    expect(gate.limit).toBe(2);
+    await ok(1);
+    expect(gate.limit).toBe(3);
+    await ok(3);
+    expect(gate.limit).toBe(4);
+    await ok(50);
+    expect(gate.limit).toBe(4);
+    // a 4xx or 5xx other than 429 and 503 is an answer, not a refusal; no answer (a transport error) tells nothing
+    await gate.acquire();
+    answer(gate, 500);
+    expect(gate.limit).toBe(4);
+  });
+
+  it('is the same for the same answers, whatever the timing (the run\'s counter made without adapting stays put)', async () => {
+    const fixed = shareInFlight(`cc-test-fixed-${process.pid}-${Date.now()}`, 8, { adaptive: false });
+    try {
+      await fixed.gate.acquire();
+      fixed.gate.release(429);
+      expect(fixed.gate.limit).toBe(8);
+    } finally {
+      fixed.close();
     }
   });
 });
