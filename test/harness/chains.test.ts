@@ -12,17 +12,8 @@ import { IN_FLIGHT_CELLS, shareInFlight, SharedInFlight } from '../../harness/in
 import { renderSummary } from '../../harness/reporting/summary.js';
 import type { RunReport } from '../../harness/reporting/model.js';
 import type { CheckResultMeta } from '../../harness/types.js';
+import { random } from './seeded-random.js';
 
-/** a small deterministic generator (mulberry32) */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * the longest chain by brute force: intervals each starting at or after the previous one's end (within the millisecond

@@ -13,6 +13,7 @@ import { DEFAULT_RUN, type Config } from '../../harness/config.js';
 import { HttpClient } from '../../harness/http.js';
 import { runConformance } from '../../harness/runner.js';
 import { lockShared, withSharedState } from '../../harness/shared-state.js';
+import { miniConfig } from '../robustness/harness.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
 
@@ -62,14 +63,7 @@ describe('one limit of requests in flight for the whole run', () => {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       // two files of 12 requests at once, in two of the run's four workers (a configured target): a fixed share would
       // be one request in flight per worker (two in all); the run's one limit lets the two busy workers send four
-      const config: Config = {
-        run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: reports, html: false, compare: false, timeoutMs: 5000, checkTimeoutMs: 20_000, concurrency: 4 },
-        targets: { scan: { url, version: '1.0', auth: { kind: 'none' }, features: {}, fixtures: {}, disabledRequirements: [], headers: {} } },
-        reference: { faults: [] },
-        useReference: false,
-        sources: ['test'],
-        internal: { specsDir: fixtures, catalogueDir: join(fixtures, 'requirements'), include: ['test/fixtures/mini/pace/*.check.ts'] },
-      };
+      const config = miniConfig(url, ['test/fixtures/mini/pace/*.check.ts'], { reportsDir: reports, timeoutMs: 5000, checkTimeoutMs: 20_000, concurrency: 4 });
       const { report } = await runConformance(config, { write: () => undefined });
       expect(report.checks.map((c) => c.verdict)).toEqual(['pass', 'pass']);
       expect(total).toBe(24);

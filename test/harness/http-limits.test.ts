@@ -13,6 +13,7 @@ import { ConfigError, DEFAULT_RUN, loadConfig, type Config } from '../../harness
 import { HttpClient, TransportError } from '../../harness/http.js';
 import { RequestPace } from '../../harness/pace.js';
 import { runConformance } from '../../harness/runner.js';
+import { miniConfig } from '../robustness/harness.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
 
@@ -50,14 +51,7 @@ describe('run.maxRequestsPerSecond', () => {
   it('keeps a run whose checks burst in two worker threads to the limit in every one-second window', async () => {
     const reports = mkdtempSync(join(tmpdir(), 'cc-pace-'));
     try {
-      const config: Config = {
-        run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: reports, html: false, compare: false, timeoutMs: 2000, checkTimeoutMs: 20_000, maxRequestsPerSecond: 10 },
-        targets: { scan: { url, version: '1.0', auth: { kind: 'none' }, features: {}, fixtures: {}, disabledRequirements: [], headers: {} } },
-        reference: { faults: [] },
-        useReference: false,
-        sources: ['test'],
-        internal: { specsDir: fixtures, catalogueDir: join(fixtures, 'requirements'), include: ['test/fixtures/mini/pace/*.check.ts'] },
-      };
+      const config = miniConfig(url, ['test/fixtures/mini/pace/*.check.ts'], { reportsDir: reports, timeoutMs: 2000, checkTimeoutMs: 20_000, maxRequestsPerSecond: 10 });
       const { report } = await runConformance(config, { write: () => undefined });
       expect(report.checks.map((c) => c.verdict)).toEqual(['pass', 'pass']);
       expect(arrivals).toHaveLength(24);

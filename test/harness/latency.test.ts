@@ -7,17 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { addTally, bucketOf, bucketValue, latencyOf, noteLatency, percentile } from '../../harness/reporting/latency.js';
 import type { CheckResultMeta, ExchangeRecord, LatencyTally } from '../../harness/types.js';
+import { random } from './seeded-random.js';
 
-/** a small deterministic generator (mulberry32) */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const exchange = (operationId: string | undefined, durationMs: number, answered = true): ExchangeRecord => ({
   api: 'ledger',
