@@ -83,11 +83,15 @@ export function installRequestLeniency(app: FastifyInstance, l: Leniency): void 
     if (r === undefined) resolvers.set(api, (r = resolver(schemas.document(api) as Json)));
     return r;
   };
+  // an operation's request side, read from its document once
+  const shapes = new Map<string, ReturnType<typeof requestShape>>();
   app.addHook('preHandler', async (req, reply) => {
     const hit = matchRoute(table, req);
     if (hit === undefined) return;
     const { api, operationId } = hit.route;
-    const shape = requestShape(schemas.document(api) as Json, operationId);
+    const key = `${api}:${operationId}`;
+    let shape = shapes.get(key);
+    if (shape === undefined) shapes.set(key, (shape = requestShape(schemas.document(api) as Json, operationId)));
     if (api !== 'ledger') {
       const q = (req.query ?? {}) as Record<string, unknown>;
       const missing = shape.parameters.find((p) => p.in === 'query' && p.required === true && q[p.name] === undefined);
