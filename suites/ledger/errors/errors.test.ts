@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
 import { judgeBadRequests, judgeRejection } from '../../rejections.js';
-import { conformance, type CheckContext } from '../../../harness/conformance.js';
+import { conformance, NotRun, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
 import { LEDGER_GRPC_STATUS } from '../../../harness/checks.js';
 import { connectedSynchronizers, createSubmitter, createUser, routeNotServed, submitCommands, templateFixture } from '../../../harness/fixtures/ledger.js';
@@ -94,9 +94,15 @@ describe('ledger errors', () => {
       // and its fields, the account id, the commands of a submission), each left out of an otherwise valid request
       const u = await createUser(t);
       const userUpdate = { user: { id: u.id, isDeactivated: false }, updateMask: { paths: ['is_deactivated'] } };
-      const s = await createSubmitter(t);
-      const tree = { commands: [createCommand(templateFixture(t), s.party)], commandId: t.uniqueName('cc-missing'), userId: s.userId, actAs: [s.party] };
-      const traffic = { accountId: s.party, deduplicationId: t.uniqueName('dedup'), balanceDelta: 1 };
+      // the cases that need a party acting through its own user (HS256 tokens) are left out, with the reason, where the
+      // target's configuration cannot give one: the other cases are judged all the same
+      let s: Awaited<ReturnType<typeof createSubmitter>> | undefined;
+      try {
+        s = await createSubmitter(t);
+      } catch (e) {
+        if (!(e instanceof NotRun)) throw e;
+        t.note(`the account id and the tree submission's commands were not left out: ${e.reason}`);
+      }
       type Case = [op: string, json: unknown, field: string, o?: { params?: Record<string, string>; auth?: { user: string }; served?: () => boolean }];
       const cases: Case[] = [
         ['generateExternalPartyTopology', without(topology, 'partyHint'), 'partyHint'],
@@ -108,8 +114,12 @@ describe('ledger errors', () => {
         ['updateUser', without(userUpdate, 'user'), 'user', { params: { 'user-id': u.id } }],
         ['updateUser', { ...userUpdate, user: without(userUpdate.user, 'id') }, 'user.id', { params: { 'user-id': u.id } }],
         ['grantUserRights', { rights: [{ kind: { CanReadAsAnyParty: { value: {} } } }] }, 'userId', { params: { 'user-id': u.id } }],
-        ['updateTrafficAccount', without(traffic, 'accountId'), 'accountId', { served: () => trafficServed(t) }],
-        ['submitAndWaitForTransactionTree', without(tree, 'commands'), 'commands', { auth: { user: s.userId } }],
+        ...(s === undefined
+          ? []
+          : ([
+              ['updateTrafficAccount', { deduplicationId: t.uniqueName('dedup'), balanceDelta: 1 }, 'accountId', { served: () => trafficServed(t) }],
+              ['submitAndWaitForTransactionTree', { commandId: t.uniqueName('cc-missing'), userId: s.userId, actAs: [s.party] }, 'commands', { auth: { user: s.userId } }],
+            ] as Case[])),
       ];
       const seen: Array<{ x: Exchange; what: string }> = [];
       for (const [op, json, field, o = {}] of cases) {
