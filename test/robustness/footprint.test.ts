@@ -274,7 +274,10 @@ describe('clean-up steps that fail', () => {
     expect(check?.durationMs).toBeLessThan(1000 + 5000);
     expect(check?.notCleanedUp?.[0]).toMatch(/^the stubborn step: .*\(\d attempts?, then the clean-up time ran out\)$/);
     // the step after it is not tried once the time is out; when the stubborn step stopped because its next wait would
-    // not fit (on a slow machine), the step after it may still run in the time left, and succeed
-    expect(check?.notCleanedUp?.slice(1)).toSatisfy((rest: string[]) => rest.length === 0 || (rest.length === 1 && rest[0] === 'the step after it: not tried, the clean-up time ran out'));
+    // not fit, the step after it may still start in the time left, and succeed or be cut off at the same deadline
+    // (which of these depends on the machine's timing; the deadline holds in each)
+    expect(check?.notCleanedUp?.slice(1)).toSatisfy(
+      (rest: string[]) => rest.length === 0 || (rest.length === 1 && /^the step after it: (not tried, the clean-up time ran out|.* \(\d attempts?, then the clean-up time ran out\))$/.test(rest[0]!)),
+    );
   }, 60_000);
 });
