@@ -65,6 +65,11 @@ export interface RunConfig {
   maxRequestsPerSecond?: number;
   /** the most requests in flight at once, across the whole run; 1 runs every check and request one after another */
   concurrency: number;
+  /**
+   * the worker threads that run the suite files (each runs its files one after another); unset: two against the
+   * embedded reference, four against a configured target (harness/suite-vitest.ts, workersFor)
+   */
+  workers?: number;
   reportsDir: string;
   only: Api[];
   requirements: string[];
@@ -167,6 +172,7 @@ export interface ConfigFlags {
   compare?: string | boolean;
   readOnly?: boolean;
   maxRequestsPerSecond?: string;
+  workers?: string;
   /** i/n: run only the checks of shard i of n */
   shard?: string;
   /** `[api=]FILE|URL|served` (ledger when no api is named) */
@@ -376,6 +382,7 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
   if (flags.baseline !== undefined) ensureRun(raw).baseline = flags.baseline;
   if (flags.compare !== undefined) ensureRun(raw).compare = flags.compare;
   if (flags.readOnly === true) ensureRun(raw).readOnly = true;
+  if (flags.workers !== undefined) ensureRun(raw).workers = parseInteger(flags.workers, 'flag --workers');
   if (flags.maxRequestsPerSecond !== undefined) {
     const n = Number(flags.maxRequestsPerSecond);
     if (flags.maxRequestsPerSecond.trim() === '' || !Number.isFinite(n)) throw new ConfigError(`flag --max-requests-per-second: "${flags.maxRequestsPerSecond}" is not a number`);

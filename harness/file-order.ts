@@ -54,10 +54,40 @@ export function fileWeights(checks: readonly CheckResultMeta[]): Record<string, 
   return out;
 }
 
-export function loadFileWeights(kind: RunKind): Record<string, number> | undefined {
+/** What the order knows of a file from the last complete run of its kind. */
+export interface FileWeight {
+  /** its own time (ms): fileWeights */
+  ms: number;
+  /** the shared target state its checks hold a lock on (CheckDeclaration.shares), when any */
+  shares?: string[];
+}
+
+/** Each file's own time and the shared state its checks lock, in a run (the order's input for the next run). */
+export function fileProfiles(checks: readonly CheckResultMeta[]): Record<string, FileWeight> {
+  const shares = new Map<string, Set<string>>();
+  for (const c of checks) {
+    if (c.file === undefined || (c.shares ?? []).length === 0) continue;
+    const s = shares.get(c.file) ?? new Set<string>();
+    for (const r of c.shares!) s.add(r);
+    shares.set(c.file, s);
+  }
+  return Object.fromEntries(Object.entries(fileWeights(checks)).map(([f, ms]) => [f, { ms, ...(shares.has(f) ? { shares: [...shares.get(f)!].sort() } : {}) }]));
+}
+
+export function loadFileWeights(kind: RunKind): Record<string, FileWeight> | undefined {
   try {
     const w = JSON.parse(readFileSync(join(ORDER_DIR, `${kind}.json`), 'utf8')) as unknown;
-    return typeof w === 'object' && w !== null ? (w as Record<string, number>) : undefined;
+    if (typeof w !== 'object' || w === null) return undefined;
+    const out: Record<string, FileWeight> = {};
+    for (const [f, v] of Object.entries(w as Record<string, unknown>)) {
+      // a number: the cache of an earlier version (times only)
+      if (typeof v === 'number' && Number.isFinite(v)) out[f] = { ms: v };
+      else if (typeof v === 'object' && v !== null && typeof (v as FileWeight).ms === 'number') {
+        const shares = (v as FileWeight).shares;
+        out[f] = { ms: (v as FileWeight).ms, ...(Array.isArray(shares) && shares.every((r) => typeof r === 'string') ? { shares } : {}) };
+      }
+    }
+    return out;
   } catch {
     return undefined;
   }
@@ -67,7 +97,7 @@ export function loadFileWeights(kind: RunKind): Record<string, number> | undefin
 export function saveFileWeights(config: Config, checks: readonly CheckResultMeta[]): void {
   if (config.run.shard !== undefined || config.run.requirements.length > 0 || config.run.readOnly || config.internal !== undefined) return;
   try {
-    const weights = { ...(loadFileWeights(runKind(config)) ?? {}), ...fileWeights(checks) };
+    const weights = { ...(loadFileWeights(runKind(config)) ?? {}), ...fileProfiles(checks) };
     mkdirSync(ORDER_DIR, { recursive: true });
     const file = join(ORDER_DIR, `${runKind(config)}.json`);
     const tmp = `${file}.${process.pid}.tmp`;
@@ -79,11 +109,33 @@ export function saveFileWeights(config: Config, checks: readonly CheckResultMeta
 }
 
 /**
- * `files` longest first by `weights` (file paths relative to the package root); files without a weight keep their
- * place ahead of the weighed ones, in the order given (vitest's).
+ * The order `files` start in, for `workers` workers that each take the next file when their last one ended (vitest's
+ * pool). Files without a weight keep their place ahead of the weighed ones, in the order given (vitest's). The weighed
+ * ones are placed by a simulation of the run with their last times: each time a worker is free, it takes the longest
+ * file left whose shared state no running file locks; when every file left waits for such state, the one whose state
+ * frees first. A file whose checks wait for another file's lock holds its worker while it waits, doing nothing: through
+ * the latency profile the second of the two files that share the package-vetting state, started fifth by length alone,
+ * waited 5 s for the first in one of the four workers. Placed where that state frees, the worker runs other files
+ * meanwhile. With one worker, or no shared state, this is longest first.
  */
-export function orderFiles<T>(files: readonly T[], pathOf: (f: T) => string, weights: Record<string, number>): T[] {
-  const known = files.filter((f) => weights[pathOf(f)] !== undefined);
+export function orderFiles<T>(files: readonly T[], pathOf: (f: T) => string, weights: Record<string, FileWeight>, workers = 1): T[] {
   const unknown = files.filter((f) => weights[pathOf(f)] === undefined);
-  return [...unknown, ...known.sort((a, b) => weights[pathOf(b)]! - weights[pathOf(a)]!)];
+  const left = files.filter((f) => weights[pathOf(f)] !== undefined).sort((a, b) => weights[pathOf(b)]!.ms - weights[pathOf(a)]!.ms);
+  const free = Array.from({ length: Math.max(1, workers) }, () => 0);
+  /** per shared state, when the file that locks it is expected to end */
+  const lockedUntil = new Map<string, number>();
+  const readyAt = (f: T) => Math.max(0, ...(weights[pathOf(f)]!.shares ?? []).map((r) => lockedUntil.get(r) ?? 0));
+  const out: T[] = [];
+  while (left.length > 0) {
+    const w = free.indexOf(Math.min(...free));
+    const now = free[w]!;
+    let i = left.findIndex((f) => readyAt(f) <= now);
+    if (i < 0) i = left.reduce((best, f, j) => (readyAt(f) < readyAt(left[best]!) ? j : best), 0);
+    const [f] = left.splice(i, 1) as [T];
+    const end = Math.max(now, readyAt(f)) + weights[pathOf(f)]!.ms;
+    for (const r of weights[pathOf(f)]!.shares ?? []) lockedUntil.set(r, end);
+    free[w] = end;
+    out.push(f);
+  }
+  return [...unknown, ...out];
 }

@@ -23,9 +23,10 @@ export const suiteGlobs = (apis: readonly Api[]) => apis.map((api) => `suites/${
  * The suites' worker threads. Against the embedded reference, two (the cores): the reference serves from this process
  * and the run is CPU-bound. Against a configured target, four: a worker runs its files one after another, so network
  * latency is hidden only by more files at once (through a 20 ms delay the default run took 16.9 s with two, 13.4 s
- * with four), and the suite's CPU no longer shares the cores with the server. run.concurrency is split between them.
+ * with four), and the suite's CPU no longer shares the cores with the server. run.workers sets another number (more
+ * overlap more of a slow target's waits, each thread costs memory); never more than run.concurrency.
  */
-export const workersFor = (config: Pick<Config, 'useReference' | 'run'>) => Math.max(1, Math.min(config.useReference ? 2 : 4, config.run.concurrency));
+export const workersFor = (config: Pick<Config, 'useReference' | 'run'>) => Math.max(1, Math.min(config.run.workers ?? (config.useReference ? 2 : 4), config.run.concurrency));
 /**
  * A worker's share of run.concurrency: the checks it runs at once, and its requests in flight at once where the run
  * shares no limit over its workers (a conformance run does: harness/in-flight.ts).
@@ -82,7 +83,7 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
   class LongestFirst extends BaseSequencer {
     override async sort(files: Parameters<InstanceType<typeof BaseSequencer>['sort']>[0]) {
       const sorted = await super.sort(files);
-      return weights === undefined ? sorted : orderFiles(sorted, (f) => relative(PACKAGE_ROOT, f.moduleId).split('\\').join('/'), weights);
+      return weights === undefined ? sorted : orderFiles(sorted, (f) => relative(PACKAGE_ROOT, f.moduleId).split('\\').join('/'), weights, workersFor(o.config));
     }
   }
   boundHeapGrowth();

@@ -22,6 +22,8 @@
  * --profile-only: only the run through the latency profile (scripts/latency-profile.ts: each operation delayed by its
  * class), --repeat N times: wall time, critical path and their ratio; --profile read=20,upload=800,... overrides its
  * delays; --nightly adds a run at --runs 500 through the profile (wall time, peak RSS; minutes, so never by default).
+ * --workers N: passed to every suite run (run.workers).
+ * --keep: the work folder, with every run's reports, is left in place and its path printed.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -41,6 +43,7 @@ const repeat = argv.includes('--repeat') ? Number(argv[argv.indexOf('--repeat') 
 /** --delay-only: the proxy's delay (a larger one shows the chains of dependent requests on a loaded machine) */
 const delayMs = argv.includes('--delay-ms') ? Number(argv[argv.indexOf('--delay-ms') + 1]) : 20;
 const concurrencyArg = argv.includes('--concurrency') ? argv[argv.indexOf('--concurrency') + 1] : undefined;
+const workersArg = argv.includes('--workers') ? argv[argv.indexOf('--workers') + 1] : undefined;
 /** --observe-only: only the observe figures (scripts/bench-observe.ts), over --exchanges N (default 100 000) */
 const observeOnly = argv.includes('--observe-only');
 const observeExchanges = argv.includes('--exchanges') ? Number(argv[argv.indexOf('--exchanges') + 1]) : 100_000;
@@ -48,6 +51,8 @@ const observeExchanges = argv.includes('--exchanges') ? Number(argv[argv.indexOf
 const profileOnly = argv.includes('--profile-only');
 const profileOverride = argv.includes('--profile') ? argv[argv.indexOf('--profile') + 1] : undefined;
 const nightly = argv.includes('--nightly');
+/** --keep: leave the work folder (each run's reports, conformance.json with every check's times) for a closer look */
+const keep = argv.includes('--keep');
 const work = mkdtempSync(join(tmpdir(), 'cc-bench-'));
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
@@ -83,7 +88,7 @@ interface SuiteRun {
 async function suiteRun(name: string, args: string[]): Promise<SuiteRun> {
   const reports = join(work, name);
   const rssFile = join(work, `${name}.rss`);
-  const all = ['--require', PROBE, CLI, 'run', '--reports-dir', reports, '--no-compare', ...(runsArg !== undefined ? ['--runs', runsArg] : []), ...(concurrencyArg !== undefined ? ['--concurrency', concurrencyArg] : []), ...args];
+  const all = ['--require', PROBE, CLI, 'run', '--reports-dir', reports, '--no-compare', ...(runsArg !== undefined ? ['--runs', runsArg] : []), ...(concurrencyArg !== undefined ? ['--concurrency', concurrencyArg] : []), ...(workersArg !== undefined ? ['--workers', workersArg] : []), ...args];
   const spawnedAt = Date.now();
   const t0 = performance.now();
   const child = spawn(process.execPath, all, { cwd: ROOT, env: { ...process.env, BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -343,6 +348,7 @@ try {
     await (await import('./bench-observe.js')).observeBench({ cli: CLI, work, exchanges: observeExchanges, line, fmt });
   }
 } finally {
-  rmSync(work, { recursive: true, force: true });
+  if (keep) console.log(`kept: ${work} (each run's reports under it)`);
+  else rmSync(work, { recursive: true, force: true });
 }
 process.exit(0);

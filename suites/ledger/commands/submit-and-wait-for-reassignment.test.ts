@@ -206,7 +206,7 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
               await judgeThat(t, 'ledger.events.assign-carries-created-event', typeof created === 'object' && created !== null && created.contractId === cid, 'the assign event does not carry the created event of the contract', a);
             }
           },
-          { runs: t.scaledRuns(8) },
+          { runs: t.scaledRuns(8), concurrent: true },
         );
       } finally {
         await judgeWrappers(t, wrappers);
