@@ -848,10 +848,12 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
   if (!inShard(decl.id, config.run.shard)) return;
   const meta: CheckResultMeta = { ...decl };
   const shares = decl.shares ?? [];
+  const reads = decl.reads ?? [];
   // a check that shares target state is a sequential test (in declaration order within its file) and may first wait,
-  // at most run.checkTimeoutMs, for the checks of other files that hold its resources
+  // at most run.checkTimeoutMs, for the checks of other files that hold its resources; one that only reads it runs
+  // beside the others (readers wait for no reader)
   const order = shares.length > 0 ? { concurrent: false, sequential: true } : {};
-  const timeout = config.run.checkTimeoutMs * (shares.length > 0 ? 2 : 1) + 5000;
+  const timeout = config.run.checkTimeoutMs * (shares.length > 0 || reads.length > 0 ? 2 : 1) + 5000;
   test(decl.title, { meta: { conformance: meta }, timeout, ...order }, async (ctx) => {
     const started = performance.now();
     // the config is read again at run time: the self-test provides a new one for every run of the same files
@@ -911,7 +913,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       const ledgerUrl = config.targets.ledger?.url;
       const footprint = reportedFootprint(check.footprint, config.useReference || ledgerUrl === undefined ? undefined : { reportsDir: config.run.reportsDir, ledgerUrl });
       return { check, thrown, cleanupProblems, footprint };
-    });
+    }, reads);
     let outcome = verdictOf(check, thrown);
     const failed = new Set(check.failures.map((f) => f.requirement));
     // a requirement a judge() block saw hold passes whatever else the check did, unless another step failed it

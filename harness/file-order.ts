@@ -58,7 +58,10 @@ export function fileWeights(checks: readonly CheckResultMeta[]): Record<string, 
 export interface FileWeight {
   /** its own time (ms): fileWeights */
   ms: number;
-  /** the shared target state its checks hold a lock on (CheckDeclaration.shares), when any */
+  /**
+   * the shared target state its checks lock (CheckDeclaration.shares, and reads: the order treats a reader like a
+   * holder, so that it starts where a holder in another file ends), when any
+   */
   shares?: string[];
 }
 
@@ -66,9 +69,10 @@ export interface FileWeight {
 export function fileProfiles(checks: readonly CheckResultMeta[]): Record<string, FileWeight> {
   const shares = new Map<string, Set<string>>();
   for (const c of checks) {
-    if (c.file === undefined || (c.shares ?? []).length === 0) continue;
+    const locked = [...(c.shares ?? []), ...(c.reads ?? [])];
+    if (c.file === undefined || locked.length === 0) continue;
     const s = shares.get(c.file) ?? new Set<string>();
-    for (const r of c.shares!) s.add(r);
+    for (const r of locked) s.add(r);
     shares.set(c.file, s);
   }
   return Object.fromEntries(Object.entries(fileWeights(checks)).map(([f, ms]) => [f, { ms, ...(shares.has(f) ? { shares: [...shares.get(f)!].sort() } : {}) }]));

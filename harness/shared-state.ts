@@ -1,11 +1,13 @@
 /**
  * Locks on target state that checks share (a check's `shares` list): checks naming the same resource on the same
- * target never run at the same time, whichever worker thread runs them. The lock is a directory created atomically
+ * target never run at the same time, whichever worker thread runs them. A check that only reads the state and needs it
+ * unchanged names it in `reads`: it runs beside the other readers, never beside a check that `shares` it. The lock is a directory created atomically
  * (mkdir) in a folder of this process: the worker threads share the process id, so they share the folder, and a
  * process never sees another's locks (a lock left by a killed process whose id came back is broken once it is older
  * than any check can hold it). Waiting polls; it is bounded by the caller's limit.
  */
-import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { threadId } from 'node:worker_threads';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -46,25 +48,84 @@ function breakIfStale(path: string, maxAgeMs: number): void {
   }
 }
 
+/** A reader's mark on a resource: a file in the resource's readers folder, named for the reader. */
+let readerSeq = 0;
+const readersOf = (path: string) => `${path}.readers`;
+
+function readerCount(path: string, maxAgeMs: number): number {
+  let names: string[];
+  try {
+    names = readdirSync(readersOf(path));
+  } catch {
+    return 0;
+  }
+  let live = 0;
+  for (const n of names) {
+    const mark = join(readersOf(path), n);
+    try {
+      // a mark older than any check can hold it was left by a reader that never released it
+      if (Date.now() - statSync(mark).mtimeMs > maxAgeMs) rmSync(mark, { force: true });
+      else live++;
+    } catch {
+      // released meanwhile
+    }
+  }
+  return live;
+}
+
+/** Marks a reader on `path`, unless a writer holds it or waits for it (then undefined: try again later). */
+function tryRead(path: string): string | undefined {
+  if (existsSync(path)) return undefined;
+  mkdirSync(readersOf(path), { recursive: true });
+  const mark = join(readersOf(path), `${process.pid}-${threadId}-${++readerSeq}`);
+  writeFileSync(mark, '');
+  // a writer that came in between sees this mark and waits; this reader sees the writer and steps back
+  if (existsSync(path)) {
+    rmSync(mark, { force: true });
+    return undefined;
+  }
+  return mark;
+}
+
 /**
  * Takes the locks of the resources (sorted, so two checks never wait on each other) on one target; resolves to their
- * release. Throws when they are not all free within `waitMs`.
+ * release. `resources` are held alone (the check changes them, or needs them unchanged by any other check); `reads`
+ * beside other readers, never beside a holder: a writer first takes the resource (new readers then wait), then waits
+ * for the readers in to finish. Throws when they are not all free within `waitMs`.
  */
-export async function lockShared(resources: readonly string[], targetUrl: string, waitMs: number): Promise<() => void> {
-  const paths = [...new Set(resources)].sort().map((r) => lockPath(r, targetUrl));
+export async function lockShared(resources: readonly string[], targetUrl: string, waitMs: number, reads: readonly string[] = []): Promise<() => void> {
+  const exclusive = new Set(resources);
+  const wanted = [...new Set([...resources, ...reads])].sort().map((r) => ({ path: lockPath(r, targetUrl), read: !exclusive.has(r) }));
   const held: string[] = [];
   const release = () => {
     for (const p of held.splice(0)) rmSync(p, { recursive: true, force: true });
   };
   const until = performance.now() + waitMs;
+  const timedOut = () => {
+    if (performance.now() > until) throw new Error(`the target state ${[...new Set([...resources, ...reads])].join(', ')} stayed in use by other checks for ${waitMs} ms`);
+  };
   try {
-    for (const p of paths) {
-      while (!tryLock(p)) {
-        breakIfStale(p, waitMs * 3);
-        if (performance.now() > until) throw new Error(`the target state ${resources.join(', ')} stayed in use by other checks for ${waitMs} ms`);
+    for (const { path, read } of wanted) {
+      if (read) {
+        let mark: string | undefined;
+        while ((mark = tryRead(path)) === undefined) {
+          breakIfStale(path, waitMs * 3);
+          timedOut();
+          await delay(5);
+        }
+        held.push(mark);
+        continue;
+      }
+      while (!tryLock(path)) {
+        breakIfStale(path, waitMs * 3);
+        timedOut();
         await delay(5);
       }
-      held.push(p);
+      held.push(path);
+      while (readerCount(path, waitMs * 3) > 0) {
+        timedOut();
+        await delay(5);
+      }
     }
   } catch (e) {
     release();
@@ -74,15 +135,16 @@ export async function lockShared(resources: readonly string[], targetUrl: string
 }
 
 /**
- * Runs `fn` holding the locks of `resources` on one target (none: at once), and releases them however `fn` ends, a
- * throw included. Locks not free within `waitMs` are not held: `fn` runs with that error (the check ends in error).
+ * Runs `fn` holding the locks of `resources` (alone) and `reads` (beside other readers) on one target (none: at once),
+ * and releases them however `fn` ends, a throw included. Locks not free within `waitMs` are not held: `fn` runs with that
+ * error (the check ends in error).
  */
-export async function withSharedState<T>(resources: readonly string[], targetUrl: string, waitMs: number, fn: (lockError: unknown) => Promise<T>): Promise<T> {
+export async function withSharedState<T>(resources: readonly string[], targetUrl: string, waitMs: number, fn: (lockError: unknown) => Promise<T>, reads: readonly string[] = []): Promise<T> {
   let release: (() => void) | undefined;
   let lockError: unknown;
-  if (resources.length > 0) {
+  if (resources.length > 0 || reads.length > 0) {
     try {
-      release = await lockShared(resources, targetUrl, waitMs);
+      release = await lockShared(resources, targetUrl, waitMs, reads);
     } catch (e) {
       lockError = e;
     }

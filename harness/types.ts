@@ -103,6 +103,11 @@ export interface CheckDeclaration {
    * within a file they run in the order they are declared. Checks without it overlap freely (run.concurrency).
    */
   shares?: string[];
+  /**
+   * Target state the check only reads and needs unchanged while it runs (a vetting walk): it runs beside other checks
+   * that read it, never beside one that `shares` it, and overlaps the other checks of its file.
+   */
+  reads?: string[];
 }
 
 /** What a check carries back to the reporter (vitest task meta). */

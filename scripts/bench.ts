@@ -64,7 +64,7 @@ interface Reported {
   startedAt: string;
   durationMs: number;
   outcome: string;
-  checks: Array<{ id: string; file?: string; verdict?: string; error?: string; shares?: string[]; durationMs?: number; requests?: number; firstRequestAt?: string; lastResponseAt?: string }>;
+  checks: Array<{ id: string; file?: string; verdict?: string; error?: string; shares?: string[]; reads?: string[]; durationMs?: number; requests?: number; firstRequestAt?: string; lastResponseAt?: string }>;
 }
 
 interface SuiteRun {

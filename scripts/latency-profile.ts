@@ -171,6 +171,7 @@ export async function profileProxy(upstream: string, profile: readonly LatencyCl
 export interface TimedCheck {
   id: string;
   shares?: string[];
+  reads?: string[];
   durationMs?: number;
   requests?: number;
   chain?: { ms: number; requests: number };
@@ -179,7 +180,11 @@ export interface TimedCheck {
 export interface CriticalPath {
   /** the longest chain of one check */
   check?: { id: string; ms: number; requests: number; wallMs?: number };
-  /** the longest sum of chains of the checks that share one resource of the target (they run one after another) */
+  /**
+   * the longest chain over one resource of the target: the chains of the checks that hold it (they run one after
+   * another) summed, and the longest chain of the checks that only read it (they run beside each other, never beside
+   * a holder)
+   */
   shared?: { resource: string; ms: number; requests: number; checks: number };
   /** the longer of the two */
   ms: number;
@@ -188,25 +193,33 @@ export interface CriticalPath {
 /**
  * The critical path of a run from its report: the longest chain of a check (requests each sent after the previous was
  * answered, their response times summed) and the longest sum of chains over the checks that hold one shared resource
- * (a lock on target state: they run one after another, whatever the concurrency). No run at any concurrency can take
- * less than the longer of the two.
+ * (a lock on target state: they run one after another, whatever the concurrency), plus the longest chain of the checks
+ * that only read it (beside each other, never beside a holder). No run at any concurrency can take less than the
+ * longer of the two.
  */
 export function criticalPathOf(checks: readonly TimedCheck[]): CriticalPath {
   let check: CriticalPath['check'];
-  const byResource = new Map<string, { ms: number; requests: number; checks: number }>();
+  const byResource = new Map<string, { ms: number; requests: number; checks: number; reader?: { ms: number; requests: number } }>();
+  const of = (r: string) => byResource.get(r) ?? byResource.set(r, { ms: 0, requests: 0, checks: 0 }).get(r)!;
   for (const c of checks) {
     if (c.chain === undefined) continue;
     if (check === undefined || c.chain.ms > check.ms) check = { id: c.id, ms: c.chain.ms, requests: c.chain.requests, ...(c.durationMs !== undefined ? { wallMs: c.durationMs } : {}) };
     for (const r of c.shares ?? []) {
-      const s = byResource.get(r) ?? { ms: 0, requests: 0, checks: 0 };
+      const s = of(r);
       s.ms += c.chain.ms;
       s.requests += c.chain.requests;
       s.checks++;
-      byResource.set(r, s);
+    }
+    for (const r of (c.reads ?? []).filter((x) => !(c.shares ?? []).includes(x))) {
+      const s = of(r);
+      if (s.reader === undefined || c.chain.ms > s.reader.ms) s.reader = { ms: c.chain.ms, requests: c.chain.requests };
     }
   }
   let shared: CriticalPath['shared'];
-  for (const [resource, s] of byResource) if (shared === undefined || s.ms > shared.ms) shared = { resource, ...s };
+  for (const [resource, s] of byResource) {
+    const total = { ms: s.ms + (s.reader?.ms ?? 0), requests: s.requests + (s.reader?.requests ?? 0), checks: s.checks + (s.reader !== undefined ? 1 : 0) };
+    if (shared === undefined || total.ms > shared.ms) shared = { resource, ...total };
+  }
   return { ...(check !== undefined ? { check } : {}), ...(shared !== undefined ? { shared } : {}), ms: Math.max(check?.ms ?? 0, shared?.ms ?? 0) };
 }
 
@@ -217,11 +230,11 @@ type Fmt = (n: number, digits?: number) => string;
 export function describeCriticalPath(wallMs: number, checks: readonly TimedCheck[], line: Line, fmt: Fmt, goal?: string): CriticalPath {
   const cp = criticalPathOf(checks);
   if (cp.check !== undefined) line('longest chain of a check', `${fmt(cp.check.ms / 1000, 2)} s, ${cp.check.requests} requests, ${cp.check.id}${cp.check.wallMs !== undefined ? ` (the check took ${fmt(cp.check.wallMs / 1000, 2)} s)` : ''}`);
-  if (cp.shared !== undefined) line('longest chain over a lock', `${fmt(cp.shared.ms / 1000, 2)} s, ${cp.shared.requests} requests in ${cp.shared.checks} checks sharing ${cp.shared.resource}`);
+  if (cp.shared !== undefined) line('longest chain over a lock', `${fmt(cp.shared.ms / 1000, 2)} s, ${cp.shared.requests} requests in ${cp.shared.checks} checks holding ${cp.shared.resource} one after another (a reader's counted once)`);
   line('critical path', `${fmt(cp.ms / 1000, 2)} s; wall / critical path = ${cp.ms > 0 ? fmt(wallMs / cp.ms, 2) : '-'}`, goal);
   const slow = [...checks].filter((c) => c.durationMs !== undefined).sort((a, b) => b.durationMs! - a.durationMs!).slice(0, 10);
   console.log('  slowest checks: wall, requests, longest chain');
-  for (const c of slow) console.log(`    ${fmt(c.durationMs! / 1000, 2).padStart(6)} s ${String(c.requests ?? 0).padStart(5)} req  chain ${c.chain !== undefined ? `${fmt(c.chain.ms / 1000, 2)} s / ${c.chain.requests} req` : '-'}  ${c.id}${(c.shares ?? []).length > 0 ? ` [shares ${c.shares!.join(', ')}]` : ''}`);
+  for (const c of slow) console.log(`    ${fmt(c.durationMs! / 1000, 2).padStart(6)} s ${String(c.requests ?? 0).padStart(5)} req  chain ${c.chain !== undefined ? `${fmt(c.chain.ms / 1000, 2)} s / ${c.chain.requests} req` : '-'}  ${c.id}${(c.shares ?? []).length > 0 ? ` [shares ${c.shares!.join(', ')}]` : ''}${(c.reads ?? []).length > 0 ? ` [reads ${c.reads!.join(', ')}]` : ''}`);
   return cp;
 }
 

@@ -96,6 +96,47 @@ describe('shared target state', () => {
     expect(performance.now() - t0).toBeGreaterThanOrEqual(4 * 15 - 5);
   });
 
+  it('lets readers of a resource run beside each other, never beside a holder, and a waiting holder go before new readers', async () => {
+    const log: string[] = [];
+    let readers = 0;
+    let most = 0;
+    let holders = 0;
+    let mixed = false;
+    const read = async (name: string, ms: number) => {
+      const release = await lockShared([], 'http://rw', 5000, ['vetting']);
+      readers++;
+      most = Math.max(most, readers);
+      if (holders > 0) mixed = true;
+      log.push(`${name} in`);
+      await new Promise((r) => setTimeout(r, ms));
+      readers--;
+      release();
+    };
+    const hold = async (name: string) => {
+      const release = await lockShared(['vetting'], 'http://rw', 5000);
+      holders++;
+      if (readers > 0 || holders > 1) mixed = true;
+      log.push(`${name} in`);
+      await new Promise((r) => setTimeout(r, 20));
+      holders--;
+      release();
+    };
+    const first = [read('r1', 60), read('r2', 60), read('r3', 60)];
+    await new Promise((r) => setTimeout(r, 15));
+    // a holder comes while three readers are in: it waits for them; a reader after it waits for the holder
+    const writer = hold('w');
+    await new Promise((r) => setTimeout(r, 15));
+    const late = read('r4', 10);
+    await Promise.all([...first, writer, late]);
+    expect(mixed).toBe(false);
+    expect(most).toBe(3);
+    expect(log.slice(3)).toEqual(['w in', 'r4 in']);
+    // a reader's lock and a holder's of the same resource on another target do not meet
+    const other = await lockShared(['vetting'], 'http://rw-other', 50);
+    (await lockShared([], 'http://rw', 50, ['vetting']))();
+    other();
+  });
+
   it('gives up after the wait with an error naming the resource', async () => {
     const release = await lockShared(['busy'], 'http://c', 1000);
     await expect(lockShared(['busy'], 'http://c', 50)).rejects.toThrow(/busy stayed in use/);

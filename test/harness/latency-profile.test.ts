@@ -70,5 +70,8 @@ describe('the latency profile', () => {
     ];
     expect(criticalPathOf(checks)).toEqual({ check: { id: 'a', ms: 4000, requests: 10, wallMs: 4100 }, shared: { resource: 'vetting', ms: 4500, requests: 5, checks: 2 }, ms: 4500 });
     expect(criticalPathOf([])).toEqual({ ms: 0 });
+    // checks that only read the state run beside each other: the longest of them counts, once
+    const readers = [...checks, { id: 'r1', reads: ['vetting'], chain: { ms: 700, requests: 4 } }, { id: 'r2', reads: ['vetting'], chain: { ms: 300, requests: 9 } }];
+    expect(criticalPathOf(readers).shared).toEqual({ resource: 'vetting', ms: 5200, requests: 9, checks: 3 });
   });
 });
