@@ -166,7 +166,7 @@ export interface PropertyOptions<T = unknown> {
   runs?: number;
   /**
    * The runs share no target state (each creates what it uses under its own name, or only reads): they are sent at
-   * once, at most a worker's share of run.concurrency at a time, the cases generated from the same seed as one after
+   * once, at most a worker's share of run.concurrency at a time (against a configured target, run.concurrency), the cases generated from the same seed as one after
    * another. The first failing case (by its place in the sequence, whatever finished first) is then run again alone and
    * shrunk, so the verdict, the seed and the path are those of a run one after another. A number: at most that many
    * cases at once (cases that each hold much of a large listing).
@@ -491,7 +491,10 @@ class Check implements CheckContext {
     });
     const params = { seed: this.seed, numRuns, interruptAfterTimeLimit: budget, markInterruptAsFailure: false };
     let details: Pick<fc.RunDetails<[T]>, 'failed' | 'seed' | 'numRuns' | 'counterexamplePath' | 'counterexample' | 'errorInstance'>;
-    const lanes = o.concurrent === true ? perWorker(this.config) : typeof o.concurrent === 'number' ? Math.min(o.concurrent, perWorker(this.config)) : 1;
+    // against the embedded reference (CPU-bound) at most a worker's share of run.concurrency; against a target, where
+    // the cases mostly wait for answers, up to run.concurrency: the run's one limit of requests in flight bounds them
+    const most = this.config.useReference ? perWorker(this.config) : Math.max(1, this.config.run.concurrency);
+    const lanes = o.concurrent === true ? most : typeof o.concurrent === 'number' ? Math.min(o.concurrent, most) : 1;
     if (lanes > 1 && numRuns > 1) {
       const first = await this.concurrentCases(property, numRuns, lanes, performance.now() + budget, o.stateKey);
       if (first === undefined || typeof first === 'number') details = { failed: false, seed: this.seed, numRuns: first ?? numRuns, counterexamplePath: null, counterexample: null, errorInstance: null };
