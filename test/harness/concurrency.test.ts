@@ -1,15 +1,17 @@
 /**
  * Concurrency (issue 13): the in-flight limit of the HTTP client, the locks on shared target state, and the same
  * verdicts at any run.concurrency. Issue 23: run.concurrency is one limit over every worker of a run (a worker takes
- * the slots the others leave), and the verdicts stay those of concurrency 1 with it, however it splits.
+ * the slots the others leave), and the verdicts stay those of concurrency 1 with it, however it splits, and when it
+ * adapts to a target that refuses load (a gateway answering 503 above 4 requests in flight).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RUN, type Config } from '../../harness/config.js';
+import { DEFAULT_RUN, targetsFromBlock, type Config } from '../../harness/config.js';
+import { startReference } from '../../reference/index.js';
 import { HttpClient } from '../../harness/http.js';
 import { runConformance } from '../../harness/runner.js';
 import { lockShared, withSharedState } from '../../harness/shared-state.js';
@@ -193,4 +195,71 @@ describe('verdicts at any concurrency', () => {
     expect(chained.every((c) => c.chain !== undefined && c.chain.requests >= 1 && c.chain.requests <= c.requests!)).toBe(true);
     expect(chained.filter((c) => c.chain!.requests === c.requests).length).toBeGreaterThan(chained.length * 0.9);
   }, 360_000);
+
+  it('gives the verdicts of concurrency 1 when the limit adapts to a target that answers 503 above 4 requests in flight', async () => {
+    const server = await startReference();
+    const upstream = new URL(server.urls.ledger);
+    // a gateway in front of the reference that sheds load: above 4 requests in flight it answers 503 at once
+    let open = 0;
+    let refused = 0;
+    let forwarded = 0;
+    let most = 0;
+    const gateway = createServer((req, res) => {
+      if (open >= 4) {
+        refused++;
+        req.resume();
+        res.writeHead(503, { 'content-type': 'text/plain' }).end('overloaded');
+        return;
+      }
+      open++;
+      forwarded++;
+      most = Math.max(most, open);
+      let done = false;
+      const finish = () => void (done ? undefined : ((done = true), open--));
+      res.once('close', finish);
+      const up = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      up.once('error', () => res.destroy());
+      req.pipe(up);
+    });
+    await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+    const via = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+    try {
+      const block = JSON.parse(JSON.stringify(server.targetConfig()).split(server.urls.ledger).join(via)) as Record<string, unknown>;
+      const targets = targetsFromBlock(block, 'the reference behind a load-shedding gateway');
+      const run = (concurrency: number) => runConformance({
+        // three retries (300, 600, 1200 ms): with the limit left at 32 (not adapting) checks still end in error, about
+        // 40% of the requests refused; the reference serves from this thread
+        run: { ...DEFAULT_RUN, reportsDir: join(reports, `shed-${concurrency}`), html: false, compare: false, runs: 5, seed: 11, concurrency, timeoutMs: 20_000, retries: 3, retryMaxWaitMs: 10_000, only: ['scan', 'validator', 'registry'] },
+        targets: { scan: targets.scan!, validator: targets.validator!, registry: targets.registry! },
+        reference: { faults: [] },
+        useReference: false,
+        sources: ['test'],
+        // no file-order cache is written for a test's run
+        internal: {},
+      }, { write: () => undefined });
+      const one = await run(1);
+      const refusedAtOne = refused;
+      const forwardedAtOne = forwarded;
+      const adaptive = await run(DEFAULT_RUN.concurrency);
+      const verdicts = (r: typeof one) => Object.fromEntries(r.report.requirements.map((q) => [q.id, q.verdict]));
+      const checks = (r: typeof one) => Object.fromEntries(r.report.checks.map((c) => [c.id, c.verdict]));
+      expect(one.report.checks.length).toBeGreaterThan(40);
+      expect(Object.values(checks(one))).not.toContain('error');
+      // the run started at 32 in flight and was refused: its limit came down (and stayed near what the gateway takes),
+      // and every refused request was retried until answered: no check ended in error, the verdicts are those of one at a time
+      expect(refused - refusedAtOne).toBeGreaterThan(0);
+      expect(most).toBeLessThanOrEqual(4);
+      expect(checks(adaptive)).toEqual(checks(one));
+      expect(verdicts(adaptive)).toEqual(verdicts(one));
+      // a limit left at 32 has about 45% of its requests refused here, this one about 10%
+      expect(refused - refusedAtOne).toBeLessThan((forwarded - forwardedAtOne) / 4);
+    } finally {
+      gateway.closeAllConnections();
+      gateway.close();
+      await server.close();
+    }
+  }, 240_000);
 });
