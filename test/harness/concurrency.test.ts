@@ -203,7 +203,6 @@ describe('verdicts at any concurrency', () => {
     let open = 0;
     let refused = 0;
     let forwarded = 0;
-    let most = 0;
     const gateway = createServer((req, res) => {
       if (open >= 4) {
         refused++;
@@ -213,7 +212,6 @@ describe('verdicts at any concurrency', () => {
       }
       open++;
       forwarded++;
-      most = Math.max(most, open);
       let done = false;
       const finish = () => void (done ? undefined : ((done = true), open--));
       res.once('close', finish);
@@ -251,7 +249,6 @@ describe('verdicts at any concurrency', () => {
       // the run started at 32 in flight and was refused: its limit came down (and stayed near what the gateway takes),
       // and every refused request was retried until answered: no check ended in error, the verdicts are those of one at a time
       expect(refused - refusedAtOne).toBeGreaterThan(0);
-      expect(most).toBeLessThanOrEqual(4);
       expect(checks(adaptive)).toEqual(checks(one));
       expect(verdicts(adaptive)).toEqual(verdicts(one));
       // a limit left at 32 has about 45% of its requests refused here, this one about 10%
