@@ -367,7 +367,7 @@ class Check implements CheckContext {
       maxHeaderBytes: this.config.run.maxHeaderBytes,
       maxInFlight: perWorker(this.config),
       // run.concurrency as one limit over every worker of the run, where the run shares one
-      ...(inFlightChannel() !== undefined ? { inFlight: sharedInFlight(inFlightChannel()!) } : {}),
+      ...(inFlightChannel() !== undefined ? { inFlight: sharedInFlight(inFlightChannel()!), latencySignal: !this.config.useReference } : {}),
       headers: target.headers,
       ...(this.config.secrets !== undefined ? { secrets: this.config.secrets } : {}),
       ...(this.config.run.maxRequestsPerSecond !== undefined ? { pace: paceFor(this.config.run.maxRequestsPerSecond, workersFor(this.config)) } : {}),

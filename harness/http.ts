@@ -168,6 +168,11 @@ export interface ClientOptions {
    * maxInFlight once it resolves; undefined (no run shares one) keeps maxInFlight.
    */
   inFlight?: Promise<InFlightGate | undefined>;
+  /**
+   * Tell the run's limit how long each answer took (against a configured target: the latency signal of
+   * harness/in-flight.ts); not against the embedded reference, whose answer times are the suite's own CPU.
+   */
+  latencySignal?: boolean;
 }
 
 export const DEFAULT_RETRIES = 2;
@@ -334,14 +339,21 @@ export class HttpClient {
     const gate = (this.options.inFlight !== undefined ? await this.options.inFlight : undefined) ?? inFlight;
     await gate.acquire();
     let status: number | undefined;
+    let sent: number | undefined;
+    let size = 0;
     try {
       await this.options.pace?.take();
+      sent = performance.now();
       const x = await this.dispatch(req);
       status = x.status;
+      size = x.text.length;
       return x;
     } finally {
-      // the answer's status lets the run's limit adapt (harness/in-flight.ts): no answer tells nothing
-      gate.release(status);
+      // the answer's status (and time) lets the run's limit adapt (harness/in-flight.ts): no answer tells nothing. An
+      // answer's time is compared with answers of the same operation, status and size (within a factor of 4): a page of
+      // a thousand records takes longer than a page of one without the target being any busier
+      const key = `${req.method} ${req.operationId ?? req.path.split('?')[0]} ${status} ~${Math.ceil(Math.log(size + 1) / Math.log(4))}`;
+      gate.release(status, this.options.latencySignal === true && status !== undefined && sent !== undefined ? { key, ms: performance.now() - sent } : undefined);
     }
   }
 

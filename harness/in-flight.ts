@@ -10,12 +10,22 @@
  * one sleeps on the generation (Atomics.waitAsync) and tries again at each release. Within a thread, requests get
  * slots first come first served; between threads, whichever tries first.
  */
+import { cpus } from 'node:os';
 import { BroadcastChannel } from 'node:worker_threads';
 
-/** What the HTTP client waits on before it sends a request, and tells when the exchange ended (with its status). */
+/**
+ * What the HTTP client waits on before it sends a request, and tells when the exchange ended: with its status, and
+ * (against a configured target) how long the answer took and for which operation, the latency signal.
+ */
 export interface InFlightGate {
   acquire(): Promise<void>;
-  release(status?: number): void;
+  release(status?: number, latency?: LatencySample): void;
+}
+
+/** One answer's time (ms, from sending to the answer), and what was asked (an operation: its own baseline). */
+export interface LatencySample {
+  key: string;
+  ms: number;
 }
 
 const ACTIVE = 0;
@@ -25,33 +35,125 @@ const GENERATION = 2;
 const MAX = 3;
 /** answers since the limit last changed that were not overload refusals */
 const QUIET = 4;
-/** the generation (count of releases) when the limit was last halved */
+/** the generation (count of releases) when the limit was last lowered */
 const HALVED_AT = 5;
-export const IN_FLIGHT_CELLS = 6;
+/** how often the limit was lowered for refusals, and for slow answers (the run's report says so) */
+const STEPS_REFUSED = 6;
+const STEPS_SLOW = 7;
+export const IN_FLIGHT_CELLS = 8;
 
 /**
- * Adaptive concurrency (issue 23), from the target's answers only, so the same answers give the same limits whatever the
- * machine's speed: a 429 or 503 halves the limit (at most once per limit's worth of releases, so that one burst of
- * refusals is one step down), and each run of `limit` answers in a row that were not refusals raises it by one, up to
- * run.concurrency and never below 1. Latency is no signal here: on a shared machine it is mostly the suite's own CPU.
- * The verdicts do not depend on the limit (test/harness/concurrency.test.ts runs them at several).
+ * Adaptive concurrency (issue 23), from the target's answers: a 429 or 503 halves the limit, and latency that rose to
+ * `SLOW_RATIO` times the target's usual for the same operations (`latency` says so: LatencyWatch) takes a quarter off it,
+ * each at most once per limit's worth of releases (one burst is one step down); each run of `limit` answers in a row
+ * that were neither refused nor slow raises it by one, up to run.concurrency and never below 1. The verdicts do not
+ * depend on the limit (test/harness/concurrency.test.ts runs them at several, and through a gateway that sheds load).
  */
-export function adapt(cells: Int32Array, status: number | undefined): void {
+export function adapt(cells: Int32Array, status: number | undefined, latency: 'slow' | 'usual' | undefined = undefined): void {
   const max = Atomics.load(cells, MAX);
   if (max === 0 || status === undefined) return;
   const limit = Atomics.load(cells, LIMIT);
-  if (status === 429 || status === 503) {
+  const refused = status === 429 || status === 503;
+  if (refused || latency === 'slow') {
     const now = Atomics.load(cells, GENERATION);
     if (now - Atomics.load(cells, HALVED_AT) < limit && Atomics.load(cells, HALVED_AT) !== 0) return;
-    if (Atomics.compareExchange(cells, LIMIT, limit, Math.max(1, Math.floor(limit / 2))) === limit) {
+    const lower = Math.max(1, refused ? Math.floor(limit / 2) : Math.floor((limit * 3) / 4));
+    if (lower !== limit && Atomics.compareExchange(cells, LIMIT, limit, lower) === limit) {
       Atomics.store(cells, HALVED_AT, Math.max(1, now));
       Atomics.store(cells, QUIET, 0);
+      Atomics.add(cells, refused ? STEPS_REFUSED : STEPS_SLOW, 1);
     }
     return;
   }
   if (limit >= max) return;
   if (Atomics.add(cells, QUIET, 1) + 1 >= limit && Atomics.compareExchange(cells, LIMIT, limit, limit + 1) === limit) Atomics.store(cells, QUIET, 0);
 }
+
+/** Above this share of its cores in use, this machine's answer times are its own (MachineLoad). */
+export const BUSY_SHARE = 0.75;
+
+/**
+ * How busy this machine's cores were lately (every core, every process: os.cpus()), read at most every 250 ms, over
+ * the last such interval.
+ */
+class MachineLoad {
+  private last = cpuTimes();
+  private at = performance.now();
+  private share = 0;
+
+  busy(): boolean {
+    const now = performance.now();
+    if (now - this.at >= 250) {
+      const t = cpuTimes();
+      const total = t.total - this.last.total;
+      this.share = total > 0 ? 1 - (t.idle - this.last.idle) / total : 0;
+      this.last = t;
+      this.at = now;
+    }
+    return this.share >= BUSY_SHARE;
+  }
+}
+
+function cpuTimes(): { idle: number; total: number } {
+  let idle = 0;
+  let total = 0;
+  for (const c of cpus()) {
+    idle += c.times.idle;
+    total += c.times.user + c.times.nice + c.times.sys + c.times.idle + c.times.irq;
+  }
+  return { idle, total };
+}
+
+let load: MachineLoad | undefined;
+const machineBusy = () => (load ??= new MachineLoad()).busy();
+
+/** Latency this many times a target's usual for the same operations is a sign it is queueing our requests. */
+export const SLOW_RATIO = 3;
+/** Added to both sides of the ratio: a few milliseconds of jitter on a fast answer is no sign of anything. */
+const JITTER_MS = 10;
+/** Answers of an operation before its usual time is known (its fastest so far) and its answers count. */
+const WARM_UP = 3;
+
+/**
+ * The latency signal of one thread: for each operation, its usual time (the fastest answer so far, creeping up by 1% of
+ * the difference at each slower one, so that a target that slows for good is in time its new usual: after some
+ * hundreds of its answers), and over all
+ * operations a moving average of each answer's time over its operation's usual (an upload is compared with uploads, a
+ * read with reads). The latency is "slow" while that average is at SLOW_RATIO or above. Only against a configured
+ * target: against the embedded reference an answer's time is the suite's own CPU (the reference serves from the same
+ * process), and a limit that fell with it would only slow the run. For the same reason no answer counts while this
+ * machine's cores are busy (BUSY_SHARE): through the benchmark's 20 ms proxy, with the reference served on the same two
+ * cores, answers took 3 to 4 times their usual and the limit fell to 3 with nothing wrong with the target.
+ */
+export class LatencyWatch {
+  private readonly usual = new Map<string, { ms: number; n: number }>();
+  private average = 1;
+
+  /** `busy`: whether this machine's cores are too busy for answer times to say anything of the target */
+  constructor(private readonly busy: () => boolean = machineBusy) {}
+
+  /** Takes one answer's time; says whether the target's answers are slow now, or undefined while it cannot tell. */
+  observe(sample: LatencySample): 'slow' | 'usual' | undefined {
+    // on a machine whose cores are busy (the suite's own threads, a server beside it) an answer waits for a core before
+    // it is read: its time is the machine's, not the target's
+    if (this.busy()) return undefined;
+    const u = this.usual.get(sample.key) ?? { ms: sample.ms, n: 0 };
+    u.n++;
+    u.ms = sample.ms < u.ms ? sample.ms : u.ms + (sample.ms - u.ms) * 0.002;
+    this.usual.set(sample.key, u);
+    if (u.n <= WARM_UP) return undefined;
+    const ratio = (sample.ms + JITTER_MS) / (u.ms + JITTER_MS);
+    this.average = this.average * 0.9 + ratio * 0.1;
+    return this.average >= SLOW_RATIO ? 'slow' : 'usual';
+  }
+
+  /** the moving average of answer time over usual time (1: as fast as ever) */
+  get ratio(): number {
+    return this.average;
+  }
+}
+/** CC_DEBUG=in-flight: a line on stderr at each change of the run's limit, with the answer that made it */
+const debug = /(^|,)in-flight(,|$)/.test(process.env.CC_DEBUG ?? '');
 /** a sleeping thread looks again after this long even without a release (a notification it missed) */
 const RECHECK_MS = 50;
 
@@ -63,10 +165,16 @@ export class SharedInFlight implements InFlightGate {
   private readonly waiting: Array<() => void> = [];
   private pumping = false;
 
-  constructor(private readonly cells: Int32Array) {}
+  /** `latency`: this thread's latency signal (a test gives one that never finds the machine busy) */
+  constructor(private readonly cells: Int32Array, private readonly latency: LatencyWatch = new LatencyWatch()) {}
 
   get limit(): number {
     return Atomics.load(this.cells, LIMIT);
+  }
+
+  /** how often the limit was lowered, for refusals (429, 503) and for slow answers */
+  get lowered(): { refused: number; slow: number } {
+    return this.cells.length > STEPS_SLOW ? { refused: Atomics.load(this.cells, STEPS_REFUSED), slow: Atomics.load(this.cells, STEPS_SLOW) } : { refused: 0, slow: 0 };
   }
 
   /** requests in flight now, in every thread */
@@ -90,8 +198,14 @@ export class SharedInFlight implements InFlightGate {
     });
   }
 
-  release(status?: number): void {
-    if (this.cells.length > MAX) adapt(this.cells, status);
+  release(status?: number, latency?: LatencySample): void {
+    if (this.cells.length > MAX) {
+      const before = debug ? Atomics.load(this.cells, LIMIT) : 0;
+      const heard = latency !== undefined && status !== undefined && status !== 429 && status !== 503 ? this.latency.observe(latency) : undefined;
+      adapt(this.cells, status, heard);
+      const after = debug ? Atomics.load(this.cells, LIMIT) : 0;
+      if (debug && after !== before) process.stderr.write(`[in-flight] limit ${before} -> ${after} (answer ${status}${heard !== undefined ? `, latency ${heard}, ${this.latency.ratio.toFixed(2)} x usual` : ''})\n`);
+    }
     Atomics.sub(this.cells, ACTIVE, 1);
     Atomics.add(this.cells, GENERATION, 1);
     Atomics.notify(this.cells, GENERATION);

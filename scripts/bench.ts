@@ -96,6 +96,8 @@ async function suiteRun(name: string, args: string[]): Promise<SuiteRun> {
   child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const exitCode = await new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const wallMs = performance.now() - t0;
+  // CC_DEBUG (e.g. timing, in-flight): the run's debug lines, the last 4000 characters of them
+  if ((process.env.CC_DEBUG ?? '') !== '') process.stderr.write(`${name}, stderr:\n${stderr}\n`);
   let report: Reported | undefined;
   let jsonBytes = 0;
   try {

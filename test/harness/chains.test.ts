@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { newChainTally, noteChain, noteChainTimes, reportedChain } from '../../harness/reporting/chains.js';
-import { IN_FLIGHT_CELLS, shareInFlight, SharedInFlight } from '../../harness/in-flight.js';
+import { IN_FLIGHT_CELLS, LatencyWatch, shareInFlight, SharedInFlight, SLOW_RATIO } from '../../harness/in-flight.js';
 import { renderSummary } from '../../harness/reporting/summary.js';
 import type { RunReport } from '../../harness/reporting/model.js';
 import type { CheckResultMeta } from '../../harness/types.js';
@@ -240,6 +240,64 @@ describe('requests in flight: the limit adapts to the target\'s answers', () => 
     await gate.acquire();
     answer(gate, 500);
     expect(gate.limit).toBe(4);
+  });
+
+  it('takes a quarter off when answers take SLOW_RATIO times their operation\'s usual, and grows again once they are usual', async () => {
+    const cells = cellsOf(32);
+    const gate = new SharedInFlight(cells, new LatencyWatch(() => false));
+    const reply = async (n: number, key: string, ms: number, status = 200) => {
+      for (let i = 0; i < n; i++) {
+        await gate.acquire();
+        gate.release(status, { key, ms });
+      }
+    };
+    // reads answered in 20 ms and uploads in 800 ms, each its own usual: the limit stays where it is
+    for (let k = 0; k < 20; k++) {
+      await reply(3, 'GET /v2/version', 20);
+      await reply(1, 'POST /v2/packages', 800);
+    }
+    expect(gate.limit).toBe(32);
+    expect(gate.lowered).toEqual({ refused: 0, slow: 0 });
+    // reads now take 200 ms (the target queues them): a quarter off, once per limit's worth of answers
+    await reply(12, 'GET /v2/version', 200);
+    expect(gate.limit).toBe(24);
+    await reply(12, 'GET /v2/version', 200);
+    expect(gate.limit).toBe(24);
+    await reply(6, 'GET /v2/version', 200);
+    expect(gate.limit).toBe(18);
+    expect(gate.lowered).toEqual({ refused: 0, slow: 2 });
+    // usual again: once the average is back under SLOW_RATIO, one step up per limit's worth of answers
+    await reply(60, 'GET /v2/version', 20);
+    expect(gate.limit).toBeGreaterThan(18);
+    expect(gate.limit).toBeLessThanOrEqual(21);
+  });
+
+  it('reads an answer\'s time against the usual of its own operation, after a few answers of it', () => {
+    const watch = new LatencyWatch(() => false);
+    // the first answers of an operation only set its usual
+    expect(watch.observe({ key: 'a', ms: 20 })).toBeUndefined();
+    expect(watch.observe({ key: 'a', ms: 25 })).toBeUndefined();
+    expect(watch.observe({ key: 'a', ms: 20 })).toBeUndefined();
+    expect(watch.observe({ key: 'a', ms: 22 })).toBe('usual');
+    // a slow operation at its usual is not slow; a few milliseconds on a 1 ms answer are jitter
+    for (let i = 0; i < 4; i++) watch.observe({ key: 'upload', ms: 900 });
+    for (let i = 0; i < 10; i++) watch.observe({ key: 'fast', ms: i % 2 === 0 ? 1 : 6 });
+    expect(watch.ratio).toBeLessThan(1.5);
+    // answers at four times their usual, sustained: slow
+    let said: string | undefined;
+    for (let i = 0; i < 30; i++) said = watch.observe({ key: 'upload', ms: 3600 });
+    expect(said).toBe('slow');
+    expect(watch.ratio).toBeGreaterThanOrEqual(SLOW_RATIO);
+    // while this machine's cores are busy an answer's time is the machine's: it counts for nothing
+    let busy = true;
+    const watched = new LatencyWatch(() => busy);
+    for (let i = 0; i < 10; i++) expect(watched.observe({ key: 'a', ms: i < 5 ? 20 : 2000 })).toBeUndefined();
+    busy = false;
+    for (let i = 0; i < 3; i++) expect(watched.observe({ key: 'a', ms: 20 })).toBeUndefined();
+    expect(watched.observe({ key: 'a', ms: 20 })).toBe('usual');
+    // a slowness that stays becomes, in time, the operation's usual
+    for (let i = 0; i < 1000; i++) said = watch.observe({ key: 'upload', ms: 3600 });
+    expect(said).toBe('usual');
   });
 
   it('is the same for the same answers, whatever the timing (the run\'s counter made without adapting stays put)', async () => {
