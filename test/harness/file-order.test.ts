@@ -8,8 +8,8 @@ import { fileProfiles, fileWeights, orderFiles, type FileWeight } from '../../ha
 import type { CheckResultMeta } from '../../harness/types.js';
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1) + s * 1000).toISOString();
-const check = (id: string, file: string, from: number, to: number, shares?: string[]): CheckResultMeta =>
-  ({ id, file, firstRequestAt: at(from), lastResponseAt: at(to), ...(shares !== undefined ? { shares } : {}) }) as unknown as CheckResultMeta;
+const check = (id: string, file: string, from: number, to: number, shares?: string[], reads?: string[]): CheckResultMeta =>
+  ({ id, file, firstRequestAt: at(from), lastResponseAt: at(to), ...(shares !== undefined ? { shares } : {}), ...(reads !== undefined ? { reads } : {}) }) as unknown as CheckResultMeta;
 
 /** vitest's pool: each worker takes the next file in order when its last one ended; a file waits for its locks */
 function simulate(order: string[], w: Record<string, FileWeight>, workers: number): number {
@@ -70,5 +70,9 @@ describe('the order of the suite files', () => {
     ];
     expect(fileWeights(checks)).toEqual({ upload: 6000, vetting: 1000, reads: 3000 });
     expect(fileProfiles(checks)).toEqual({ upload: { ms: 6000, shares: ['package-vetting'] }, vetting: { ms: 1000, shares: ['package-vetting'] }, reads: { ms: 3000 } });
+    // checks that only read the state run beside each other (their file's time is their span together), and their
+    // file is placed like a holder's: it waits for the holders of other files
+    const readers = [...checks, check('w1', 'walks', 0, 2, undefined, ['package-vetting']), check('w2', 'walks', 1, 2.5, undefined, ['package-vetting'])];
+    expect(fileProfiles(readers).walks).toEqual({ ms: 2500, shares: ['package-vetting'] });
   });
 });
