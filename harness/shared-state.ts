@@ -160,8 +160,6 @@ export async function withSharedState<T>(resources: readonly string[], targetUrl
 export const SHARED_STATE = {
   /** the participant's vetting topology: uploads change it, walks and listing comparisons need it unchanged */
   packageVetting: 'package-vetting',
-  /** traffic account balances, topped up and read back */
-  trafficAccounts: 'traffic-accounts',
   /** registry contracts that checks move between synchronizers (the others meet them mid-move) */
   movingContracts: 'moving-contracts',
 } as const;

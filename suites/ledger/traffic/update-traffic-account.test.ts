@@ -2,7 +2,6 @@ import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import { expectRejected, judgeBadRequests, judgeRejection } from '../../rejections.js';
 import type { Exchange } from '../../../harness/http.js';
-import { SHARED_STATE } from '../../../harness/shared-state.js';
 import { allocateParty, createUser } from '../../../harness/fixtures/ledger.js';
 import { invalidMissingDedupId, modelBalances, trafficUpdates, type TrafficUpdate } from '../../../generators/ledger/traffic.js';
 import { judgeThat } from '../shared.js';
@@ -58,13 +57,14 @@ async function startingBalance(t: CheckContext, account: string): Promise<number
 
 const BAD_REQUEST = 'ledger.errors.bad-request-400';
 
+// Each check (and each case of the model) updates the account of a party it allocated for itself, under deduplication
+// ids of its own: the checks share no target state and run at once.
 describe('POST /v2/traffic/accounts', () => {
   conformance(
     {
       id: 'ledger.update-traffic-account.model',
       title: 'ends every sequence of updates with retried deduplication ids at the balance the model predicts',
       api: 'ledger',
-      shares: [SHARED_STATE.trafficAccounts],
       operations: ['updateTrafficAccount', 'getTrafficAccount'],
       requirements: [
         `${U}.applies-delta`,
@@ -138,7 +138,6 @@ describe('POST /v2/traffic/accounts', () => {
       id: 'ledger.update-traffic-account.party-account',
       title: 'addresses a party id used as accountId as that party\'s account (the update moves what a read of it showed), which reads 0 before any update',
       api: 'ledger',
-      shares: [SHARED_STATE.trafficAccounts],
       operations: ['updateTrafficAccount', 'getTrafficAccount'],
       requirements: [`${U}.account-id-is-party`, 'ledger.get-traffic-account.fresh-balance-zero', 'ledger.get-traffic-account.response-schema'],
     },
@@ -178,7 +177,6 @@ describe('POST /v2/traffic/accounts', () => {
       id: 'ledger.update-traffic-account.dedup-id-required',
       title: 'rejects an update without deduplicationId with a 4xx, 400 as FACTS.md gives',
       api: 'ledger',
-      shares: [SHARED_STATE.trafficAccounts],
       operations: ['updateTrafficAccount'],
       requirements: [`${U}.dedup-id-required`, BAD_REQUEST],
     },
@@ -199,7 +197,6 @@ describe('POST /v2/traffic/accounts', () => {
       id: 'ledger.update-traffic-account.admin-only',
       title: 'refuses a traffic account update by a user who is not an admin with a 4xx, 403 as FACTS.md gives',
       api: 'ledger',
-      shares: [SHARED_STATE.trafficAccounts],
       operations: ['updateTrafficAccount'],
       requirements: ['ledger.auth.traffic-admin-only', 'ledger.auth.permission-denied-403'],
     },
@@ -233,7 +230,6 @@ describe('POST /v2/traffic/accounts', () => {
       id: 'ledger.update-traffic-account.requires-enforcement',
       title: 'never answers a traffic account update with 2xx on a participant without traffic enforcement',
       api: 'ledger',
-      shares: [SHARED_STATE.trafficAccounts],
       operations: ['updateTrafficAccount'],
       requirements: [`${U}.requires-enforcement`],
     },
