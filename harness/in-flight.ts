@@ -113,13 +113,15 @@ export const SLOW_RATIO = 3;
 const JITTER_MS = 10;
 /** Answers of an operation before its usual time is known (its fastest so far) and its answers count. */
 const WARM_UP = 3;
+/** The most kinds of answer (operation, status, size) whose usual time a thread keeps. */
+const MAX_KINDS = 2000;
 
 /**
- * The latency signal of one thread: for each operation, its usual time (the fastest answer so far, creeping up by 1% of
- * the difference at each slower one, so that a target that slows for good is in time its new usual: after some
- * hundreds of its answers), and over all
- * operations a moving average of each answer's time over its operation's usual (an upload is compared with uploads, a
- * read with reads). The latency is "slow" while that average is at SLOW_RATIO or above. Only against a configured
+ * The latency signal of one thread: for each operation, its usual time (the fastest answer so far, creeping up by 0.2%
+ * of the difference at each slower one, so that a target that slows for good is, after some hundreds of its answers,
+ * at its new usual), and over all operations a moving average of each answer's time over its operation's usual (an
+ * upload is compared with uploads, a read with reads). At most MAX_KINDS kinds of answer are kept (a request without
+ * an operation id is known by its path, which may name what it created). The latency is "slow" while that average is at SLOW_RATIO or above. Only against a configured
  * target: against the embedded reference an answer's time is the suite's own CPU (the reference serves from the same
  * process), and a limit that fell with it would only slow the run. For the same reason no answer counts while this
  * machine's cores are busy (BUSY_SHARE): through the benchmark's 20 ms proxy, with the reference served on the same two
@@ -137,7 +139,11 @@ export class LatencyWatch {
     // on a machine whose cores are busy (the suite's own threads, a server beside it) an answer waits for a core before
     // it is read: its time is the machine's, not the target's
     if (this.busy()) return undefined;
-    const u = this.usual.get(sample.key) ?? { ms: sample.ms, n: 0 };
+    let u = this.usual.get(sample.key);
+    if (u === undefined) {
+      if (this.usual.size >= MAX_KINDS) return undefined;
+      u = { ms: sample.ms, n: 0 };
+    }
     u.n++;
     u.ms = sample.ms < u.ms ? sample.ms : u.ms + (sample.ms - u.ms) * 0.002;
     this.usual.set(sample.key, u);
