@@ -305,6 +305,7 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
     await bounded(closed, abandoned ? CLOSE_GRACE_MS : undefined, options.hurry);
     mark('vitest closed');
     forgetStop(stopChannel);
+    collector.run.concurrency = { max: config.run.concurrency, final: inFlight.gate.limit, lowered: inFlight.gate.lowered };
     inFlight.close();
   }
   if (abandoned) collector.run.runErrors.push('checks still running when the run was stopped at once were abandoned: their results are missing and their clean-up may not have run');
@@ -427,6 +428,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     ...(config.run.shard !== undefined ? { shard: config.run.shard } : {}),
     ...runOutcome(agg, run.interrupted ? { ...(stoppedBy !== undefined ? { by: stoppedBy } : {}), atOnce: options.stopNow?.aborted === true || options.hurry?.aborted === true } : undefined),
     traffic: trafficOf(run.checks),
+    ...(run.concurrency !== undefined ? { concurrency: run.concurrency } : {}),
     ...checkSums(run.checks, config.run.readOnly, own !== undefined ? config.alsoValidate : undefined),
     counts: agg.counts,
     checkCounts: agg.checkCounts,

@@ -12,6 +12,17 @@ export interface CollectedRun {
   /** problems outside any check: a suite file that failed to load, an unhandled error */
   runErrors: string[];
   interrupted: boolean;
+  /** the run's shared limit of requests in flight at its end, and how often it came down (harness/in-flight.ts) */
+  concurrency?: RunConcurrency;
+}
+
+export interface RunConcurrency {
+  /** run.concurrency: where the limit started and the most it may grow to */
+  max: number;
+  /** the limit when the run ended */
+  final: number;
+  /** how often it came down for refusals (429, 503) and for slow answers */
+  lowered: { refused: number; slow: number };
 }
 
 export class ConformanceCollector implements Reporter {

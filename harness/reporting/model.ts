@@ -1,6 +1,7 @@
 /** The content of every report of a run, built once and rendered by each writer. */
 import type { Aggregate, RunTraffic } from './aggregate.js';
 import type { BaselineOutcome } from './baseline.js';
+import type { RunConcurrency } from './collector.js';
 import type { RunFootprint } from './footprint.js';
 import type { RunDiff } from './diff.js';
 import type { OperationLatency } from './latency.js';
@@ -41,6 +42,11 @@ export interface RunReport {
    * most answers were refusals or redirects (the target was overloaded or the URL misrouted, not judged)
    */
   traffic?: RunTraffic;
+  /**
+   * the run's one limit of requests in flight: run.concurrency, where it ended, and how often it came down because the
+   * target refused (429, 503) or answered slowly (harness/in-flight.ts)
+   */
+  concurrency?: RunConcurrency;
   /**
    * Present when the run was read-only (run.readOnly): only GETs and the operations marked x-read-only were sent;
    * `skippedChecks` needed another request (refused before it was sent) and were skipped.

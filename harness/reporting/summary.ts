@@ -91,6 +91,11 @@ export function renderSummary(r: RunReport): string {
   }
   out.push(`- run: \`${r.runId}\`, ${r.startedAt}, ${(r.durationMs / 1000).toFixed(1)} s, ${r.suite.name} ${r.suite.version}`);
   out.push(`- generation: seed ${r.seed}, ${r.runs} runs per property (rerun with \`--seed ${r.seed}\` for the same inputs)`);
+  const c = r.concurrency;
+  if (c !== undefined && c.lowered.refused + c.lowered.slow > 0) {
+    const why = [c.lowered.refused > 0 ? `${c.lowered.refused} time${c.lowered.refused === 1 ? '' : 's'} for refusals (429, 503)` : '', c.lowered.slow > 0 ? `${c.lowered.slow} time${c.lowered.slow === 1 ? '' : 's'} for answers at three times their usual time` : ''].filter(Boolean).join(' and ');
+    out.push(`- requests in flight: the run's limit came down ${why}, and ended at ${c.final} of \`run.concurrency\` ${c.max} (the target was busy: a lower \`run.concurrency\` or \`run.maxRequestsPerSecond\` spares it; verdicts do not depend on it)`);
+  }
   if (r.shard !== undefined) out.push(`- shard ${r.shard.index}/${r.shard.count} of the checks only: \`canton-conformance merge\` joins the shards' reports into the run's verdicts`);
   if (r.merged !== undefined) {
     const missing = r.merged.missing.map((i) => `**shard ${i}/${r.merged!.count} missing**`);

@@ -14,6 +14,7 @@ import { DEFAULT_RUN, targetsFromBlock, type Config } from '../../harness/config
 import { startReference } from '../../reference/index.js';
 import { HttpClient } from '../../harness/http.js';
 import { runConformance } from '../../harness/runner.js';
+import { renderSummary } from '../../harness/reporting/summary.js';
 import { lockShared, withSharedState } from '../../harness/shared-state.js';
 import { miniConfig } from '../robustness/harness.js';
 
@@ -253,6 +254,12 @@ describe('verdicts at any concurrency', () => {
       expect(verdicts(adaptive)).toEqual(verdicts(one));
       // a limit left at 32 has about 45% of its requests refused here, this one about 10%
       expect(refused - refusedAtOne).toBeLessThan((forwarded - forwardedAtOne) / 4);
+      // the report says the limit came down for refusals, and where it ended; the run at concurrency 1 had nothing to lower
+      expect(adaptive.report.concurrency?.max).toBe(DEFAULT_RUN.concurrency);
+      expect(adaptive.report.concurrency?.lowered.refused).toBeGreaterThan(0);
+      expect(adaptive.report.concurrency?.final).toBeGreaterThanOrEqual(1);
+      expect(one.report.concurrency).toEqual({ max: 1, final: 1, lowered: { refused: 0, slow: 0 } });
+      expect(renderSummary(adaptive.report)).toMatch(/the run's limit came down \d+ times? for refusals \(429, 503\)/);
     } finally {
       gateway.closeAllConnections();
       gateway.close();
