@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { Agent, request } from './undici-core.js';
+import { SAFE_METHODS } from './safe-methods.js';
 import type { Api, ExchangeRecord } from './types.js';
 import type { RequestPace } from './pace.js';
 import type { InFlightGate } from './in-flight.js';
@@ -49,8 +50,7 @@ export interface ReadOnlyPolicy {
   allows(method: string, path: string): boolean;
 }
 
-/** Methods that change no state by definition (RFC 9110 9.2.1) and that the suite sends. */
-export const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
+export { SAFE_METHODS };
 
 export interface HttpRequest {
   method: string;

@@ -13,7 +13,8 @@ import { hasPrecompiled, loadPrecompiled, precompiledKey, writePrecompiled } fro
 import { SPECS_DIR } from './paths.js';
 import { readYamlCached } from './yaml-cache.js';
 import { APIS, type Api } from './types.js';
-import { SAFE_METHODS, type ReadOnlyPolicy } from './http.js';
+import type { ReadOnlyPolicy } from './http.js';
+import { SAFE_METHODS } from './safe-methods.js';
 
 /**
  * ajv and ajv-formats, loaded on first use: a suite worker whose response validators are all precompiled

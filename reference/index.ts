@@ -2,7 +2,8 @@
  * The embedded reference server: all four interfaces in memory on one loopback port, each under its own base path.
  * It is the suite's default target and, with planted faults switched on, the proof that every check can fail.
  */
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { createRequire } from 'node:module';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { FAULTS, FaultSet } from './faults.js';
 import { installDerivedFaults } from './derived-faults.js';
 import { installRequestLeniency } from './request-leniency.js';
@@ -120,9 +121,24 @@ function frameworkErrors(error: FastifyError, req: FastifyRequest, reply: Fastif
   void reply.code(status).header('content-type', 'text/plain; charset=UTF-8').send(`Invalid value for: path (${error.message})`);
 }
 
+/**
+ * fastify's own schema compilers (ajv's and fast-json-stringify's), loaded only if a route ever declares a schema: the
+ * reference declares none (it checks requests itself), and fastify loaded both at every start (about 40 ms of the
+ * reference thread's start, issue 23). Given as factories, they are what fastify would have used.
+ */
+const fastifyRequire = createRequire(createRequire(import.meta.url).resolve('fastify'));
+type Factory = (...args: unknown[]) => unknown;
+const lazyFactory = (pkg: string): Factory => {
+  let factory: Factory | undefined;
+  return (...args) => (factory ??= (fastifyRequire(pkg) as () => Factory)())(...args);
+};
+const schemaController: FastifyServerOptions['schemaController'] = {
+  compilersFactory: { buildValidator: lazyFactory('@fastify/ajv-compiler') as never, buildSerializer: lazyFactory('@fastify/fast-json-stringify-compiler') as never },
+};
+
 export async function buildReferenceApp(options: ResolvedReferenceOptions, ctx: ReferenceContext = referenceContext(options)): Promise<FastifyInstance> {
   // ids reach 128 characters (users) and beyond (contract ids): fastify's default of 100 would answer 414
-  const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024, forceCloseConnections: true, routerOptions: { maxParamLength: 4096 }, frameworkErrors });
+  const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024, forceCloseConnections: true, routerOptions: { maxParamLength: 4096 }, frameworkErrors, schemaController });
   // before the interfaces register: a root hook added later would not reach their scopes
   // the derived-request faults first: the answer they replay is taken before the variant layer rewrites it
   installDerivedFaults(app, ctx.faults);
