@@ -5,7 +5,7 @@
  * adapts to a target that refuses load (a gateway answering 503 above 4 requests in flight).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request as httpRequest } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { runConformance } from '../../harness/runner.js';
 import { renderSummary } from '../../harness/reporting/summary.js';
 import { lockShared, withSharedState } from '../../harness/shared-state.js';
 import { miniConfig } from '../robustness/harness.js';
+import { forwardTo } from './mini-server.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
 
@@ -216,12 +217,7 @@ describe('verdicts at any concurrency', () => {
       let done = false;
       const finish = () => void (done ? undefined : ((done = true), open--));
       res.once('close', finish);
-      const up = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      });
-      up.once('error', () => res.destroy());
-      req.pipe(up);
+      forwardTo(upstream, req, res);
     });
     await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
     const via = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;

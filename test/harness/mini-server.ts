@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** A tiny loopback target for the harness's own tests: its answer depends on the `mode` query parameter. */
@@ -78,4 +78,14 @@ export async function startMiniServer(): Promise<{ url: string; tokenRequests: (
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
+}
+
+/** Sends a request received by a test's proxy on to `upstream` (an origin) and its answer back, as they are. */
+export function forwardTo(upstream: URL, req: IncomingMessage, res: ServerResponse): void {
+  const up = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(res);
+  });
+  up.on('error', () => res.destroy());
+  req.pipe(up);
 }

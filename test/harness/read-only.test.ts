@@ -5,7 +5,7 @@
  * checks is the one this run gives.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { runConformance, type RunResult } from '../../harness/runner.js';
 import { schemaRegistry } from '../../harness/schemas.js';
 import { APIS, type Api } from '../../harness/types.js';
 import { startReference, type ReferenceServer } from '../../reference/index.js';
+import { forwardTo } from './mini-server.js';
 
 /** The operations SPEC.md describes as reads although they are not GETs; nothing else may carry the marker. */
 const READ_ONLY_POSTS = [
@@ -38,12 +39,7 @@ async function recordingProxy(upstream: string): Promise<{ url: string; seen: Ar
   const to = new URL(upstream);
   const server: Server = createServer((req, res) => {
     seen.push({ method: req.method ?? '', path: req.url ?? '' });
-    const up = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    up.on('error', () => res.destroy());
-    req.pipe(up);
+    forwardTo(to, req, res);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
