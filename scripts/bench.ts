@@ -93,11 +93,16 @@ async function suiteRun(name: string, args: string[]): Promise<SuiteRun> {
   const t0 = performance.now();
   const child = spawn(process.execPath, all, { cwd: ROOT, env: { ...process.env, BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+  // CC_DEBUG's lines ([timing] ..., [in-flight] ...) are kept whole, the rest only its last 4000 characters
+  const debugLines: string[] = [];
+  child.stderr.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000);
+    if ((process.env.CC_DEBUG ?? '') !== '') for (const l of d.toString().split('\n')) if (/^\[[a-z-]+\]/.test(l) && debugLines.length < 2000) debugLines.push(l);
+  });
   const exitCode = await new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const wallMs = performance.now() - t0;
-  // CC_DEBUG (e.g. timing, in-flight): the run's debug lines, the last 4000 characters of them
-  if ((process.env.CC_DEBUG ?? '') !== '') process.stderr.write(`${name}, stderr:\n${stderr}\n`);
+  // CC_DEBUG (e.g. timing, in-flight): the run's debug lines
+  if ((process.env.CC_DEBUG ?? '') !== '') process.stderr.write(`${name}, CC_DEBUG lines:\n${debugLines.join('\n')}\n`);
   let report: Reported | undefined;
   let jsonBytes = 0;
   try {
