@@ -10,10 +10,11 @@
  * package-vetting state counted their waits for each other, started together first, and held two of the four workers
  * for most of the run; by their own time, the second one starts when the first one has ended.
  *
- * Kept in node_modules/.cache/canton-conformance/file-order/, per kind, after each complete run (not a shard, a selection
- * of requirements nor a read-only run). The order changes no verdict: each check's inputs come from the run seed and its
+ * Kept in node_modules/.cache/canton-conformance/file-order/ after each complete run (not a shard, a selection of
+ * requirements nor a read-only run): the embedded reference's, and per set of target URLs (orderFilesOf). The order changes no verdict: each check's inputs come from the run seed and its
  * id, and checks that share target state hold a lock whatever runs beside them.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from './paths.js';
@@ -22,8 +23,16 @@ import type { CheckResultMeta } from './types.js';
 
 const ORDER_DIR = join(PACKAGE_ROOT, 'node_modules', '.cache', 'canton-conformance', 'file-order');
 
-export type RunKind = 'reference' | 'target';
-export const runKind = (config: Pick<Config, 'useReference'>): RunKind => (config.useReference ? 'reference' : 'target');
+/**
+ * The cache files a run's order is read from, first found first: against configured targets, the last run against the
+ * same URLs, then the last run against any target (a new target, or one whose port changes with every start, gets the
+ * order of the last one rather than none); against the embedded reference, its own.
+ */
+export function orderFilesOf(config: Pick<Config, 'useReference' | 'targets'>): string[] {
+  if (config.useReference) return ['reference.json'];
+  const urls = Object.values(config.targets).map((t) => t?.url ?? '').sort().join('\n');
+  return [`target-${createHash('sha256').update(urls).digest('hex').slice(0, 16)}.json`, 'target.json'];
+}
 
 const spanOf = (c: CheckResultMeta): number =>
   c.firstRequestAt !== undefined && c.lastResponseAt !== undefined ? Math.max(0, Date.parse(c.lastResponseAt) - Date.parse(c.firstRequestAt)) : 0;
@@ -78,9 +87,17 @@ export function fileProfiles(checks: readonly CheckResultMeta[]): Record<string,
   return Object.fromEntries(Object.entries(fileWeights(checks)).map(([f, ms]) => [f, { ms, ...(shares.has(f) ? { shares: [...shares.get(f)!].sort() } : {}) }]));
 }
 
-export function loadFileWeights(kind: RunKind): Record<string, FileWeight> | undefined {
+export function loadFileWeights(config: Pick<Config, 'useReference' | 'targets'>): Record<string, FileWeight> | undefined {
+  for (const file of orderFilesOf(config)) {
+    const w = readWeights(file);
+    if (w !== undefined) return w;
+  }
+  return undefined;
+}
+
+function readWeights(file: string): Record<string, FileWeight> | undefined {
   try {
-    const w = JSON.parse(readFileSync(join(ORDER_DIR, `${kind}.json`), 'utf8')) as unknown;
+    const w = JSON.parse(readFileSync(join(ORDER_DIR, file), 'utf8')) as unknown;
     if (typeof w !== 'object' || w === null) return undefined;
     const out: Record<string, FileWeight> = {};
     for (const [f, v] of Object.entries(w as Record<string, unknown>)) {
@@ -101,12 +118,16 @@ export function loadFileWeights(kind: RunKind): Record<string, FileWeight> | und
 export function saveFileWeights(config: Config, checks: readonly CheckResultMeta[]): void {
   if (config.run.shard !== undefined || config.run.requirements.length > 0 || config.run.readOnly || config.internal !== undefined) return;
   try {
-    const weights = { ...(loadFileWeights(runKind(config)) ?? {}), ...fileProfiles(checks) };
+    const [own] = orderFilesOf(config);
+    const weights = JSON.stringify({ ...(readWeights(own!) ?? {}), ...fileProfiles(checks) });
     mkdirSync(ORDER_DIR, { recursive: true });
-    const file = join(ORDER_DIR, `${runKind(config)}.json`);
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(weights));
-    renameSync(tmp, file);
+    // this target's own order, and (against a target) the order of the last run against any
+    for (const name of orderFilesOf(config)) {
+      const file = join(ORDER_DIR, name);
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, weights);
+      renameSync(tmp, file);
+    }
   } catch {
     // the order is a speed-up only
   }

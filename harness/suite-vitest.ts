@@ -10,7 +10,7 @@ import { PACKAGE_ROOT } from './paths.js';
 import { RECORD_SETUP_FILE } from './observe/har-record.js';
 import { schemaRegistry } from './schemas.js';
 import { clearLocks } from './shared-state.js';
-import { loadFileWeights, orderFiles, runKind } from './file-order.js';
+import { loadFileWeights, orderFiles } from './file-order.js';
 import type { Api } from './types.js';
 
 /** vitest's node API takes most of a second to import: callers may start loading it early */
@@ -79,7 +79,7 @@ async function withoutSignalHandlers<T>(create: () => Promise<T>): Promise<T> {
 export async function createSuiteVitest(o: { include: string[]; reporters: ReporterEntry[]; config: Config; allure?: boolean; recordDir?: string }): Promise<Vitest> {
   const { createVitest, BaseSequencer } = await loadVitest();
   // the files start longest first, by their own times in the last complete run of the same kind (harness/file-order.ts)
-  const weights = loadFileWeights(runKind(o.config));
+  const weights = loadFileWeights(o.config);
   class LongestFirst extends BaseSequencer {
     override async sort(files: Parameters<InstanceType<typeof BaseSequencer>['sort']>[0]) {
       const sorted = await super.sort(files);

@@ -4,7 +4,8 @@
  * on a lock with nothing to do.
  */
 import { describe, expect, it } from 'vitest';
-import { fileProfiles, fileWeights, orderFiles, type FileWeight } from '../../harness/file-order.js';
+import { fileProfiles, fileWeights, orderFiles, orderFilesOf, type FileWeight } from '../../harness/file-order.js';
+import type { Config } from '../../harness/config.js';
 import type { CheckResultMeta } from '../../harness/types.js';
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1) + s * 1000).toISOString();
@@ -74,5 +75,14 @@ describe('the order of the suite files', () => {
     // file is placed like a holder's: it waits for the holders of other files
     const readers = [...checks, check('w1', 'walks', 0, 2, undefined, ['package-vetting']), check('w2', 'walks', 1, 2.5, undefined, ['package-vetting'])];
     expect(fileProfiles(readers).walks).toEqual({ ms: 2500, shares: ['package-vetting'] });
+  });
+
+  it('is planned from the last run against the same targets, else the last against any, and the reference\'s from its own', () => {
+    const against = (...urls: string[]) => ({ useReference: false, targets: Object.fromEntries(urls.map((url, i) => [['ledger', 'scan'][i], { url }])) }) as unknown as Pick<Config, 'useReference' | 'targets'>;
+    const [staging, fallback] = orderFilesOf(against('https://staging.example/ledger', 'https://staging.example/scan'));
+    expect(fallback).toBe('target.json');
+    expect(orderFilesOf(against('https://staging.example/ledger', 'https://staging.example/scan'))[0]).toBe(staging);
+    expect(orderFilesOf(against('http://127.0.0.1:7575', 'http://127.0.0.1:5012'))[0]).not.toBe(staging);
+    expect(orderFilesOf({ useReference: true, targets: {} } as unknown as Pick<Config, 'useReference' | 'targets'>)).toEqual(['reference.json']);
   });
 });
