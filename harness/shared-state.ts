@@ -1,10 +1,11 @@
 /**
  * Locks on target state that checks share (a check's `shares` list): checks naming the same resource on the same
  * target never run at the same time, whichever worker thread runs them. A check that only reads the state and needs it
- * unchanged names it in `reads`: it runs beside the other readers, never beside a check that `shares` it. The lock is a directory created atomically
- * (mkdir) in a folder of this process: the worker threads share the process id, so they share the folder, and a
- * process never sees another's locks (a lock left by a killed process whose id came back is broken once it is older
- * than any check can hold it). Waiting polls; it is bounded by the caller's limit.
+ * unchanged names it in `reads`: it runs beside the other readers, never beside a check that `shares` it. The lock is a
+ * directory created atomically (mkdir) in a folder of this process, a reader's a file in a folder beside it: the worker
+ * threads share the process id, so they share the folder, and a process never sees another's locks (a lock left by a
+ * killed process whose id came back is broken once it is older than any check can hold it). Waiting polls; it is
+ * bounded by the caller's limit.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
