@@ -352,8 +352,9 @@ export class HttpClient {
       // the answer's status (and time) lets the run's limit adapt (harness/in-flight.ts): no answer tells nothing. An
       // answer's time is compared with answers of the same operation, status and size (within a factor of 4): a page of
       // a thousand records takes longer than a page of one without the target being any busier
-      const key = `${req.method} ${req.operationId ?? req.path.split('?')[0]} ${status} ~${Math.ceil(Math.log(size + 1) / Math.log(4))}`;
-      gate.release(status, this.options.latencySignal === true && status !== undefined && sent !== undefined ? { key, ms: performance.now() - sent } : undefined);
+      const timed = this.options.latencySignal === true && status !== undefined && sent !== undefined;
+      const key = timed ? `${req.method} ${req.operationId ?? req.path.split('?')[0]} ${status} ~${Math.ceil(Math.log(size + 1) / Math.log(4))}` : '';
+      gate.release(status, timed ? { key, ms: performance.now() - sent! } : undefined);
     }
   }
 
