@@ -1,8 +1,9 @@
 /**
  * The order a run starts its suite files in (issue 23). A worker thread runs its files one after another, so a file that
- * takes long and starts late makes the run end late: files start longest first, as the previous complete run of the
- * same kind measured them (the embedded reference, where a file's time is CPU; a configured target, where it is mostly
- * its chains of requests waiting for the target). Without such a run, vitest's own order.
+ * takes long and starts late makes the run end late: files start longest first, as the previous complete run against
+ * the same targets measured them (the embedded reference, where a file's time is CPU; a configured target, where it is
+ * mostly its chains of requests waiting for the target), and a file that locks shared target state where the file
+ * holding it is expected to end (orderFiles). Without such a run, vitest's own order.
  *
  * A file's time is its own, not the time it waited for other files: its checks that share target state run one after
  * another, each from its first request to its last answer (the wait for the lock before is another file's time); the
@@ -11,8 +12,9 @@
  * for most of the run; by their own time, the second one starts when the first one has ended.
  *
  * Kept in node_modules/.cache/canton-conformance/file-order/ after each complete run (not a shard, a selection of
- * requirements nor a read-only run): the embedded reference's, and per set of target URLs (orderFilesOf). The order changes no verdict: each check's inputs come from the run seed and its
- * id, and checks that share target state hold a lock whatever runs beside them.
+ * requirements nor a read-only run): the embedded reference's, and per set of target URLs (orderFilesOf). The order
+ * changes no verdict: each check's inputs come from the run seed and its id, and checks that share target state hold a
+ * lock whatever runs beside them.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -63,7 +65,7 @@ export function fileWeights(checks: readonly CheckResultMeta[]): Record<string, 
   return out;
 }
 
-/** What the order knows of a file from the last complete run of its kind. */
+/** What the order knows of a file from the last complete run against the same targets. */
 export interface FileWeight {
   /** its own time (ms): fileWeights */
   ms: number;
