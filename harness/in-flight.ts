@@ -6,7 +6,8 @@
  *
  * The counter is a SharedArrayBuffer owned by the run (the main thread), handed to each worker over a
  * BroadcastChannel named for the run (vitest passes the workers no shared memory): [requests in flight, the limit, a
- * generation bumped at each release]. A request takes a slot with compare-and-swap; a thread whose requests wait for
+ * generation bumped at each release, and the adaptive limit's state: see adapt]. The limit moves with the target's
+ * refusals and, against a configured target, its answer times (LatencyWatch). A request takes a slot with compare-and-swap; a thread whose requests wait for
  * one sleeps on the generation (Atomics.waitAsync) and tries again at each release. Within a thread, requests get
  * slots first come first served; between threads, whichever tries first.
  */
