@@ -26,6 +26,7 @@ import { outOfRange } from './versions.js';
 import { hash32, inShard } from './shard.js';
 import { tallyOwnDescription, type OwnDescriptionTally } from './spec-diff/validate.js';
 import { perWorker, workersFor } from './suite-vitest.js';
+import { loadingSuiteFile } from './run-groups.js';
 import { withSharedState } from './shared-state.js';
 
 declare module 'vitest' {
@@ -37,6 +38,13 @@ declare module 'vitest' {
     conformanceInFlight?: string;
   }
 }
+
+/**
+ * How many independent steps of one check (property cases, set-up allocations) may wait for answers at once: against
+ * the embedded reference (CPU-bound) a worker's share of run.concurrency; against a target, where they mostly wait, up
+ * to run.concurrency, since the run's one limit of requests in flight bounds them anyway.
+ */
+export const waitingLanes = (config: Pick<Config, 'useReference' | 'run'>): number => (config.useReference ? perWorker(config) : Math.max(1, config.run.concurrency));
 
 /** A rule the target broke; thrown to stop a check, or collected softly. */
 export class ConformanceFailure extends Error {
@@ -366,6 +374,8 @@ class Check implements CheckContext {
       maxJsonDepth: this.config.run.maxJsonDepth,
       maxHeaderBytes: this.config.run.maxHeaderBytes,
       maxInFlight: perWorker(this.config),
+      // a check that holds shared target state keeps the checks waiting for it waiting while its requests wait
+      urgent: (this.decl.shares?.length ?? 0) + (this.decl.reads?.length ?? 0) > 0,
       // run.concurrency as one limit over every worker of the run, where the run shares one
       ...(inFlightChannel() !== undefined ? { inFlight: sharedInFlight(inFlightChannel()!), latencySignal: !this.config.useReference } : {}),
       headers: target.headers,
@@ -491,9 +501,7 @@ class Check implements CheckContext {
     });
     const params = { seed: this.seed, numRuns, interruptAfterTimeLimit: budget, markInterruptAsFailure: false };
     let details: Pick<fc.RunDetails<[T]>, 'failed' | 'seed' | 'numRuns' | 'counterexamplePath' | 'counterexample' | 'errorInstance'>;
-    // against the embedded reference (CPU-bound) at most a worker's share of run.concurrency; against a target, where
-    // the cases mostly wait for answers, up to run.concurrency: the run's one limit of requests in flight bounds them
-    const most = this.config.useReference ? perWorker(this.config) : Math.max(1, this.config.run.concurrency);
+    const most = waitingLanes(this.config);
     const lanes = o.concurrent === true ? most : typeof o.concurrent === 'number' ? Math.min(o.concurrent, most) : 1;
     if (lanes > 1 && numRuns > 1) {
       const first = await this.concurrentCases(property, numRuns, lanes, performance.now() + budget, o.stateKey);
@@ -849,7 +857,9 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
   const routes = config.internal?.routes;
   if (routes !== undefined ? !routes.some((r) => r.checks.includes(decl.id)) : selection.length > 0 && !decl.requirements.some((r) => selection.includes(r))) return;
   if (!inShard(decl.id, config.run.shard)) return;
-  const meta: CheckResultMeta = { ...decl };
+  // a run loads the suite files through group files (harness/run-groups.ts): the check names its own file
+  const source = loadingSuiteFile();
+  const meta: CheckResultMeta = { ...decl, ...(source !== undefined ? { file: source } : {}) };
   const shares = decl.shares ?? [];
   const reads = decl.reads ?? [];
   // a check that shares target state is a sequential test (in declaration order within its file) and may first wait,

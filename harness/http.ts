@@ -173,6 +173,11 @@ export interface ClientOptions {
    * harness/in-flight.ts); not against the embedded reference, whose answer times are the suite's own CPU.
    */
   latencySignal?: boolean;
+  /**
+   * The client's requests go before the others waiting for a slot of the run's limit: the client of a check that holds
+   * shared target state (other checks wait for its lock: the run's critical path).
+   */
+  urgent?: boolean;
 }
 
 export const DEFAULT_RETRIES = 2;
@@ -188,25 +193,27 @@ class InFlightLimit {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
 
+  private readonly urgent: Array<() => void> = [];
+
   setLimit(limit: number): void {
     this.limit = limit;
-    while (this.active < this.limit && this.waiting.length > 0) {
+    while (this.active < this.limit && this.urgent.length + this.waiting.length > 0) {
       this.active++;
-      this.waiting.shift()!();
+      (this.urgent.shift() ?? this.waiting.shift())!();
     }
   }
 
-  async acquire(): Promise<void> {
+  async acquire(urgent = false): Promise<void> {
     if (this.active < this.limit) {
       this.active++;
       return;
     }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
+    await new Promise<void>((resolve) => (urgent ? this.urgent : this.waiting).push(resolve));
   }
 
-  /** hands the slot to the next waiting request, first come first served */
+  /** hands the slot to the next waiting request, urgent ones first, else first come first served */
   release(): void {
-    const next = this.waiting.shift();
+    const next = this.urgent.shift() ?? this.waiting.shift();
     if (next !== undefined) next();
     else this.active--;
   }
@@ -337,7 +344,7 @@ export class HttpClient {
       return this.dispatch(req);
     }
     const gate = (this.options.inFlight !== undefined ? await this.options.inFlight : undefined) ?? inFlight;
-    await gate.acquire();
+    await gate.acquire(this.options.urgent === true);
     let status: number | undefined;
     let sent: number | undefined;
     let size = 0;

@@ -19,7 +19,8 @@ import { BroadcastChannel } from 'node:worker_threads';
  * (against a configured target) how long the answer took and for which operation, the latency signal.
  */
 export interface InFlightGate {
-  acquire(): Promise<void>;
+  /** `urgent`: a request of a check that holds shared target state, which other checks wait for: it goes first */
+  acquire(urgent?: boolean): Promise<void>;
   release(status?: number, latency?: LatencySample): void;
 }
 
@@ -41,7 +42,9 @@ const HALVED_AT = 5;
 /** how often the limit was lowered for refusals, and for slow answers (the run's report says so) */
 const STEPS_REFUSED = 6;
 const STEPS_SLOW = 7;
-export const IN_FLIGHT_CELLS = 8;
+/** urgent requests waiting for a slot, in every thread: while there are any, no other request takes one */
+const URGENT = 8;
+export const IN_FLIGHT_CELLS = 9;
 
 /**
  * Adaptive concurrency (issue 23), from the target's answers: a 429 or 503 halves the limit, and latency that rose to
@@ -170,6 +173,7 @@ const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
 /** One thread's view of the run's shared counter. */
 export class SharedInFlight implements InFlightGate {
   private readonly waiting: Array<() => void> = [];
+  private readonly urgent: Array<() => void> = [];
   private pumping = false;
 
   /** `latency`: this thread's latency signal (a test gives one that never finds the machine busy) */
@@ -189,18 +193,26 @@ export class SharedInFlight implements InFlightGate {
     return Atomics.load(this.cells, ACTIVE);
   }
 
-  private tryTake(): boolean {
+  private get urgentWaiting(): number {
+    return this.cells.length > URGENT ? Atomics.load(this.cells, URGENT) : 0;
+  }
+
+  /** a slot for an urgent request, or for another one while no urgent request waits in any thread */
+  private tryTake(urgent: boolean): boolean {
     for (;;) {
+      if (!urgent && this.urgentWaiting > 0) return false;
       const active = Atomics.load(this.cells, ACTIVE);
       if (active >= Atomics.load(this.cells, LIMIT)) return false;
       if (Atomics.compareExchange(this.cells, ACTIVE, active, active + 1) === active) return true;
     }
   }
 
-  acquire(): Promise<void> {
-    if (this.waiting.length === 0 && this.tryTake()) return Promise.resolve();
+  acquire(urgent = false): Promise<void> {
+    const queue = urgent ? this.urgent : this.waiting;
+    if (queue.length === 0 && (urgent || this.urgent.length === 0) && this.tryTake(urgent)) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      this.waiting.push(resolve);
+      if (urgent && this.cells.length > URGENT) Atomics.add(this.cells, URGENT, 1);
+      queue.push(resolve);
       void this.pump();
     });
   }
@@ -218,16 +230,18 @@ export class SharedInFlight implements InFlightGate {
     Atomics.notify(this.cells, GENERATION);
   }
 
-  /** hands slots to this thread's waiting requests in order, sleeping between releases */
+  /** hands slots to this thread's waiting requests in order, urgent ones first, sleeping between releases */
   private async pump(): Promise<void> {
     if (this.pumping) return;
     this.pumping = true;
     try {
-      while (this.waiting.length > 0) {
+      while (this.urgent.length > 0 || this.waiting.length > 0) {
         // the generation is read before trying: a release in between makes the wait return at once
         const generation = Atomics.load(this.cells, GENERATION);
-        if (this.tryTake()) {
-          this.waiting.shift()!();
+        const urgent = this.urgent.length > 0;
+        if (this.tryTake(urgent)) {
+          if (urgent && this.cells.length > URGENT) Atomics.sub(this.cells, URGENT, 1);
+          (urgent ? this.urgent : this.waiting).shift()!();
           continue;
         }
         const w = waitAsync(this.cells, GENERATION, generation, RECHECK_MS);

@@ -3,7 +3,7 @@
  * vitest with the configuration provided to them, then aggregate verdicts and write every report.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ReferenceOptions } from '../reference/index.js';
 import type { ReferenceThreadReady } from '../reference/thread.js';
@@ -22,10 +22,11 @@ import { allureResultsReporter, checkReportsDir, createRunDir, newRunId, startAl
 import { shardNote } from './reporting/merge.js';
 import { applyBaseline, loadBaseline } from './reporting/baseline.js';
 import { diffRuns, readEarlierReport } from './reporting/diff.js';
-import { boundHeapGrowth, createSuiteVitest, loadVitest, suiteGlobs } from './suite-vitest.js';
+import { boundHeapGrowth, createSuiteVitest, loadVitest, suiteGlobs, workersFor } from './suite-vitest.js';
 import { FINAL_GRACE_MS, STOP_CLEANUP_MS, announceStop, forgetStop, newStopChannel } from './stop-now.js';
 import { shareInFlight } from './in-flight.js';
-import { saveFileWeights } from './file-order.js';
+import { loadFileWeights, saveFileWeights } from './file-order.js';
+import { GROUP_GLOB, groupFile, planGroups } from './run-groups.js';
 
 export interface RunOptions {
   /** where progress lines go (stderr by default) */
@@ -79,7 +80,12 @@ function timingReporter(): Reporter {
   let collected = false;
   return {
     onTestModuleQueued: (m) => void (queued ? undefined : ((queued = true), mark(`first test file queued (${m.relativeModuleId})`))),
-    onTestModuleCollected: (m) => void (collected ? undefined : ((collected = true), mark(`first test file collected (${m.relativeModuleId})`))),
+    onTestModuleCollected: (m) => {
+      if (!collected) mark(`first test file collected (${m.relativeModuleId})`);
+      collected = true;
+      // a group's collection imports its suite files (harness/run-groups.ts) before its first check starts
+      mark(`  ${m.relativeModuleId} collected in ${m.diagnostic().collectDuration.toFixed(0)} ms`);
+    },
     onTestRunEnd: () => mark('test run ended'),
   };
 }
@@ -240,7 +246,7 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
   const collector = new ConformanceCollector(PACKAGE_ROOT, write, options.interactive ?? false);
   // created, not started, so an interrupt cancels the run (and the reports of what ran are still written)
   const vitest = await createSuiteVitest({
-    include: config.internal?.include ?? suiteGlobs(config.run.only),
+    include: [...(config.internal?.include ?? suiteGlobs(config.run.only)), GROUP_GLOB],
     reporters: [collector, await allureResultsReporter(resultsDir), ...(timing ? [timingReporter()] : [])],
     config,
     ...(recordDir !== undefined ? { recordDir } : {}),
@@ -276,8 +282,12 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
   try {
     if (options.signal?.aborted === true || options.stopNow?.aborted === true || options.hurry?.aborted === true) collector.run.interrupted = true;
     else {
+      // the suite files run in groups, one per worker (harness/run-groups.ts)
+      const files = (await vitest.globTestSpecifications()).map((f) => relative(PACKAGE_ROOT, f.moduleId).split('\\').join('/')).filter((f) => !f.startsWith('harness/groups/'));
+      const groups = planGroups(files, workersFor(config), loadFileWeights(config));
+      vitest.provide('conformanceGroups', groups);
       mark('vitest.start');
-      const started = vitest.start([]);
+      const started = files.length === 0 ? vitest.start([]) : vitest.start(groups.map((_, i) => groupFile(i)));
       started.catch(() => undefined);
       // a stop at once does not wait for the running checks beyond a short grace, a further signal not beyond a
       // shorter one (from that signal, if that ends sooner): what finished is reported

@@ -172,8 +172,8 @@ class ScenarioReporter implements Reporter {
     this.current = new ConformanceCollector(PACKAGE_ROOT, () => {}, false);
     return this.current;
   }
-  onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
-    this.current.onTestRunStart(specifications);
+  onTestModuleCollected(module: TestModule): void {
+    this.current.onTestModuleCollected(module);
   }
   onTestCaseResult(testCase: TestCase): void {
     this.current.onTestCaseResult(testCase);

@@ -21,10 +21,11 @@ export const suiteGlobs = (apis: readonly Api[]) => apis.map((api) => `suites/${
 
 /**
  * The suites' worker threads. Against the embedded reference, two (the cores): the reference serves from this process
- * and the run is CPU-bound. Against a configured target, four: a worker runs its files one after another, so network
- * latency is hidden only by more files at once (through a 20 ms delay the default run took 16.9 s with two, 13.4 s
- * with four), and the suite's CPU no longer shares the cores with the server. run.workers sets another number (more
- * overlap more of a slow target's waits, each thread costs memory); never more than run.concurrency.
+ * and the run is CPU-bound. Against a configured target, four: each worker's thread parses, validates and records its
+ * checks' answers, and through the benchmark's latency profile three workers left the requests' span 1.2 to 1.3 times
+ * the critical path where four left it 1.1 (through a 20 ms delay the default run took 16.9 s with two, 13.4 s with
+ * four, when a worker still ran its files one after another). run.workers sets another number (each thread costs
+ * memory; a run has at most 8 groups of files, harness/run-groups.ts); never more than run.concurrency.
  */
 export const workersFor = (config: Pick<Config, 'useReference' | 'run'>) => Math.max(1, Math.min(config.run.workers ?? (config.useReference ? 2 : 4), config.run.concurrency));
 /**
@@ -112,9 +113,13 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       // included, at most maxConcurrency at once per worker; a check that declares shared state (`shares`) is a
       // sequential test and takes a lock on its resources (conformance.ts). vitest's own scheduler is used rather than
       // one of ours: it keeps the files, hooks, reporters and cancellation as they are, and verdicts do not depend on
-      // the order (each check's seed comes from the run seed and its id, its names from its id).
+      // the order (each check's seed comes from the run seed and its id, its names from its id). A conformance run
+      // loads its files in one group per worker (harness/run-groups.ts), so a worker's checks come from many files at
+      // once: against a configured target, where most checks wait on answers, a worker runs up to twice its share of
+      // run.concurrency in checks (the run's one limit still bounds the requests), so that a check holding shared state,
+      // next in its file, finds a slot while the others wait for theirs.
       maxWorkers: workersFor(o.config),
-      maxConcurrency: perWorker(o.config),
+      maxConcurrency: o.config.useReference ? perWorker(o.config) : 2 * perWorker(o.config),
       sequence: { concurrent: o.config.run.concurrency > 1, sequencer: LongestFirst },
       provide: { conformanceConfig: o.config, ...(o.recordDir !== undefined ? { conformanceRecordDir: o.recordDir } : {}) },
       testTimeout: o.config.run.checkTimeoutMs + 10_000,

@@ -2,7 +2,7 @@
  * The vitest reporter of a conformance run: it prints a progress line and collects every check's metadata and
  * verdict (from the task meta the conformance() wrapper writes), plus errors that stopped a whole suite file.
  */
-import type { Reporter, TestCase, TestModule, TestSpecification } from 'vitest/node';
+import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import type { SerializedError } from '@vitest/utils';
 import type { CheckResultMeta } from '../types.js';
 import { redactText } from '../redact.js';
@@ -27,8 +27,9 @@ export interface RunConcurrency {
 
 export class ConformanceCollector implements Reporter {
   readonly run: CollectedRun = { checks: [], runErrors: [], interrupted: false };
-  private files = 0;
-  private filesDone = 0;
+  /** the checks collected so far (every group's), and those with a result */
+  private declared = 0;
+  private done = 0;
   private readonly counts = { pass: 0, fail: 0, error: 0, skipped: 0, unsupported: 0 };
   private lastPrint = 0;
 
@@ -38,13 +39,18 @@ export class ConformanceCollector implements Reporter {
     private readonly interactive: boolean,
   ) {}
 
-  onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
-    this.files = specifications.length;
+  onTestModuleCollected(module: TestModule): void {
+    for (const _ of module.children.allTests()) this.declared++;
   }
 
   onTestCaseResult(testCase: TestCase): void {
     const meta = testCase.meta().conformance;
-    if (meta === undefined) return;
+    if (meta === undefined) {
+      // a suite file its group could not load (harness/run-groups.ts)
+      const result = testCase.result();
+      if (result.state === 'failed') this.run.runErrors.push(`${testCase.name}: ${redactText(result.errors?.[0]?.message ?? 'failed')}`);
+      return;
+    }
     const result = testCase.result();
     // the wrapper sets a verdict on every path; a test that vitest itself failed (timeout) never reached it
     if (meta.verdict === undefined) {
@@ -53,14 +59,14 @@ export class ConformanceCollector implements Reporter {
       if (firstError !== undefined) meta.error = redactText(firstError);
       if (result.state === 'skipped') meta.reason = result.note ?? 'not run: the run was interrupted';
     }
-    meta.file = testCase.module.moduleId.replace(`${this.root}/`, '');
+    meta.file ??= testCase.module.moduleId.replace(`${this.root}/`, '');
     this.run.checks.push(meta);
+    this.done++;
     this.counts[meta.verdict]++;
     this.progress(false);
   }
 
   onTestModuleEnd(module: TestModule): void {
-    this.filesDone++;
     for (const e of module.errors()) {
       this.run.runErrors.push(`${module.moduleId.replace(`${this.root}/`, '')}: ${redactText(e.message)}`);
     }
@@ -78,7 +84,7 @@ export class ConformanceCollector implements Reporter {
     if (!force && now - this.lastPrint < (this.interactive ? 100 : 2000)) return;
     this.lastPrint = now;
     const c = this.counts;
-    const line = `checks: ${c.pass} pass, ${c.fail} fail, ${c.error} error, ${c.skipped} skipped, ${c.unsupported} unsupported | files ${this.filesDone}/${this.files}`;
+    const line = `checks: ${c.pass} pass, ${c.fail} fail, ${c.error} error, ${c.skipped} skipped, ${c.unsupported} unsupported | ${this.done} of ${this.declared} checks done`;
     this.write(this.interactive ? `\r${line}` : `${line}\n`);
   }
 }

@@ -144,6 +144,30 @@ describe('requests in flight: one limit for the run', () => {
     expect(a.active).toBe(3);
   });
 
+  it('gives a freed slot to an urgent request (a check holding shared state) before the others, in any thread', async () => {
+    const cells = new Int32Array(new SharedArrayBuffer(IN_FLIGHT_CELLS * 4));
+    cells[1] = 2;
+    const a = new SharedInFlight(cells);
+    const b = new SharedInFlight(cells);
+    await a.acquire();
+    await a.acquire();
+    const order: string[] = [];
+    // b's plain requests wait first, then a's urgent one
+    const plain = [1, 2].map((i) => b.acquire().then(() => order.push(`plain ${i}`)));
+    await new Promise((r) => setTimeout(r, 10));
+    const urgent = a.acquire(true).then(() => order.push('urgent'));
+    await new Promise((r) => setTimeout(r, 10));
+    a.release();
+    await urgent;
+    expect(order).toEqual(['urgent']);
+    a.release();
+    a.release();
+    await Promise.all(plain);
+    expect(order).toEqual(['urgent', 'plain 1', 'plain 2']);
+    // no urgent request waits any more: a plain one takes a free slot at once
+    expect(a.active).toBe(2);
+  });
+
   it('hands the run\'s counter to a worker thread, whose slots the run\'s other threads then wait for', async () => {
     const channel = `cc-test-in-flight-${process.pid}-${Date.now()}`;
     const shared = shareInFlight(channel, 2);

@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
 import fc from 'fast-check';
-import { conformance } from '../../../harness/conformance.js';
+import { conformance, waitingLanes } from '../../../harness/conformance.js';
 import { judgeBadRequests, judgeRejection } from '../../rejections.js';
 import { mayAnswerAnywhere } from '../../../harness/checks.js';
 import type { Exchange } from '../../../harness/http.js';
@@ -129,7 +129,8 @@ describe('POST /v2/users/{user-id}/rights', () => {
       const plain = [right.executeAsAnyParty(), right.readAsAnyParty(), right.identityProviderAdmin(), right.participantAdmin()];
       const partiesNeeded = Math.max(0, Math.ceil((maxRightsPerUser + 1 - plain.length) / 3));
       if (partiesNeeded > MAX_PARTIES_FOR_LIMIT) t.skip(`maxRightsPerUser ${maxRightsPerUser} needs ${partiesNeeded} parties to exceed, more than the ${MAX_PARTIES_FOR_LIMIT} this check allocates`);
-      const [parties, u] = await Promise.all([existingParties(t, partiesNeeded, 'limit', 16), createUser(t)]);
+      // hundreds of allocations where the limit is a participant's default (1000): as many at once as the run allows
+      const [parties, u] = await Promise.all([existingParties(t, partiesNeeded, 'limit', Math.max(16, waitingLanes(t.config))), createUser(t)]);
       const rights = [...plain, ...parties.flatMap((p) => [right.actAs(p), right.executeAs(p), right.readAs(p)])].slice(0, maxRightsPerUser + 1);
       const x = await grantRights(t, u.id, rights);
       t.expectStatus(x, 400);
