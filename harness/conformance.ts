@@ -4,7 +4,7 @@
  * and turns what happened into one of five verdicts that the reporter reads from the vitest task meta.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { inject, test } from 'vitest';
+import { inject, test, type TestContext } from 'vitest';
 import * as allure from 'allure-js-commons';
 import fc from 'fast-check';
 import { loadCatalogue, type Requirement } from './catalogue.js';
@@ -867,7 +867,24 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
   // beside the others (readers wait for no reader)
   const order = shares.length > 0 ? { concurrent: false, sequential: true } : {};
   const timeout = config.run.checkTimeoutMs * (shares.length > 0 || reads.length > 0 ? 2 : 1) + 5000;
-  test(decl.title, { meta: { conformance: meta }, timeout, ...order }, async (ctx) => {
+  const holds = shares.length > 0 || reads.length > 0;
+  if (holds && source !== undefined) filesHoldingState.add(source);
+  // the test's time limit is applied here, from the moment the check has its slot (vitest's would count the wait)
+  test(decl.title, { meta: { conformance: meta }, timeout: 0, ...order }, async (ctx) => {
+    const release = holds ? undefined : await checkSlots(inject('conformanceConfig')).acquire(source !== undefined && filesHoldingState.has(source));
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const limit = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`Test timed out in ${timeout}ms.`)), timeout);
+      });
+      await Promise.race([runCheck(ctx), limit]);
+    } finally {
+      clearTimeout(timer);
+      release?.();
+    }
+  });
+
+  async function runCheck(ctx: TestContext): Promise<void> {
     const started = performance.now();
     // the config is read again at run time: the self-test provides a new one for every run of the same files
     const config = routed(inject('conformanceConfig'), decl);
@@ -975,5 +992,50 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       throw err;
     }
     if (outcome.verdict === 'skipped' || outcome.verdict === 'unsupported') ctx.skip(`${outcome.verdict}: ${outcome.reason ?? ''}`);
-  });
+  }
 }
+
+/**
+ * A worker's slots for checks (its share of run.concurrency): a check that holds no shared target state takes one before
+ * it starts, and gives it back when it ends. A check that holds shared state takes none: it waits for its lock instead,
+ * and the checks waiting for that lock wait for it, so it never queues behind the worker's other checks (vitest's own
+ * limit, which these slots replace, served tests first come first served, and the package uploads waited seconds for a
+ * slot with nobody holding their lock). A check of a file that has such holders goes before the others: the holders
+ * declared after it in its file wait for it.
+ */
+class CheckSlots {
+  private active = 0;
+  private readonly first: Array<() => void> = [];
+  private readonly waiting: Array<() => void> = [];
+  constructor(private limit: number) {}
+
+  setLimit(limit: number): void {
+    this.limit = limit;
+    while (this.active < this.limit && this.first.length + this.waiting.length > 0) {
+      this.active++;
+      (this.first.shift() ?? this.waiting.shift())!();
+    }
+  }
+
+  async acquire(first: boolean): Promise<() => void> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => (first ? this.first : this.waiting).push(resolve));
+    else this.active++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.first.shift() ?? this.waiting.shift();
+      if (next !== undefined) next();
+      else this.active--;
+    };
+  }
+}
+let slots: CheckSlots | undefined;
+/** This worker's check slots, at its share of the run's (current) configuration. */
+function checkSlots(config: Config): CheckSlots {
+  slots ??= new CheckSlots(perWorker(config));
+  slots.setLimit(perWorker(config));
+  return slots;
+}
+/** The suite files with checks that hold shared target state (filled as the files are collected). */
+const filesHoldingState = new Set<string>();

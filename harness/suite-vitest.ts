@@ -34,6 +34,9 @@ export const workersFor = (config: Pick<Config, 'useReference' | 'run'>) => Math
  */
 export const perWorker = (config: Pick<Config, 'useReference' | 'run'>) => Math.max(1, Math.floor(config.run.concurrency / workersFor(config)));
 
+/** vitest's own limit of tests at once per worker: never reached (a worker's checks wait for its CheckSlots). */
+const MAX_TESTS_AT_ONCE = 100_000;
+
 type ReporterEntry = Reporter | [string, Record<string, unknown>];
 
 /**
@@ -106,7 +109,8 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       setupFiles: [...(o.allure === false ? [] : ['allure-vitest/setup']), ...(o.recordDir !== undefined ? [RECORD_SETUP_FILE] : [])],
       passWithNoTests: true,
       // the transformed suites and harness are kept on disk between runs (node_modules/.experimental-vitest-cache)
-      experimental: { fsModuleCache: true },
+      // CC_DEBUG=timing: each test file's slowest imports are collected too (harness/runner.ts prints them)
+      experimental: { fsModuleCache: true, ...(/(^|,)timing(,|$)/.test(process.env.CC_DEBUG ?? '') ? { importDurations: { limit: 12 } } : {}) },
       pool: 'threads',
       isolate: false,
       // Concurrency (issue 13): every check of a file is a concurrent vitest test (sequence.concurrent), describe blocks
@@ -115,11 +119,10 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       // one of ours: it keeps the files, hooks, reporters and cancellation as they are, and verdicts do not depend on
       // the order (each check's seed comes from the run seed and its id, its names from its id). A conformance run
       // loads its files in one group per worker (harness/run-groups.ts), so a worker's checks come from many files at
-      // once: against a configured target, where most checks wait on answers, a worker runs up to twice its share of
-      // run.concurrency in checks (the run's one limit still bounds the requests), so that a check holding shared state,
-      // next in its file, finds a slot while the others wait for theirs.
+      // once. vitest starts them all: a check takes one of its worker's slots (its share of run.concurrency) before it
+      // starts, except one that holds shared state, which waits for its lock instead (conformance.ts, CheckSlots).
       maxWorkers: workersFor(o.config),
-      maxConcurrency: o.config.useReference ? perWorker(o.config) : 2 * perWorker(o.config),
+      maxConcurrency: MAX_TESTS_AT_ONCE,
       sequence: { concurrent: o.config.run.concurrency > 1, sequencer: LongestFirst },
       provide: { conformanceConfig: o.config, ...(o.recordDir !== undefined ? { conformanceRecordDir: o.recordDir } : {}) },
       testTimeout: o.config.run.checkTimeoutMs + 10_000,
