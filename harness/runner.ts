@@ -83,11 +83,8 @@ function timingReporter(): Reporter {
     onTestModuleCollected: (m) => {
       if (!collected) mark(`first test file collected (${m.relativeModuleId})`);
       collected = true;
-      // a group's collection imports its suite files (harness/run-groups.ts) before its first check starts: where that
-      // time goes (the imports slowest to load themselves)
-      const d = m.diagnostic();
-      const slowest = Object.entries(d.importDurations).sort((a, b) => b[1].selfTime - a[1].selfTime);
-      mark(`  ${m.relativeModuleId} collected in ${d.collectDuration.toFixed(0)} ms; slowest imports: ${slowest.map(([f, t]) => `${relative(PACKAGE_ROOT, f)} ${t.selfTime.toFixed(0)} ms`).join(', ')}`);
+      // a group's collection imports its suite files (harness/run-groups.ts) before its first check starts
+      mark(`  ${m.relativeModuleId} collected in ${m.diagnostic().collectDuration.toFixed(0)} ms`);
     },
     onTestRunEnd: () => mark('test run ended'),
   };

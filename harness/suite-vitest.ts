@@ -109,8 +109,7 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       setupFiles: [...(o.allure === false ? [] : ['allure-vitest/setup']), ...(o.recordDir !== undefined ? [RECORD_SETUP_FILE] : [])],
       passWithNoTests: true,
       // the transformed suites and harness are kept on disk between runs (node_modules/.experimental-vitest-cache)
-      // CC_DEBUG=timing: each test file's slowest imports are collected too (harness/runner.ts prints them)
-      experimental: { fsModuleCache: true, ...(/(^|,)timing(,|$)/.test(process.env.CC_DEBUG ?? '') ? { importDurations: { limit: 12 } } : {}) },
+      experimental: { fsModuleCache: true },
       pool: 'threads',
       isolate: false,
       // Concurrency (issue 13): every check of a file is a concurrent vitest test (sequence.concurrent), describe blocks
@@ -119,7 +118,7 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       // one of ours: it keeps the files, hooks, reporters and cancellation as they are, and verdicts do not depend on
       // the order (each check's seed comes from the run seed and its id, its names from its id). A conformance run
       // loads its files in one group per worker (harness/run-groups.ts), so a worker's checks come from many files at
-      // once. vitest starts them all: a check takes one of its worker's slots (its share of run.concurrency) before it
+      // once. vitest starts them all: a check takes one of its worker's slots (half its share of run.concurrency) before it
       // starts, except one that holds shared state, which waits for its lock instead (conformance.ts, CheckSlots).
       maxWorkers: workersFor(o.config),
       maxConcurrency: MAX_TESTS_AT_ONCE,
