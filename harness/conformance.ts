@@ -871,7 +871,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
   if (holds && source !== undefined) filesHoldingState.add(source);
   // the test's time limit is applied here, from the moment the check has its slot (vitest's would count the wait)
   test(decl.title, { meta: { conformance: meta }, timeout: 0, ...order }, async (ctx) => {
-    const release = holds ? undefined : await checkSlots(inject('conformanceConfig')).acquire(source !== undefined && filesHoldingState.has(source));
+    const release = holds ? undefined : await (await checkSlots(inject('conformanceConfig'))).acquire(source !== undefined && filesHoldingState.has(source));
     let timer: NodeJS.Timeout | undefined;
     try {
       const limit = new Promise<never>((_, reject) => {
@@ -996,55 +996,73 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
 }
 
 /**
- * A worker's slots for checks: a check that holds no shared target state takes one before it starts, and gives it back
- * when it ends. A check that holds shared state takes none: it waits for its lock instead, and the checks waiting for
- * that lock wait for it, so it never queues behind the worker's other checks (vitest's own limit, which these slots
- * replace, served tests first come first served, and the package uploads waited seconds for a slot with nobody holding
- * their lock). A check of a file that has such holders goes before the others: the holders declared after it in its file
- * wait for it.
+ * A worker's slots for checks (its share of run.concurrency): a check that holds no shared target state takes one before
+ * it starts, and gives it back when it ends. A check that holds shared state takes none: it waits for its lock instead,
+ * and the checks waiting for that lock wait for it, so it never queues behind the worker's other checks (vitest's own
+ * limit, which these slots replace, served tests first come first served, and the package uploads waited seconds for a
+ * slot with nobody holding their lock). A check of a file that has such holders goes before the others: the holders
+ * declared after it in its file wait for it.
  *
- * A worker has half its share of run.concurrency in slots. Its checks come from a whole group of files
- * (harness/run-groups.ts), so every slot stays busy, where a worker that ran its files one after another ran a file's last
- * checks alone. At nightly depth (--runs 500, 45 000 requests through the benchmark's latency profile) the run is bound
- * by its limit of requests in flight, and more checks at once only share the same requests per second, each taking
- * longer: with the whole share, four properties stopped at their time budget (80% of run.checkTimeoutMs) with 179 to
- * 298 of their 500 cases, and with the whole share held back while more requests waited than half the limit, two; with
- * half, none did, as when files ran one after another. Through the latency profile half the share leaves the requests'
- * span 1.08 to 1.21 times the critical path (the whole share: 1.07 to 1.10).
+ * While requests wait for the run's limit of requests in flight (in any worker), a worker starts no further check beyond
+ * its first: the run is bound by that limit, and another check would only share the same requests per second with the
+ * running ones, each taking longer towards run.checkTimeoutMs (a property's cases stop at 80% of it). At nightly depth
+ * (--runs 500, 45 000 requests through the benchmark's latency profile) with every slot in use, four properties stopped
+ * so with 179 to 298 of their 500 cases. Where the checks mostly wait on answers (a real node's latency, the 20 ms
+ * proxy), the limit has room and the slots fill.
  */
 class CheckSlots {
   private active = 0;
   private readonly first: Array<() => void> = [];
   private readonly waiting: Array<() => void> = [];
+  private timer: NodeJS.Timeout | undefined;
+  /** requests waiting for the run's limit now, in every worker */
+  waitingRequests: () => number = () => 0;
   constructor(private limit: number) {}
 
   setLimit(limit: number): void {
     this.limit = limit;
-    while (this.active < this.limit && this.first.length + this.waiting.length > 0) {
+    this.hand();
+  }
+
+  /** starts the waiting checks there is room for, those before the others first */
+  private hand(): void {
+    while (this.first.length + this.waiting.length > 0 && this.active < this.limit && (this.active === 0 || this.waitingRequests() === 0)) {
       this.active++;
       (this.first.shift() ?? this.waiting.shift())!();
+    }
+    // checks held back while requests wait look again shortly (requests end without telling the slots)
+    if (this.first.length + this.waiting.length > 0 && this.active < this.limit && this.timer === undefined) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.hand();
+      }, SLOT_RECHECK_MS);
     }
   }
 
   async acquire(first: boolean): Promise<() => void> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => (first ? this.first : this.waiting).push(resolve));
-    else this.active++;
+    await new Promise<void>((resolve) => {
+      (first ? this.first : this.waiting).push(resolve);
+      this.hand();
+    });
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const next = this.first.shift() ?? this.waiting.shift();
-      if (next !== undefined) next();
-      else this.active--;
+      this.active--;
+      this.hand();
     };
   }
 }
+/** how often checks held back while requests wait for the run's limit look again */
+const SLOT_RECHECK_MS = 25;
 let slots: CheckSlots | undefined;
-/** This worker's check slots, at half its share of the run's (current) run.concurrency. */
-function checkSlots(config: Config): CheckSlots {
-  const n = Math.max(1, Math.ceil(perWorker(config) / 2));
-  slots ??= new CheckSlots(n);
-  slots.setLimit(n);
+/** This worker's check slots, at its share of the run's (current) run.concurrency, watching the run's limit. */
+async function checkSlots(config: Config): Promise<CheckSlots> {
+  slots ??= new CheckSlots(perWorker(config));
+  const channel = inFlightChannel();
+  const gate = channel !== undefined ? await sharedInFlight(channel) : undefined;
+  slots.waitingRequests = gate !== undefined ? () => gate.waitingAll : () => 0;
+  slots.setLimit(perWorker(config));
   return slots;
 }
 /** The suite files with checks that hold shared target state (filled as the files are collected). */

@@ -44,7 +44,9 @@ const STEPS_REFUSED = 6;
 const STEPS_SLOW = 7;
 /** urgent requests waiting for a slot, in every thread: while there are any, no other request takes one */
 const URGENT = 8;
-export const IN_FLIGHT_CELLS = 9;
+/** requests waiting for a slot, in every thread */
+const WAITING = 9;
+export const IN_FLIGHT_CELLS = 10;
 
 /**
  * Adaptive concurrency (issue 23), from the target's answers: a 429 or 503 halves the limit, and latency that rose to
@@ -188,6 +190,11 @@ export class SharedInFlight implements InFlightGate {
     return this.cells.length > STEPS_SLOW ? { refused: Atomics.load(this.cells, STEPS_REFUSED), slow: Atomics.load(this.cells, STEPS_SLOW) } : { refused: 0, slow: 0 };
   }
 
+  /** requests waiting for a slot now, in every thread */
+  get waitingAll(): number {
+    return this.cells.length > WAITING ? Atomics.load(this.cells, WAITING) : 0;
+  }
+
   /** requests in flight now, in every thread */
   get active(): number {
     return Atomics.load(this.cells, ACTIVE);
@@ -212,6 +219,7 @@ export class SharedInFlight implements InFlightGate {
     if (queue.length === 0 && (urgent || this.urgent.length === 0) && this.tryTake(urgent)) return Promise.resolve();
     return new Promise<void>((resolve) => {
       if (urgent && this.cells.length > URGENT) Atomics.add(this.cells, URGENT, 1);
+      if (this.cells.length > WAITING) Atomics.add(this.cells, WAITING, 1);
       queue.push(resolve);
       void this.pump();
     });
@@ -241,6 +249,7 @@ export class SharedInFlight implements InFlightGate {
         const urgent = this.urgent.length > 0;
         if (this.tryTake(urgent)) {
           if (urgent && this.cells.length > URGENT) Atomics.sub(this.cells, URGENT, 1);
+          if (this.cells.length > WAITING) Atomics.sub(this.cells, WAITING, 1);
           (urgent ? this.urgent : this.waiting).shift()!();
           continue;
         }

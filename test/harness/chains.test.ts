@@ -157,6 +157,8 @@ describe('requests in flight: one limit for the run', () => {
     await new Promise((r) => setTimeout(r, 10));
     const urgent = a.acquire(true).then(() => order.push('urgent'));
     await new Promise((r) => setTimeout(r, 10));
+    // every thread sees the requests waiting in all of them (a worker starts no further check meanwhile)
+    expect([a.waitingAll, b.waitingAll]).toEqual([3, 3]);
     a.release();
     await urgent;
     expect(order).toEqual(['urgent']);
@@ -164,6 +166,7 @@ describe('requests in flight: one limit for the run', () => {
     a.release();
     await Promise.all(plain);
     expect(order).toEqual(['urgent', 'plain 1', 'plain 2']);
+    expect(b.waitingAll).toBe(0);
     // no urgent request waits any more: a plain one takes a free slot at once
     expect(a.active).toBe(2);
   });
