@@ -66,7 +66,7 @@ export interface RunConfig {
   /** the most requests in flight at once, across the whole run; 1 runs every check and request one after another */
   concurrency: number;
   /**
-   * the worker threads that run the suite files (each runs its files one after another); unset: two against the
+   * the worker threads that run the suite files (each a group of them, harness/run-groups.ts); unset: two against the
    * embedded reference, four against a configured target (harness/suite-vitest.ts, workersFor)
    */
   workers?: number;

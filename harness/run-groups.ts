@@ -4,9 +4,9 @@
  * party allocations, a model of topology-speed updates) left the worker's other slots idle for seconds, and the run's
  * length was set by how files fell on workers rather than by its chains. A conformance run therefore gives each worker
  * one group file (harness/groups/group-N.ts), which loads its share of the suite files, each in a describe block of its
- * own: every check of the group runs beside the others (at most the worker's share of run.concurrency at once, as
- * before), whichever file it comes from, and a file's checks that share target state still run one after another within
- * its block. The groups are balanced by each file's time in the last complete run (harness/file-order.ts), longest
+ * own: every check of the group runs beside the others, whichever file it comes from (as many at once as the worker's
+ * slots allow: conformance.ts, CheckSlots), and a file's checks that share target state still run one after another, in
+ * their order, within its block. The groups are balanced by each file's time in the last complete run (harness/file-order.ts), longest
  * first. Each check still names its own suite file (conformance() reads it while the group loads the file).
  */
 import { join } from 'node:path';

@@ -113,13 +113,14 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       pool: 'threads',
       isolate: false,
       // Concurrency (issue 13): every check of a file is a concurrent vitest test (sequence.concurrent), describe blocks
-      // included, at most maxConcurrency at once per worker; a check that declares shared state (`shares`) is a
-      // sequential test and takes a lock on its resources (conformance.ts). vitest's own scheduler is used rather than
-      // one of ours: it keeps the files, hooks, reporters and cancellation as they are, and verdicts do not depend on
-      // the order (each check's seed comes from the run seed and its id, its names from its id). A conformance run
-      // loads its files in one group per worker (harness/run-groups.ts), so a worker's checks come from many files at
-      // once. vitest starts them all: a check takes one of its worker's slots (half its share of run.concurrency) before it
-      // starts, except one that holds shared state, which waits for its lock instead (conformance.ts, CheckSlots).
+      // included; a check that declares shared state (`shares`) is a sequential test and takes a lock on its resources
+      // (conformance.ts). vitest's own scheduler is used rather than one of ours: it keeps the files, hooks, reporters
+      // and cancellation as they are, and verdicts do not depend on the order (each check's seed comes from the run seed
+      // and its id, its names from its id). A conformance run loads its files in one group per worker
+      // (harness/run-groups.ts), so a worker's checks come from many files at once. vitest starts them all: a check
+      // takes one of its worker's slots (its share of run.concurrency) before it starts, and none while requests wait
+      // for the run's limit, except one that holds shared state, which waits for its lock instead (conformance.ts,
+      // CheckSlots).
       maxWorkers: workersFor(o.config),
       maxConcurrency: MAX_TESTS_AT_ONCE,
       sequence: { concurrent: o.config.run.concurrency > 1, sequencer: LongestFirst },
