@@ -4,8 +4,9 @@
  * unchanged names it in `reads`: it runs beside the other readers, never beside a check that `shares` it. The lock is a
  * directory created atomically (mkdir) in a folder of this process, a reader's a file in a folder beside it: the worker
  * threads share the process id, so they share the folder, and a process never sees another's locks (a lock left by a
- * killed process whose id came back is broken once it is older than any check can hold it). Waiting polls; it is
- * bounded by the caller's limit.
+ * killed process whose id came back is broken once it is older than any check can hold it). Turns are phase-fair: a
+ * writer waits for the readers in, new readers wait for a writer that waits, and readers that waited for a writer go in
+ * before the next writer. Waiting polls; it is bounded by the caller's limit.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
@@ -53,16 +54,18 @@ function breakIfStale(path: string, maxAgeMs: number): void {
 let readerSeq = 0;
 const readersOf = (path: string) => `${path}.readers`;
 
-function readerCount(path: string, maxAgeMs: number): number {
+/** The live marks of `path`'s readers (of the folder `path` itself with `folder`: its waiting readers'). */
+function readerCount(path: string, maxAgeMs: number, folder = false): number {
+  const dir = folder ? path : readersOf(path);
   let names: string[];
   try {
-    names = readdirSync(readersOf(path));
+    names = readdirSync(dir);
   } catch {
     return 0;
   }
   let live = 0;
   for (const n of names) {
-    const mark = join(readersOf(path), n);
+    const mark = join(dir, n);
     try {
       // a mark older than any check can hold it was left by a reader that never released it
       if (Date.now() - statSync(mark).mtimeMs > maxAgeMs) rmSync(mark, { force: true });
@@ -72,6 +75,17 @@ function readerCount(path: string, maxAgeMs: number): number {
     }
   }
   return live;
+}
+
+/** Readers waiting for a writer to finish: the next writer lets them in first (lockShared). */
+const waitersOf = (path: string) => `${path}.waiting`;
+
+/** Marks a reader as waiting for `path`; the mark's path (to remove once it is in, or gives up). */
+function markWaiting(path: string): string {
+  mkdirSync(waitersOf(path), { recursive: true });
+  const mark = join(waitersOf(path), `${process.pid}-${threadId}-${++readerSeq}`);
+  writeFileSync(mark, '');
+  return mark;
 }
 
 /** Marks a reader on `path`, unless a writer holds it or waits for it (then undefined: try again later). */
@@ -105,19 +119,26 @@ export async function lockShared(resources: readonly string[], targetUrl: string
   const timedOut = () => {
     if (performance.now() > until) throw new Error(`the target state ${[...new Set([...resources, ...reads])].join(', ')} stayed in use by other checks for ${waitMs} ms`);
   };
+  let waiting: string | undefined;
   try {
     for (const { path, read } of wanted) {
       if (read) {
         let mark: string | undefined;
         while ((mark = tryRead(path)) === undefined) {
+          waiting ??= markWaiting(path);
           breakIfStale(path, waitMs * 3);
           timedOut();
           await delay(5);
         }
+        if (waiting !== undefined) rmSync(waiting, { force: true });
+        waiting = undefined;
         held.push(mark);
         continue;
       }
-      while (!tryLock(path)) {
+      // readers that waited for the last writer go first (a writer that follows another at once would otherwise take
+      // the resource again before they look: through the benchmark's profile the package uploads, one after another,
+      // kept half of the vetting walks waiting 10 s for a second turn of their own); new readers wait for this writer
+      while (readerCount(waitersOf(path), waitMs * 3, true) > 0 || !tryLock(path)) {
         breakIfStale(path, waitMs * 3);
         timedOut();
         await delay(5);
@@ -129,6 +150,7 @@ export async function lockShared(resources: readonly string[], targetUrl: string
       }
     }
   } catch (e) {
+    if (waiting !== undefined) rmSync(waiting, { force: true });
     release();
     throw e;
   }

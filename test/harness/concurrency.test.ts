@@ -135,6 +135,20 @@ describe('shared target state', () => {
     expect(mixed).toBe(false);
     expect(most).toBe(3);
     expect(log.slice(3)).toEqual(['w in', 'r4 in']);
+    // readers that waited for a writer go in before the next writer, even one that asks the moment the first lets go
+    // (checks of one file that share state run one after another), which then waits for them
+    log.length = 0;
+    const writers = (async () => {
+      await hold('w1');
+      await hold('w2');
+    })();
+    await new Promise((r) => setTimeout(r, 5));
+    const waited = [read('r5', 30), read('r6', 30)];
+    await Promise.all([writers, ...waited]);
+    expect(mixed).toBe(false);
+    expect(log[0]).toBe('w1 in');
+    expect(log.slice(1, 3).sort()).toEqual(['r5 in', 'r6 in']);
+    expect(log[3]).toBe('w2 in');
     // a reader's lock and a holder's of the same resource on another target do not meet
     const other = await lockShared(['vetting'], 'http://rw-other', 50);
     (await lockShared([], 'http://rw', 50, ['vetting']))();
