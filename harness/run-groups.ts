@@ -6,8 +6,9 @@
  * one group file (harness/groups/group-N.ts), which loads its share of the suite files, each in a describe block of its
  * own: every check of the group runs beside the others, whichever file it comes from (as many at once as the worker's
  * slots allow: conformance.ts, CheckSlots), and a file's checks that share target state still run one after another, in
- * their order, within its block. The groups are balanced by each file's time in the last complete run (harness/file-order.ts), longest
- * first. Each check still names its own suite file (conformance() reads it while the group loads the file).
+ * their order, within its block. The groups are balanced by each file's time in the last complete run
+ * (harness/file-order.ts), longest first. Each check still names its own suite file (conformance() reads it while the
+ * group loads the file).
  */
 import { join } from 'node:path';
 import { describe, inject, test } from 'vitest';
@@ -34,8 +35,8 @@ export const GROUP_GLOB = 'harness/groups/group-*.ts';
  * `files` split into at most `k` groups of about equal time, each group's files longest first (a file with no recorded
  * time counts as the shortest recorded one). The files whose checks lock shared target state in the last run go to the
  * first group, together: their locked checks run one after another whatever the groups (the run's critical path), and
- * among fewer checks a locked check that is next finds a free slot of its worker at once rather than behind checks of
- * other files. The other files go longest first each to the group with the least time so far.
+ * their other checks, which the locked ones of their files wait for, meet fewer checks of other files there. The other
+ * files go longest first each to the group with the least time so far.
  */
 export function planGroups(files: readonly string[], k: number, weights?: Record<string, FileWeight>): string[][] {
   const n = Math.max(1, Math.min(k, MAX_GROUPS, files.length));
