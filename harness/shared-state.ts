@@ -54,9 +54,16 @@ function breakIfStale(path: string, maxAgeMs: number): void {
 let readerSeq = 0;
 const readersOf = (path: string) => `${path}.readers`;
 
-/** The live marks of `path`'s readers (of the folder `path` itself with `folder`: its waiting readers'). */
-function readerCount(path: string, maxAgeMs: number, folder = false): number {
-  const dir = folder ? path : readersOf(path);
+/** A mark in `dir` (a file named for this thread and a sequence number); its path, to remove it. */
+function writeMark(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const mark = join(dir, `${process.pid}-${threadId}-${++readerSeq}`);
+  writeFileSync(mark, '');
+  return mark;
+}
+
+/** The live marks in `dir` (a resource's readers, or its waiting readers). */
+function liveMarks(dir: string, maxAgeMs: number): number {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -80,20 +87,10 @@ function readerCount(path: string, maxAgeMs: number, folder = false): number {
 /** Readers waiting for a writer to finish: the next writer lets them in first (lockShared). */
 const waitersOf = (path: string) => `${path}.waiting`;
 
-/** Marks a reader as waiting for `path`; the mark's path (to remove once it is in, or gives up). */
-function markWaiting(path: string): string {
-  mkdirSync(waitersOf(path), { recursive: true });
-  const mark = join(waitersOf(path), `${process.pid}-${threadId}-${++readerSeq}`);
-  writeFileSync(mark, '');
-  return mark;
-}
-
 /** Marks a reader on `path`, unless a writer holds it or waits for it (then undefined: try again later). */
 function tryRead(path: string): string | undefined {
   if (existsSync(path)) return undefined;
-  mkdirSync(readersOf(path), { recursive: true });
-  const mark = join(readersOf(path), `${process.pid}-${threadId}-${++readerSeq}`);
-  writeFileSync(mark, '');
+  const mark = writeMark(readersOf(path));
   // a writer that came in between sees this mark and waits; this reader sees the writer and steps back
   if (existsSync(path)) {
     rmSync(mark, { force: true });
@@ -125,7 +122,7 @@ export async function lockShared(resources: readonly string[], targetUrl: string
       if (read) {
         let mark: string | undefined;
         while ((mark = tryRead(path)) === undefined) {
-          waiting ??= markWaiting(path);
+          waiting ??= writeMark(waitersOf(path));
           breakIfStale(path, waitMs * 3);
           timedOut();
           await delay(5);
@@ -138,13 +135,13 @@ export async function lockShared(resources: readonly string[], targetUrl: string
       // readers that waited for the last writer go first (a writer that follows another at once would otherwise take
       // the resource again before they look: through the benchmark's profile the package uploads, one after another,
       // kept half of the vetting walks waiting 10 s for a second turn of their own); new readers wait for this writer
-      while (readerCount(waitersOf(path), waitMs * 3, true) > 0 || !tryLock(path)) {
+      while (liveMarks(waitersOf(path), waitMs * 3) > 0 || !tryLock(path)) {
         breakIfStale(path, waitMs * 3);
         timedOut();
         await delay(5);
       }
       held.push(path);
-      while (readerCount(path, waitMs * 3) > 0) {
+      while (liveMarks(readersOf(path), waitMs * 3) > 0) {
         timedOut();
         await delay(5);
       }
