@@ -1,12 +1,12 @@
 /**
- * Each suite file's time in the last complete run, and the order files start in (issue 23). A conformance run now
- * loads its files in one group per worker (harness/run-groups.ts), balanced by these times, with the files that lock
- * shared target state together; the order below is that of the runs that still give vitest the files themselves (the
- * self-test's). The order a run starts its suite files in. A worker thread runs its files one after another, so a file that
- * takes long and starts late makes the run end late: files start longest first, as the previous complete run against
- * the same targets measured them (the embedded reference, where a file's time is CPU; a configured target, where it is
- * mostly its chains of requests waiting for the target), and a file that locks shared target state where the file
- * holding it is expected to end (orderFiles). Without such a run, vitest's own order.
+ * Each suite file's time in the last complete run, and the order files start in (issue 23). A conformance run loads
+ * its files in one group per worker (harness/run-groups.ts), balanced by these times, with the files that lock shared
+ * target state together. Runs that give vitest the files themselves (the self-test's) start them in the order below: a
+ * worker thread runs such files one after another, so a file that takes long and starts late makes the run end late.
+ * Files start longest first, as the previous complete run against the same targets measured them (the embedded
+ * reference, where a file's time is CPU; a configured target, where it is mostly its chains of requests waiting for the
+ * target), and a file that locks shared target state where the file holding it is expected to end (orderFiles).
+ * Without such a run, vitest's own order.
  *
  * A file's time is its own, not the time it waited for other files: its checks that share target state run one after
  * another, each from its first request to its last answer (the wait for the lock before is another file's time); the

@@ -6,10 +6,11 @@
  *
  * The counter is a SharedArrayBuffer owned by the run (the main thread), handed to each worker over a
  * BroadcastChannel named for the run (vitest passes the workers no shared memory): [requests in flight, the limit, a
- * generation bumped at each release, and the adaptive limit's state: see adapt]. The limit moves with the target's
- * refusals and, against a configured target, its answer times (LatencyWatch). A request takes a slot with compare-and-swap; a thread whose requests wait for
- * one sleeps on the generation (Atomics.waitAsync) and tries again at each release. Within a thread, requests get
- * slots first come first served; between threads, whichever tries first.
+ * generation bumped at each release, the adaptive limit's state (see adapt), and the requests waiting]. The limit
+ * moves with the target's refusals and, against a configured target, its answer times (LatencyWatch). A request takes a
+ * slot with compare-and-swap; a thread whose requests wait for one sleeps on the generation (Atomics.waitAsync) and
+ * tries again at each release. Urgent requests (of checks holding shared target state) go first, in every thread; then,
+ * within a thread, requests get slots first come first served; between threads, whichever tries first.
  */
 import { cpus } from 'node:os';
 import { BroadcastChannel } from 'node:worker_threads';
@@ -127,8 +128,9 @@ const MAX_KINDS = 2000;
  * of the difference at each slower one, so that a target that slows for good is, after some hundreds of its answers,
  * at its new usual), and over all operations a moving average of each answer's time over its operation's usual (an
  * upload is compared with uploads, a read with reads). At most MAX_KINDS kinds of answer are kept (a request without
- * an operation id is known by its path, which may name what it created). The latency is "slow" while that average is at SLOW_RATIO or above. Only against a configured
- * target: against the embedded reference an answer's time is the suite's own CPU (the reference serves from the same
+ * an operation id is known by its path, which may name what it created). The latency is "slow" while that average is at
+ * SLOW_RATIO or above. Only against a configured target: against the embedded reference an answer's time is the
+ * suite's own CPU (the reference serves from the same
  * process), and a limit that fell with it would only slow the run. For the same reason no answer counts while this
  * machine's cores are busy (BUSY_SHARE): through the benchmark's 20 ms proxy, with the reference served on the same two
  * cores, answers took 3 to 4 times their usual and the limit fell to 3 with nothing wrong with the target.
