@@ -174,10 +174,10 @@ export interface PropertyOptions<T = unknown> {
   runs?: number;
   /**
    * The runs share no target state (each creates what it uses under its own name, or only reads): they are sent at
-   * once, at most a worker's share of run.concurrency at a time (against a configured target, run.concurrency), the cases generated from the same seed as one after
-   * another. The first failing case (by its place in the sequence, whatever finished first) is then run again alone and
-   * shrunk, so the verdict, the seed and the path are those of a run one after another. A number: at most that many
-   * cases at once (cases that each hold much of a large listing).
+   * once, at most waitingLanes at a time, the cases generated from the same seed as one after another. The first
+   * failing case (by its place in the sequence, whatever finished first) is then run again alone and shrunk, so the
+   * verdict, the seed and the path are those of a run one after another. A number: at most that many cases at once
+   * (cases that each hold much of a large listing).
    */
   concurrent?: boolean | number;
   /**
@@ -375,7 +375,7 @@ class Check implements CheckContext {
       maxHeaderBytes: this.config.run.maxHeaderBytes,
       maxInFlight: perWorker(this.config),
       // a check that holds shared target state keeps the checks waiting for it waiting while its requests wait
-      urgent: (this.decl.shares?.length ?? 0) + (this.decl.reads?.length ?? 0) > 0,
+      urgent: holdsSharedState(this.decl),
       // run.concurrency as one limit over every worker of the run, where the run shares one
       ...(inFlightChannel() !== undefined ? { inFlight: sharedInFlight(inFlightChannel()!), latencySignal: !this.config.useReference } : {}),
       headers: target.headers,
@@ -866,8 +866,8 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
   // at most run.checkTimeoutMs, for the checks of other files that hold its resources; one that only reads it runs
   // beside the others (readers wait for no reader)
   const order = shares.length > 0 ? { concurrent: false, sequential: true } : {};
-  const timeout = config.run.checkTimeoutMs * (shares.length > 0 || reads.length > 0 ? 2 : 1) + 5000;
-  const holds = shares.length > 0 || reads.length > 0;
+  const holds = holdsSharedState(decl);
+  const timeout = config.run.checkTimeoutMs * (holds ? 2 : 1) + 5000;
   if (holds && source !== undefined) filesHoldingState.add(source);
   // the test's time limit is applied here, from the moment the check has its slot (vitest's would count the wait)
   test(decl.title, { meta: { conformance: meta }, timeout: 0, ...order }, async (ctx) => {
@@ -1065,5 +1065,8 @@ async function checkSlots(config: Config): Promise<CheckSlots> {
   slots.setLimit(perWorker(config));
   return slots;
 }
+/** Whether a check holds shared target state while it runs (`shares`, or `reads`): others may wait for it. */
+const holdsSharedState = (decl: Pick<CheckDeclaration, 'shares' | 'reads'>): boolean => (decl.shares?.length ?? 0) + (decl.reads?.length ?? 0) > 0;
+
 /** The suite files with checks that hold shared target state (filled as the files are collected). */
 const filesHoldingState = new Set<string>();
