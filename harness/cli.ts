@@ -53,7 +53,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--compare <file>', 'an earlier conformance.json to diff against (default: the reports dir\'s latest run)')
     .option('--no-compare', 'do not diff against an earlier run')
     .option('--read-only', 'read-only mode: send only GETs and the operations marked x-read-only (safe for a production node); checks that need a write are skipped')
-    .option('--workers <n>', 'worker threads running the suite files (run.workers; default 2 against the embedded reference, 4 against a target); more overlap more of a slow target\'s waits, at 30 to 45 MB each')
+    .option('--workers <n>', 'worker threads running the suite files (run.workers; default one per core, 2 to 4); each runs its checks side by side and costs 30 to 45 MB')
     .option('--max-requests-per-second <n>', 'the most requests a second the run sends, all checks together (run.maxRequestsPerSecond)')
     .option('--shard <i/n>', 'run only shard i of n of the checks (a check\'s shard depends only on its id and n), e.g. one CI machine of three; "merge" joins the shards\' reports')
     .option('--also-validate-against <[api=]url|file>', 'also judge every response against the target\'s own OpenAPI document (ledger unless "scan=", "validator=" or "registry=" comes first; "served" for the ledger\'s GET /docs/openapi), for a report section "where the target disagrees with its own API description" that changes no verdict nor the exit code (repeatable)', collect)

@@ -66,8 +66,8 @@ export interface RunConfig {
   /** the most requests in flight at once, across the whole run; 1 runs every check and request one after another */
   concurrency: number;
   /**
-   * the worker threads that run the suite files (each a group of them, harness/run-groups.ts); unset: two against the
-   * embedded reference, four against a configured target (harness/suite-vitest.ts, workersFor)
+   * the worker threads that run the suite files (each a group of them, harness/run-groups.ts); unset: one per core, two
+   * to four (harness/suite-vitest.ts, defaultWorkers)
    */
   workers?: number;
   reportsDir: string;

@@ -2,6 +2,7 @@
  * The one vitest set-up every suite run uses (a conformance run, the self-test, the check listing): the suites as
  * test files, no config file, worker threads that keep modules between files, the configuration provided to them.
  */
+import { availableParallelism } from 'node:os';
 import { relative } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { Reporter, Vitest } from 'vitest/node';
@@ -20,19 +21,23 @@ export const loadVitest = () => (vitestNode ??= import('vitest/node'));
 export const suiteGlobs = (apis: readonly Api[]) => apis.map((api) => `suites/${api}/**/*.test.ts`);
 
 /**
- * The suites' worker threads. Against the embedded reference, two (the cores): the reference serves from this process
- * and the run is CPU-bound. Against a configured target, four: each worker's thread parses, validates and records its
- * checks' answers, and through the benchmark's latency profile three workers left the requests' span 1.2 to 1.3 times
- * the critical path where four left it 1.1 (through a 20 ms delay the default run took 16.9 s with two, 13.4 s with
- * four, when a worker still ran its files one after another). run.workers sets another number (each thread costs
- * memory; a run has at most 8 groups of files, harness/run-groups.ts); never more than run.concurrency.
+ * The suites' worker threads by default: one per core, at least two and at most four, against the embedded reference and
+ * a configured target alike. A worker runs all its checks side by side (its group of files, harness/run-groups.ts), so
+ * a slow target's waits need no more threads: each thread costs its start (vitest and the harness loaded, about 0.9
+ * CPU-seconds) and 30 to 45 MB, and parses, validates and records its checks' answers on a core. On two cores two
+ * workers beat four everywhere: through the benchmark's latency profile wall / critical path 1.23 and 1.23 against 1.26
+ * and 1.29 (three runs each, the first request 1.2-1.6 s after the spawn against 1.6-2.1 s), through the 20 ms delay
+ * 6.9 s against 8.1 s (1.29 against 1.33 of the undelayed run), nightly depth 92 s and 251 MiB against 94 s and
+ * 312 MiB with no property cut. run.workers sets another number (a run has at most 8 groups of files); never more
+ * than run.concurrency.
  */
-export const workersFor = (config: Pick<Config, 'useReference' | 'run'>) => Math.max(1, Math.min(config.run.workers ?? (config.useReference ? 2 : 4), config.run.concurrency));
+export const defaultWorkers = (cores = availableParallelism()) => Math.min(4, Math.max(2, cores));
+export const workersFor = (config: Pick<Config, 'run'>) => Math.max(1, Math.min(config.run.workers ?? defaultWorkers(), config.run.concurrency));
 /**
  * A worker's share of run.concurrency: the checks it runs at once, and its requests in flight at once where the run
  * shares no limit over its workers (a conformance run does: harness/in-flight.ts).
  */
-export const perWorker = (config: Pick<Config, 'useReference' | 'run'>) => Math.max(1, Math.floor(config.run.concurrency / workersFor(config)));
+export const perWorker = (config: Pick<Config, 'run'>) => Math.max(1, Math.floor(config.run.concurrency / workersFor(config)));
 
 /** vitest's own limit of tests at once per worker: never reached (a worker's checks wait for its CheckSlots). */
 const MAX_TESTS_AT_ONCE = 100_000;

@@ -65,9 +65,9 @@ describe('one limit of requests in flight for the whole run', () => {
     const reports = mkdtempSync(join(tmpdir(), 'cc-in-flight-'));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      // two files of 12 requests at once, in two of the run's four workers (a configured target): a fixed share would
-      // be one request in flight per worker (two in all); the run's one limit lets the two busy workers send four
-      const config = miniConfig(url, ['test/fixtures/mini/pace/*.check.ts'], { reportsDir: reports, timeoutMs: 5000, checkTimeoutMs: 20_000, concurrency: 4 });
+      // two files of 12 requests at once, in two of the run's four workers: a fixed share would be one request in
+      // flight per worker (two in all); the run's one limit lets the two busy workers send four
+      const config = miniConfig(url, ['test/fixtures/mini/pace/*.check.ts'], { reportsDir: reports, timeoutMs: 5000, checkTimeoutMs: 20_000, concurrency: 4, workers: 4 });
       const { report } = await runConformance(config, { write: () => undefined });
       expect(report.checks.map((c) => c.verdict)).toEqual(['pass', 'pass']);
       expect(total).toBe(24);

@@ -70,7 +70,7 @@ describe('read-only mode', () => {
     bases.sort((a, b) => b.path.length - a.path.length);
     const config: Config = {
       // the reference and the proxy serve from this test's own thread: on a loaded CI machine (the self-test beside it) a
-      // large page queued behind the four workers' requests can wait past the default 5 s, which is not what this tests
+      // large page queued behind the workers' requests can wait past the default 5 s, which is not what this tests
       run: { ...DEFAULT_RUN, readOnly: true, html: false, compare: false, reportsDir: reports, timeoutMs: 20_000 },
       targets,
       reference: { faults: [] },
