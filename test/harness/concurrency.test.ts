@@ -127,9 +127,10 @@ describe('shared target state', () => {
     };
     const first = [read('r1', 60), read('r2', 60), read('r3', 60)];
     await new Promise((r) => setTimeout(r, 15));
-    // a holder comes while three readers are in: it waits for them; a reader after it waits for the holder
+    // a holder comes while three readers are in: it waits for them; a reader after it (and after the 20 ms the first
+    // holder of a resource leaves the readers started beside it) waits for the holder
     const writer = hold('w');
-    await new Promise((r) => setTimeout(r, 15));
+    await new Promise((r) => setTimeout(r, 30));
     const late = read('r4', 10);
     await Promise.all([...first, writer, late]);
     expect(mixed).toBe(false);
@@ -153,6 +154,33 @@ describe('shared target state', () => {
     const other = await lockShared(['vetting'], 'http://rw-other', 50);
     (await lockShared([], 'http://rw', 50, ['vetting']))();
     other();
+  });
+
+  it('lets the readers started beside the first holder of a resource go first', async () => {
+    const log: string[] = [];
+    let mixed = false;
+    let inside = 0;
+    const enter = async (name: string, reads: boolean) => {
+      const release = await lockShared(reads ? [] : ['grace'], 'http://grace', 5000, reads ? ['grace'] : []);
+      if (!reads && inside > 0) mixed = true;
+      inside++;
+      log.push(name);
+      await new Promise((r) => setTimeout(r, 10));
+      inside--;
+      release();
+    };
+    // the holder asks first, the readers a few milliseconds later (a run's first checks, each after its own set-up)
+    const holder = enter('w', false);
+    await new Promise((r) => setTimeout(r, 5));
+    await Promise.all([holder, enter('r1', true), enter('r2', true)]);
+    expect(mixed).toBe(false);
+    expect(log).toEqual(['r1', 'r2', 'w']);
+    // the next holder of the same resource takes it at once: the reader a moment after it waits
+    log.length = 0;
+    const next = enter('w2', false);
+    await new Promise((r) => setTimeout(r, 5));
+    await Promise.all([next, enter('r3', true)]);
+    expect(log).toEqual(['w2', 'r3']);
   });
 
   it('gives up after the wait with an error naming the resource', async () => {

@@ -344,35 +344,6 @@ describe('GET /v2/package-vetting', () => {
 
   conformance(
     {
-      id: 'ledger.get-package-vetting.uploaded-name-version',
-      title: 'lists a package uploaded to the participant with the name and version it was uploaded with, where it shows them',
-      api: 'ledger',
-      operations: ['getPackageVetting', 'uploadPackage'],
-      shares: [SHARED_STATE.packageVetting],
-      requirements: ['ledger.get-package-vetting.uploaded-name-version'],
-    },
-    async (t) => {
-      // a generated DAR whose manifest names the package: only a test participant accepts one (fixture syntheticDars);
-      // the same package in every run, so the participant holds at most one of it
-      if (t.fixture<boolean>('syntheticDars') !== true) t.skip('needs fixture syntheticDars: the check uploads a generated DAR whose name and version it knows');
-      const version = '1.2.3';
-      const dar = stableDar(t, 'named', version);
-      await vetGeneratedDar(t, dar.bytes);
-      const records = await tryAllVettingRecords(t, { packageMetadataFilter: { packageIds: [dar.packageId], packageNamePrefixes: [] } });
-      if (typeof records === 'string') return t.skip(`the vetting listing could not be read: ${records}`);
-      const listed = records.flatMap((r) => (r.packages ?? []).filter((p) => p.packageId === dar.packageId).map((p) => ({ p, record: key(r) })));
-      if (listed.length === 0) t.skip(`the uploaded package ${dar.packageId} is listed in no vetting record: its name and version are not shown`);
-      // SPEC.md: optional, "only present when the package was uploaded to the current participant": where present,
-      // they are that package's
-      const shown = listed.filter(({ p }) => typeof p.packageName === 'string' || typeof p.packageVersion === 'string');
-      if (shown.length === 0) t.skip('the listing shows no packageName or packageVersion for the uploaded package (both optional)');
-      const wrong = shown.find(({ p }) => (typeof p.packageName === 'string' && p.packageName !== dar.name) || (typeof p.packageVersion === 'string' && p.packageVersion !== version));
-      t.expect(wrong === undefined, `record ${wrong?.record ?? ''} lists the uploaded package ${dar.packageId} as ${String(wrong?.p.packageName)} ${String(wrong?.p.packageVersion)}, not ${dar.name} ${version}`);
-    },
-  );
-
-  conformance(
-    {
       id: 'ledger.get-package-vetting.page-token-reused',
       title: 'answers a pageToken requested a second time with the records after it, none fewer',
       api: 'ledger',
@@ -396,34 +367,6 @@ describe('GET /v2/package-vetting', () => {
       const held = new Set(b.records.map(key));
       const lost = a.records.filter((r) => !held.has(key(r)) && (b.last || end === undefined || cmpRecords(r, end) <= 0));
       t.expect(lost.length === 0, `the same pageToken requested again returned fewer records: ${lost.map(key).join(', ')} went missing`, { exchange: b.x });
-    },
-  );
-
-  conformance(
-    {
-      id: 'ledger.get-package-vetting.page-token-after-change',
-      title: 'answers a pageToken requested again after a package was vetted with records that sort after the page that returned it',
-      api: 'ledger',
-      operations: ['getPackageVetting', 'uploadPackage'],
-      shares: [SHARED_STATE.packageVetting],
-      requirements: ['ledger.get-package-vetting.page-token-after-change'],
-    },
-    async (t) => {
-      // the listing changes by a package this check vets: a generated DAR, which only a test participant accepts
-      if (t.fixture<boolean>('syntheticDars') !== true) t.skip('needs fixture syntheticDars: the check vets a generated DAR to change the listing between two requests of one token');
-      const first = await page(t, { pageSize: 1 });
-      const last = first.records[first.records.length - 1];
-      if (first.token === '' || last === undefined) return t.skip('the target lists fewer than two vetting records: no page token to request again');
-      // the same package in every run: only the first run against a participant changes its vetting with it
-      const dar = stableDar(t, 'token');
-      const known = await tryAllVettingRecords(t, { packageMetadataFilter: { packageIds: [dar.packageId], packageNamePrefixes: [] } });
-      if (typeof known !== 'string' && known.length > 0) return t.skip(`package ${dar.packageId} ${VETTED_BEFORE}: no change between the two requests of the token`);
-      await vetGeneratedDar(t, dar.bytes);
-      const x = await t.call(vettingOpFor(t), { json: { pageSize: 2, pageToken: first.token } });
-      t.expectStatus(x, 200, { what: 'the page token requested again after a package was vetted' });
-      const records = (x.json as { vettedPackages?: VRecord[] } | undefined)?.vettedPackages ?? [];
-      const early = records.find((r) => cmpRecords(r, last) <= 0);
-      t.expect(early === undefined, `after a package was vetted, the page token returned record ${early === undefined ? '' : key(early)}, which does not sort after ${key(last)}, the last record of the page that returned the token`, { exchange: x });
     },
   );
 
@@ -485,6 +428,66 @@ describe('GET /v2/package-vetting', () => {
           t.expectStatus(await t.call(op, { json: { pageToken: token } }), 400, { requirement: T });
         }, { runs: t.scaledRuns(6), requirement: T, concurrent: true })),
       ]);
+    },
+  );
+
+  // the checks that change the vetting come last in the file: a file's checks that hold shared state run one after
+  // another in their order, and a check declared after one waits for it, so the readers above all start at once and
+  // read the listing together before the first of these takes it (harness/shared-state.ts)
+  conformance(
+    {
+      id: 'ledger.get-package-vetting.uploaded-name-version',
+      title: 'lists a package uploaded to the participant with the name and version it was uploaded with, where it shows them',
+      api: 'ledger',
+      operations: ['getPackageVetting', 'uploadPackage'],
+      shares: [SHARED_STATE.packageVetting],
+      requirements: ['ledger.get-package-vetting.uploaded-name-version'],
+    },
+    async (t) => {
+      // a generated DAR whose manifest names the package: only a test participant accepts one (fixture syntheticDars);
+      // the same package in every run, so the participant holds at most one of it
+      if (t.fixture<boolean>('syntheticDars') !== true) t.skip('needs fixture syntheticDars: the check uploads a generated DAR whose name and version it knows');
+      const version = '1.2.3';
+      const dar = stableDar(t, 'named', version);
+      await vetGeneratedDar(t, dar.bytes);
+      const records = await tryAllVettingRecords(t, { packageMetadataFilter: { packageIds: [dar.packageId], packageNamePrefixes: [] } });
+      if (typeof records === 'string') return t.skip(`the vetting listing could not be read: ${records}`);
+      const listed = records.flatMap((r) => (r.packages ?? []).filter((p) => p.packageId === dar.packageId).map((p) => ({ p, record: key(r) })));
+      if (listed.length === 0) t.skip(`the uploaded package ${dar.packageId} is listed in no vetting record: its name and version are not shown`);
+      // SPEC.md: optional, "only present when the package was uploaded to the current participant": where present,
+      // they are that package's
+      const shown = listed.filter(({ p }) => typeof p.packageName === 'string' || typeof p.packageVersion === 'string');
+      if (shown.length === 0) t.skip('the listing shows no packageName or packageVersion for the uploaded package (both optional)');
+      const wrong = shown.find(({ p }) => (typeof p.packageName === 'string' && p.packageName !== dar.name) || (typeof p.packageVersion === 'string' && p.packageVersion !== version));
+      t.expect(wrong === undefined, `record ${wrong?.record ?? ''} lists the uploaded package ${dar.packageId} as ${String(wrong?.p.packageName)} ${String(wrong?.p.packageVersion)}, not ${dar.name} ${version}`);
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.get-package-vetting.page-token-after-change',
+      title: 'answers a pageToken requested again after a package was vetted with records that sort after the page that returned it',
+      api: 'ledger',
+      operations: ['getPackageVetting', 'uploadPackage'],
+      shares: [SHARED_STATE.packageVetting],
+      requirements: ['ledger.get-package-vetting.page-token-after-change'],
+    },
+    async (t) => {
+      // the listing changes by a package this check vets: a generated DAR, which only a test participant accepts
+      if (t.fixture<boolean>('syntheticDars') !== true) t.skip('needs fixture syntheticDars: the check vets a generated DAR to change the listing between two requests of one token');
+      const first = await page(t, { pageSize: 1 });
+      const last = first.records[first.records.length - 1];
+      if (first.token === '' || last === undefined) return t.skip('the target lists fewer than two vetting records: no page token to request again');
+      // the same package in every run: only the first run against a participant changes its vetting with it
+      const dar = stableDar(t, 'token');
+      const known = await tryAllVettingRecords(t, { packageMetadataFilter: { packageIds: [dar.packageId], packageNamePrefixes: [] } });
+      if (typeof known !== 'string' && known.length > 0) return t.skip(`package ${dar.packageId} ${VETTED_BEFORE}: no change between the two requests of the token`);
+      await vetGeneratedDar(t, dar.bytes);
+      const x = await t.call(vettingOpFor(t), { json: { pageSize: 2, pageToken: first.token } });
+      t.expectStatus(x, 200, { what: 'the page token requested again after a package was vetted' });
+      const records = (x.json as { vettedPackages?: VRecord[] } | undefined)?.vettedPackages ?? [];
+      const early = records.find((r) => cmpRecords(r, last) <= 0);
+      t.expect(early === undefined, `after a package was vetted, the page token returned record ${early === undefined ? '' : key(early)}, which does not sort after ${key(last)}, the last record of the page that returned the token`, { exchange: x });
     },
   );
 });
