@@ -586,8 +586,13 @@ function describeTransportError(e: unknown, url: string, timeoutMs: number, maxH
   return `request to ${where} failed: ${code ?? ''} ${err.message}`.replace(/\s+/g, ' ');
 }
 
-/** a number literal that may overflow a double: an exponent of three digits or more, or a run of 309 digits */
-const HUGE_NUMBER = /[eE][+]?\d{3}|\d{309}/;
+/**
+ * A number literal that may overflow a double: one with an exponent of three digits or more where a JSON value starts
+ * (after a key's colon, an opening bracket or a comma), or a run of 309 digits. Only a body this finds is walked
+ * (nonFiniteAt); strings may match too (the walk then finds nothing), but not the hex of ids and party ids, which
+ * an exponent-only test matched in most bodies ("::12205e148...").
+ */
+const HUGE_NUMBER = /(?:":|[[,])\s*-?\d+(?:\.\d+)?[eE]\+?\d{3}|\d{309}/;
 
 /** The JSON path of the first number that parsed as Infinity (or -Infinity), if any. */
 function nonFiniteAt(v: unknown, path: string, depth: number): string | undefined {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
-import { HttpClient, TransportError, buildUrl, curlFor } from '../../harness/http.js';
+import { HttpClient, TransportError, buildUrl, curlFor, toExchange } from '../../harness/http.js';
 import { servedDocumentUrl } from '../../harness/spec-diff/document.js';
 import { REDACTED, registerSecret } from '../../harness/redact.js';
 import type { ExchangeRecord } from '../../harness/types.js';
@@ -25,6 +25,25 @@ async function freePort(): Promise<number> {
 }
 
 describe('HTTP client', () => {
+  it('refuses a JSON body with a number beyond a double\'s range wherever it stands, and no other for the hex of an id', () => {
+    const judged = (text: string) => {
+      const record: ExchangeRecord = { api: 'ledger', request: { method: 'GET', url: 'http://h/x', headers: {} }, startedAt: '', durationMs: 0 };
+      return toExchange('ledger', undefined, 200, { 'content-type': 'application/json' }, text, record);
+    };
+    const huge = ['{"a":1e400}', '[1E+308, 2e999]', '{"a": [1, 2,\n  -2.5e308]}', '{"a":{"b":[{"c":12.5e4000}]}}', `{"n":${'9'.repeat(309)}}`];
+    for (const text of huge) {
+      const x = judged(text);
+      expect(x.json, text).toBeUndefined();
+      expect(x.jsonError, text).toMatch(/beyond the range of a double/);
+    }
+    // party ids and hex strings hold "e" and three digits, and numbers with small exponents stay numbers
+    for (const text of ['{"party":"validator-115::12205e148b03f5a1e47dc65"}', '{"a":1e300,"b":[2.5E-999, 3e99]}', '{"s":"x,1e400"}']) {
+      const x = judged(text);
+      expect(x.jsonError, text).toBeUndefined();
+      expect(x.json, text).toEqual(JSON.parse(text));
+    }
+  });
+
   it('keeps a base URL\'s own query (an API key for a gateway) as written, ahead of the request\'s', () => {
     expect(buildUrl('http://h:1/api/', '/v0/x', { a: 'b c' })).toBe('http://h:1/api/v0/x?a=b+c');
     expect(buildUrl('http://h:1/api?api_key=k/1+2=', '/v0/x?z=1', { a: 'b' })).toBe('http://h:1/api/v0/x?api_key=k/1+2=&z=1&a=b');
