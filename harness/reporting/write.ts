@@ -126,19 +126,31 @@ function writeAtomic(file: string, content: string): void {
 }
 
 export function writeReports(dir: string, report: RunReport): string[] {
+  writeRequirementResultsOf(dir, report);
+  return writeRunReports(dir, report);
+}
+
+/**
+ * The Allure results the HTML report is rendered from: one result per requirement, with its verdict: fail "failed",
+ * error "broken", skipped and unsupported "skipped", untested "unknown" (the checks' own results are kept in
+ * allure-results/checks). A failure to write them is a note of the reports.
+ */
+function writeRequirementResultsOf(dir: string, report: RunReport): void {
+  try {
+    writeRequirementResults(join(dir, 'allure-results'), report);
+  } catch (e) {
+    report.notes.push(`the Allure results of the requirements could not be written: ${(e as Error).message}`);
+  }
+}
+
+/** conformance.json, junit.xml and summary.md, and reports/latest pointed at the run. */
+function writeRunReports(dir: string, report: RunReport): string[] {
   const files = {
     'conformance.json': `${JSON.stringify(report, null, 2)}\n`,
     'junit.xml': renderJunit(report),
     'summary.md': renderSummary(report),
   };
   for (const [name, content] of Object.entries(files)) writeAtomic(join(dir, name), content);
-  // the HTML report is rendered from one result per requirement, with its verdict: fail "failed", error "broken",
-  // skipped and unsupported "skipped", untested "unknown" (the checks' own results are kept in allure-results/checks)
-  try {
-    writeRequirementResults(join(dir, 'allure-results'), report);
-  } catch (e) {
-    report.notes.push(`the Allure results of the requirements could not be written: ${(e as Error).message}`);
-  }
   pointLatest(dir);
   return Object.keys(files).map((f) => join(dir, f));
 }
@@ -147,16 +159,20 @@ export function writeReports(dir: string, report: RunReport): string[] {
  * Writes every report of a run (summary.md, junit.xml, conformance.json) and, with `html` (true, or a rendering started
  * ahead with startAllureHtml), renders the Allure HTML; a rendering that fails is noted in the reports, which are then
  * written again. Returns the files written. `onWritten` is called once summary.md, junit.xml and conformance.json are
- * written, before the HTML is rendered (from then on a process that must end loses no report).
+ * written (from then on a process that must end loses no report). The HTML is rendered from the requirements' Allure
+ * results, written first: its child renders while this thread writes the other reports (about 0.15 s of the default
+ * run's end, on the other core).
  */
 export async function writeEveryReport(dir: string, report: RunReport, html: boolean | AllureHtml, onWritten?: () => void): Promise<string[]> {
-  const files = writeReports(dir, report);
+  writeRequirementResultsOf(dir, report);
+  const rendering = html === false ? undefined : (html === true ? startAllureHtml(dir) : html).render();
+  const files = writeRunReports(dir, report);
   onWritten?.();
-  if (html === false) return files;
-  const note = await (html === true ? startAllureHtml(dir) : html).render();
+  if (rendering === undefined) return files;
+  const note = await rendering;
   if (note === undefined) return [...files, join(dir, 'allure-report', 'index.html')];
   report.notes.push(note);
-  return writeReports(dir, report);
+  return writeRunReports(dir, report);
 }
 
 /** reports/latest -> the newest run, replaced atomically (a symlink renamed over the old one). */
