@@ -11,6 +11,7 @@
  * group loads the file).
  */
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, inject, test } from 'vitest';
 import { PACKAGE_ROOT } from './paths.js';
 import type { FileWeight } from './file-order.js';
@@ -19,6 +20,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** the suite files of each group, relative to the package (harness/run-groups.ts) */
     conformanceGroups?: string[][];
+    /** the folder of the bundle the workers load the suite files from, natively (bin/build.mjs); unset: the sources */
+    conformanceBundle?: string;
   }
 }
 
@@ -69,13 +72,17 @@ export const loadingSuiteFile = (): string | undefined => loading;
  */
 export async function loadGroup(index: number): Promise<void> {
   const plan = inject('conformanceGroups') ?? [];
+  const bundle = inject('conformanceBundle');
+  // from the bundle, each suite file's bundled module (which imports this bundle's harness, this module's copy too);
+  // else the source, through vitest's module runner
+  const moduleOf = (rel: string) => (bundle !== undefined ? pathToFileURL(join(bundle, rel.replace(/\.ts$/, '.mjs'))).href : join(PACKAGE_ROOT, rel));
   for (const rel of plan[index] ?? []) {
     describe(rel, async () => {
       // vitest collects a file's blocks one after another, each block's nested blocks right after its own callback:
       // the file's checks (declared in its nested blocks too) are all declared before the next file's block starts
       loading = rel;
       try {
-        await import(join(PACKAGE_ROOT, rel));
+        await import(moduleOf(rel));
       } catch (e) {
         test(`cannot load ${rel}`, () => {
           throw e;

@@ -150,6 +150,17 @@ function referenceThreadEntry(): string | undefined {
 /** How long closing the reference's thread may take before it is terminated. */
 const REFERENCE_CLOSE_MS = 3000;
 
+/**
+ * The folder of the bundle the suite workers load the suite files from (bin/build.mjs bundles them, with
+ * harness/run-groups.ts and the recording setup), when the CLI runs from its bundle and the run's files are the
+ * suites (a test's own check files are not in it). Elsewhere the workers load the TypeScript sources through vitest.
+ */
+function suiteBundle(config: Config): string | undefined {
+  const dir = process.env.CC_SUITE_BUNDLE;
+  if (dir === undefined || dir === '' || config.internal?.include !== undefined) return undefined;
+  return existsSync(join(dir, 'harness', 'run-groups.mjs')) ? dir : undefined;
+}
+
 async function startReferenceThread(entry: string, options: ReferenceOptions, config: Config): Promise<ReferenceHandle> {
   // the heap flags of the suite's workers apply to the threads created after they are set: this one too
   boundHeapGrowth();
@@ -250,6 +261,7 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
     reporters: [collector, await allureResultsReporter(resultsDir), ...(timing ? [timingReporter()] : [])],
     config,
     ...(recordDir !== undefined ? { recordDir } : {}),
+    ...(suiteBundle(config) !== undefined ? { bundle: suiteBundle(config)! } : {}),
   });
   mark('vitest created');
   try {

@@ -3,7 +3,7 @@
  * test files, no config file, worker threads that keep modules between files, the configuration provided to them.
  */
 import { availableParallelism } from 'node:os';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { Reporter, Vitest } from 'vitest/node';
 import type { Config } from './config.js';
@@ -85,7 +85,7 @@ async function withoutSignalHandlers<T>(create: () => Promise<T>): Promise<T> {
  * Creates (does not start) a vitest instance over the suite files. vitest's own SIGINT/SIGTERM handlers, which would
  * exit the process at once, are removed: callers stop a run through the run's stop channel (harness/stop-now.ts).
  */
-export async function createSuiteVitest(o: { include: string[]; reporters: ReporterEntry[]; config: Config; allure?: boolean; recordDir?: string }): Promise<Vitest> {
+export async function createSuiteVitest(o: { include: string[]; reporters: ReporterEntry[]; config: Config; allure?: boolean; recordDir?: string; bundle?: string }): Promise<Vitest> {
   const { createVitest, BaseSequencer } = await loadVitest();
   // the files start longest first, by their own times in the last complete run of the same kind (harness/file-order.ts)
   const weights = loadFileWeights(o.config);
@@ -111,7 +111,8 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       include: o.include,
       reporters: o.reporters,
       // run --record: each worker appends its exchanges to a part file of its own (harness/observe/har-record.ts)
-      setupFiles: [...(o.allure === false ? [] : ['allure-vitest/setup']), ...(o.recordDir !== undefined ? [RECORD_SETUP_FILE] : [])],
+      // (from the suites' bundle when the workers load the suites from it: one copy of the harness in a worker)
+      setupFiles: [...(o.allure === false ? [] : ['allure-vitest/setup']), ...(o.recordDir !== undefined ? [o.bundle !== undefined ? join(o.bundle, 'harness', 'observe', 'har-setup.mjs') : RECORD_SETUP_FILE] : [])],
       passWithNoTests: true,
       // the transformed suites and harness are kept on disk between runs (node_modules/.experimental-vitest-cache)
       experimental: { fsModuleCache: true },
@@ -129,7 +130,7 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       maxWorkers: workersFor(o.config),
       maxConcurrency: MAX_TESTS_AT_ONCE,
       sequence: { concurrent: o.config.run.concurrency > 1, sequencer: LongestFirst },
-      provide: { conformanceConfig: o.config, ...(o.recordDir !== undefined ? { conformanceRecordDir: o.recordDir } : {}) },
+      provide: { conformanceConfig: o.config, ...(o.recordDir !== undefined ? { conformanceRecordDir: o.recordDir } : {}), ...(o.bundle !== undefined ? { conformanceBundle: o.bundle } : {}) },
       testTimeout: o.config.run.checkTimeoutMs + 10_000,
     } as Parameters<typeof createVitest>[1],
     { logLevel: 'silent', server: { watch: null } },

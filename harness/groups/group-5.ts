@@ -1,4 +1,4 @@
 // One of the run's group files (harness/run-groups.ts): loads the suite files planned for group 5.
-import { loadGroup } from '../run-groups.js';
+import { loadGroup } from './load.js';
 
 await loadGroup(5);
