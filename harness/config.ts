@@ -122,6 +122,11 @@ export interface Config {
      * so one run can prove many planted faults, each on its own reference server.
      */
     routes?: Array<{ checks: string[]; targets: Partial<Record<Api, TargetConfig>> }>;
+    /**
+     * A test's run: every answer's time counts for the run's latency signal however busy this machine is (the project's
+     * tests run beside each other, and harness/in-flight.ts's MachineLoad would discount them all).
+     */
+    latencyIgnoresMachineLoad?: boolean;
   };
 }
 

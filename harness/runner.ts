@@ -275,7 +275,7 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
   vitest.provide('conformanceConfig', config);
   vitest.provide('conformanceStopChannel', stopChannel);
   // run.concurrency over all the workers together (harness/in-flight.ts)
-  const inFlight = shareInFlight(`${stopChannel}-in-flight`, config.run.concurrency);
+  const inFlight = shareInFlight(`${stopChannel}-in-flight`, config.run.concurrency, { ignoreMachineLoad: config.internal?.latencyIgnoresMachineLoad === true });
   vitest.provide('conformanceInFlight', `${stopChannel}-in-flight`);
   // not vitest's cancelCurrentRun, which drops the running checks unfinished (harness/stop-now.ts): the checks that have
   // not started skip, the running ones finish (a stop at once cuts them off), and all of them clean up

@@ -80,6 +80,51 @@ describe('one limit of requests in flight for the whole run', () => {
   }, 60_000);
 });
 
+describe('a limit that adapts to the target\'s answer times', () => {
+  it('comes down when answers slow with the requests the target holds, reports it, and keeps every verdict', async () => {
+    // a target that answers in 2 ms until it has answered 60 requests, and from then on queues: each answer takes
+    // 2 ms more plus 15 ms for every request it holds (32 in flight: about half a second, 3 in flight: about 50 ms)
+    let open = 0;
+    let total = 0;
+    const openAtArrival: number[] = [];
+    const server = createServer((_req, res) => {
+      total++;
+      open++;
+      openAtArrival.push(open);
+      setTimeout(() => {
+        open--;
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"items":[]}');
+      }, total <= 60 ? 2 : 2 + 15 * open);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const reports = mkdtempSync(join(tmpdir(), 'cc-latency-'));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const config = miniConfig(url, ['test/fixtures/mini/latency/*.check.ts'], { reportsDir: reports, timeoutMs: 10_000, checkTimeoutMs: 60_000, concurrency: 32, workers: 2 });
+      // the project's tests run beside each other: answer times count however busy the machine is
+      config.internal = { ...config.internal, latencyIgnoresMachineLoad: true };
+      const { report } = await runConformance(config, { write: () => undefined });
+      expect(report.checks.map((c) => c.verdict)).toEqual(['pass', 'pass']);
+      expect(total).toBe(300);
+      // the run started at 32 in flight; answers at three times their usual time brought the limit down, and the
+      // report says so
+      expect(report.concurrency?.max).toBe(32);
+      expect(report.concurrency?.lowered.slow).toBeGreaterThan(0);
+      expect(report.concurrency?.lowered.refused).toBe(0);
+      expect(renderSummary(report)).toMatch(/the run's limit came down \d+ times? for answers at three times their usual time/);
+      // the target held up to the run's limit at first, and far fewer through the last third of the requests (the
+      // limit goes up again by one after each run of as many answers that were not slow)
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+      expect(Math.max(...openAtArrival)).toBeGreaterThan(16);
+      expect(median(openAtArrival.slice(200)), openAtArrival.join(' ')).toBeLessThanOrEqual(12);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      rmSync(reports, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe('shared target state', () => {
   it('lets only one holder of a resource on a target run at a time; other resources and targets run beside it', async () => {
     const running = new Map<string, number>();
