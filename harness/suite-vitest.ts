@@ -23,8 +23,8 @@ export const suiteGlobs = (apis: readonly Api[]) => apis.map((api) => `suites/${
 /**
  * The suites' worker threads by default: one per core, at least two and at most four, against the embedded reference and
  * a configured target alike. A worker runs all its checks side by side (its group of files, harness/run-groups.ts), so
- * a slow target's waits need no more threads: each thread costs its start (vitest and the harness loaded, about 0.9
- * CPU-seconds) and 30 to 45 MB, and parses, validates and records its checks' answers on a core. On two cores two
+ * a slow target's waits need no more threads: each thread costs its start (vitest and the harness loaded) and 30 to
+ * 45 MB, and parses, validates and records its checks' answers on a core. On two cores two
  * workers beat four everywhere: through the benchmark's latency profile wall / critical path 1.23 and 1.23 against 1.26
  * and 1.29 (three runs each, the first request 1.2-1.6 s after the spawn against 1.6-2.1 s), through the 20 ms delay
  * 6.9 s against 8.1 s (1.29 against 1.33 of the undelayed run), nightly depth 92 s and 251 MiB against 94 s and
