@@ -513,6 +513,8 @@ class Check implements CheckContext {
       }
     } else details = await fc.check(property, params);
     const record: PropertyRecord = { ...named, verdict: 'pass', seed: details.seed, numRuns: details.numRuns };
+    // a property that passed with fewer cases than asked ran out of its time budget: the reports say how many it ran
+    if (!details.failed && details.numRuns < numRuns) record.plannedRuns = numRuns;
     if (details.failed) {
       record.path = details.counterexamplePath ?? undefined;
       record.counterexample = redactText(fc.stringify(details.counterexample)).slice(0, 2000);

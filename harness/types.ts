@@ -67,6 +67,11 @@ export interface PropertyRecord {
   seed: number;
   path?: string;
   numRuns: number;
+  /**
+   * the cases the property was to run, when it passed having run fewer (numRuns): its time budget, 80% of
+   * run.checkTimeoutMs, ran out first
+   */
+  plannedRuns?: number;
   counterexample?: string;
 }
 

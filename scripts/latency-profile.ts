@@ -170,6 +170,7 @@ export async function profileProxy(upstream: string, profile: readonly LatencyCl
 /** What the critical path reads of a report's checks. */
 export interface TimedCheck {
   id: string;
+  properties?: Array<{ name?: string; numRuns: number; plannedRuns?: number }>;
   shares?: string[];
   reads?: string[];
   durationMs?: number;
@@ -300,6 +301,10 @@ export async function profileBench(d: ProfileBenchDeps, o: { override?: string; 
     const { run } = await profiledRun(d, 'nightly', profile, ['--runs', String(n)]);
     d.line('wall time', `${d.fmt(run.wallMs / 1000, 1)} s (${run.outcome}, exit ${run.exitCode}), ${d.fmt(run.requests)} requests`);
     d.line('peak RSS', `${d.fmt(run.rssMiB)} MiB`, '400 MB');
+    // a property whose time budget (80% of run.checkTimeoutMs) ran out passes with the cases it ran: at nightly depth
+    // that is depth lost, said here
+    const cut = run.checks.flatMap((c) => (c.properties ?? []).filter((p) => p.plannedRuns !== undefined).map((p) => `${c.id}${p.name !== undefined ? ` (${p.name})` : ''} ${p.numRuns} of ${p.plannedRuns}`));
+    d.line('properties cut by their time', cut.length === 0 ? 'none: every property ran all its cases' : `${cut.length}: ${cut.join(', ')}`);
     describeCriticalPath(run.wallMs, run.checks, d.line, d.fmt);
   }
 }

@@ -155,7 +155,7 @@ export function renderSummary(r: RunReport): string {
     for (const c of properties) {
       const list = c.properties ?? [];
       list.forEach((p, i) => {
-        out.push(`| \`${c.id}\` | ${cell(propertyName(p, i, list.length))} | ${propertyVerdict(p, c.verdict)} | ${p.seed} | ${p.numRuns} | ${p.path !== undefined ? `\`${p.path}\`` : ''} |`);
+        out.push(`| \`${c.id}\` | ${cell(propertyName(p, i, list.length))} | ${propertyVerdict(p, c.verdict)} | ${p.seed} | ${p.plannedRuns !== undefined ? `${p.numRuns} of ${p.plannedRuns} (its time ran out)` : p.numRuns} | ${p.path !== undefined ? `\`${p.path}\`` : ''} |`);
       });
     }
     out.push('');
