@@ -194,26 +194,27 @@ class InFlightLimit {
   private readonly waiting: Array<() => void> = [];
 
   private readonly urgent: Array<() => void> = [];
+  private readonly alone: Array<() => void> = [];
 
   setLimit(limit: number): void {
     this.limit = limit;
-    while (this.active < this.limit && this.urgent.length + this.waiting.length > 0) {
+    while (this.active < this.limit && this.urgent.length + this.alone.length + this.waiting.length > 0) {
       this.active++;
-      (this.urgent.shift() ?? this.waiting.shift())!();
+      (this.urgent.shift() ?? this.alone.shift() ?? this.waiting.shift())!();
     }
   }
 
-  async acquire(urgent = false): Promise<void> {
+  async acquire(urgent = false, alone = false): Promise<void> {
     if (this.active < this.limit) {
       this.active++;
       return;
     }
-    await new Promise<void>((resolve) => (urgent ? this.urgent : this.waiting).push(resolve));
+    await new Promise<void>((resolve) => (urgent ? this.urgent : alone ? this.alone : this.waiting).push(resolve));
   }
 
-  /** hands the slot to the next waiting request, urgent ones first, else first come first served */
+  /** hands the slot to the next waiting request: urgent ones first, then those whose check has no other in flight (InFlightGate) */
   release(): void {
-    const next = this.urgent.shift() ?? this.waiting.shift();
+    const next = this.urgent.shift() ?? this.alone.shift() ?? this.waiting.shift();
     if (next !== undefined) next();
     else this.active--;
   }
@@ -281,6 +282,8 @@ export class HttpClient {
   /** lower-case names of the configured extra headers: their values are never recorded, whatever their length */
   private readonly configuredHeaders: Set<string>;
   private origin: string | undefined;
+  /** this client's requests waiting for a slot or in flight */
+  private sending = 0;
 
   constructor(readonly options: ClientOptions) {
     // registered here, where exchanges are recorded, and not only where the configuration was loaded: the checks run
@@ -344,7 +347,15 @@ export class HttpClient {
       return this.dispatch(req);
     }
     const gate = (this.options.inFlight !== undefined ? await this.options.inFlight : undefined) ?? inFlight;
-    await gate.acquire(this.options.urgent === true);
+    // a request of a client (a check) with none other in flight or waiting goes before those of clients with some
+    const alone = this.sending === 0;
+    this.sending++;
+    try {
+      await gate.acquire(this.options.urgent === true, alone);
+    } catch (e) {
+      this.sending--;
+      throw e;
+    }
     let status: number | undefined;
     let sent: number | undefined;
     let size = 0;
@@ -362,6 +373,7 @@ export class HttpClient {
       const timed = this.options.latencySignal === true && status !== undefined && sent !== undefined;
       const key = timed ? `${req.method} ${req.operationId ?? req.path.split('?')[0]} ${status} ~${Math.ceil(Math.log(size + 1) / Math.log(4))}` : '';
       gate.release(status, timed ? { key, ms: performance.now() - sent! } : undefined);
+      this.sending--;
     }
   }
 

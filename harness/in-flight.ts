@@ -20,8 +20,13 @@ import { BroadcastChannel } from 'node:worker_threads';
  * (against a configured target) how long the answer took and for which operation, the latency signal.
  */
 export interface InFlightGate {
-  /** `urgent`: a request of a check that holds shared target state, which other checks wait for: it goes first */
-  acquire(urgent?: boolean): Promise<void>;
+  /**
+   * `urgent`: a request of a check that holds shared target state, which other checks wait for: it goes first.
+   * `alone`: its check has no other request in flight (a step of a chain, each sent after the previous answer): it goes
+   * before the requests of checks that have some, so that a check sending one request at a time is not queued behind
+   * other checks' many at each step (at nightly depth such chains ran out of their time with 182-441 of their cases).
+   */
+  acquire(urgent?: boolean, alone?: boolean): Promise<void>;
   release(status?: number, latency?: LatencySample): void;
 }
 
@@ -177,6 +182,8 @@ const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
 /** One thread's view of the run's shared counter. */
 export class SharedInFlight implements InFlightGate {
   private readonly waiting: Array<() => void> = [];
+  /** requests whose check has no other in flight: after the urgent ones, before the others (in this thread) */
+  private readonly alone: Array<() => void> = [];
   private readonly urgent: Array<() => void> = [];
   private pumping = false;
 
@@ -216,9 +223,10 @@ export class SharedInFlight implements InFlightGate {
     }
   }
 
-  acquire(urgent = false): Promise<void> {
-    const queue = urgent ? this.urgent : this.waiting;
-    if (queue.length === 0 && (urgent || this.urgent.length === 0) && this.tryTake(urgent)) return Promise.resolve();
+  acquire(urgent = false, alone = false): Promise<void> {
+    const queue = urgent ? this.urgent : alone ? this.alone : this.waiting;
+    const ahead = urgent ? 0 : this.urgent.length + (alone ? 0 : this.alone.length);
+    if (queue.length === 0 && ahead === 0 && this.tryTake(urgent)) return Promise.resolve();
     return new Promise<void>((resolve) => {
       if (urgent && this.cells.length > URGENT) Atomics.add(this.cells, URGENT, 1);
       if (this.cells.length > WAITING) Atomics.add(this.cells, WAITING, 1);
@@ -240,19 +248,19 @@ export class SharedInFlight implements InFlightGate {
     Atomics.notify(this.cells, GENERATION);
   }
 
-  /** hands slots to this thread's waiting requests in order, urgent ones first, sleeping between releases */
+  /** hands slots to this thread's waiting requests in order, urgent ones first, then those alone, sleeping between releases */
   private async pump(): Promise<void> {
     if (this.pumping) return;
     this.pumping = true;
     try {
-      while (this.urgent.length > 0 || this.waiting.length > 0) {
+      while (this.urgent.length > 0 || this.alone.length > 0 || this.waiting.length > 0) {
         // the generation is read before trying: a release in between makes the wait return at once
         const generation = Atomics.load(this.cells, GENERATION);
         const urgent = this.urgent.length > 0;
         if (this.tryTake(urgent)) {
           if (urgent && this.cells.length > URGENT) Atomics.sub(this.cells, URGENT, 1);
           if (this.cells.length > WAITING) Atomics.sub(this.cells, WAITING, 1);
-          (urgent ? this.urgent : this.waiting).shift()!();
+          (urgent ? this.urgent : this.alone.length > 0 ? this.alone : this.waiting).shift()!();
           continue;
         }
         const w = waitAsync(this.cells, GENERATION, generation, RECHECK_MS);

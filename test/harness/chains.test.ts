@@ -171,6 +171,25 @@ describe('requests in flight: one limit for the run', () => {
     expect(a.active).toBe(2);
   });
 
+  it('gives a freed slot to a request whose check has none other in flight before the requests of checks that have some', async () => {
+    const cells = new Int32Array(new SharedArrayBuffer(IN_FLIGHT_CELLS * 4));
+    cells[1] = 1;
+    const gate = new SharedInFlight(cells);
+    await gate.acquire();
+    const order: string[] = [];
+    // a property's cases wait first (their check has requests in flight), then a chain's next step
+    const flood = [1, 2, 3].map((i) => gate.acquire(false, false).then(() => order.push(`case ${i}`)));
+    await new Promise((r) => setTimeout(r, 10));
+    const step = gate.acquire(false, true).then(() => order.push('chain step'));
+    const urgent = gate.acquire(true).then(() => order.push('urgent'));
+    for (let i = 0; i < 5; i++) {
+      gate.release();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await Promise.all([...flood, step, urgent]);
+    expect(order).toEqual(['urgent', 'chain step', 'case 1', 'case 2', 'case 3']);
+  });
+
   it('hands the run\'s counter to a worker thread, whose slots the run\'s other threads then wait for', async () => {
     const channel = `cc-test-in-flight-${process.pid}-${Date.now()}`;
     const shared = shareInFlight(channel, 2);
