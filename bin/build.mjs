@@ -121,11 +121,12 @@ export function precompiledConfigValidator(configTs) {
 export async function build() {
   const t0 = performance.now();
   const { build: esbuild } = await loadEsbuild();
+  const entryPoints = entries();
   const result = await esbuild({
     absWorkingDir: ROOT,
     // the CLI, the reference server's thread (harness/runner.ts starts it in a worker thread from this bundle), and
     // what the suite workers import (harness/run-groups.ts)
-    entryPoints: entries(),
+    entryPoints,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -183,7 +184,7 @@ export async function build() {
     rmSync(tmp, { recursive: true, force: true });
     if (!existsSync(file)) throw e;
   }
-  writeAtomic(MANIFEST, `${JSON.stringify({ key, entry: ENTRY, entries: entries(), inputs }, null, 1)}\n`);
+  writeAtomic(MANIFEST, `${JSON.stringify({ key, entry: ENTRY, entries: entryPoints, inputs }, null, 1)}\n`);
   // earlier bundles go (but those written in the last minute: a concurrent start may be loading one)
   for (const f of readdirSync(CACHE)) {
     const p = join(CACHE, f);

@@ -3,11 +3,10 @@
 // source changed), or through tsx where no bundle can be built.
 import { setFlagsFromString } from 'node:v8';
 import { loadCli } from './build.mjs';
+import { V8_FLAGS } from './v8-flags.mjs';
 
-// V8 optimises a function once it has run about 8 times longer than by default: a run is short and loads its modules in
-// four isolates (this thread, the embedded reference's, two suite workers), each compiling its own optimised code on
-// V8's background threads (about 2.5 of the default run's 11 CPU-seconds). Set before the CLI loads, for every thread.
-setFlagsFromString('--interrupt-budget=540672');
+// set before the CLI loads, for every thread of the process
+setFlagsFromString(V8_FLAGS);
 
 const main = await loadCli();
 if (/(^|,)timing(,|$)/.test(process.env.CC_DEBUG ?? '')) {

@@ -255,13 +255,14 @@ function bounded(p: Promise<unknown>, ms: number | undefined, hurry: AbortSignal
 async function runVitest(config: Config, resultsDir: string, options: RunOptions, ready: Promise<unknown>, checksEnded?: () => void, recordDir?: string): Promise<CollectedRun> {
   const write = options.write ?? ((s: string) => process.stderr.write(s));
   const collector = new ConformanceCollector(PACKAGE_ROOT, write, options.interactive ?? false);
+  const bundle = suiteBundle(config);
   // created, not started, so an interrupt cancels the run (and the reports of what ran are still written)
   const vitest = await createSuiteVitest({
     include: [...(config.internal?.include ?? suiteGlobs(config.run.only)), GROUP_GLOB],
     reporters: [collector, await allureResultsReporter(resultsDir), ...(timing ? [timingReporter()] : [])],
     config,
     ...(recordDir !== undefined ? { recordDir } : {}),
-    ...(suiteBundle(config) !== undefined ? { bundle: suiteBundle(config)! } : {}),
+    ...(bundle !== undefined ? { bundle } : {}),
   });
   mark('vitest created');
   try {

@@ -33,10 +33,10 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { describeCriticalPath, LATENCY_PROFILE, profileBench, profileProxy, type ProfileProxy } from './latency-profile.js';
 import { setFlagsFromString } from 'node:v8';
+import { V8_FLAGS } from '../bin/v8-flags.mjs';
 
-// the references this process serves (and its proxies' threads) run as `canton-conformance serve` runs them: V8
-// optimises later, as bin/canton-conformance.mjs sets for every command
-setFlagsFromString('--interrupt-budget=540672');
+// the references this process serves (and its proxies' threads) run as `canton-conformance serve` runs them
+setFlagsFromString(V8_FLAGS);
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'bin', 'canton-conformance.mjs');
