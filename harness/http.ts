@@ -552,30 +552,67 @@ async function readBoundedBytes(res: Dispatcher.ResponseData, contentEncoding: s
  * deeply nested body never reaches the parser, the schema validator or a recursive walk.
  */
 export function jsonDepthExceeds(text: string, max: number): boolean {
-  // the depth is at most the number of opening brackets: counted first with indexOf (a native scan), so most bodies
-  // never need the character-by-character walk below
-  if (text.length <= max || countUpTo(text, 123, max) + countUpTo(text, 91, max) <= max) return false;
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
-      if (++depth > max) return true;
-    } else if (c === 125 || c === 93) depth--;
-  }
-  return false;
+  return scanJsonText(text, max).tooDeep;
 }
 
-/** How often a character occurs in a text, counted up to just past `limit`. */
-function countUpTo(text: string, charCode: number, limit: number): number {
-  const ch = String.fromCharCode(charCode);
-  let n = 0;
-  for (let i = text.indexOf(ch); i >= 0 && n <= limit; i = text.indexOf(ch, i + 1)) n++;
-  return n;
+/**
+ * One linear pass over a JSON text before it is parsed: whether it nests deeper than `maxDepth`, and whether a number
+ * in it may lie beyond a double's range (its decimal magnitude, significant integer digits plus exponent, is 309 or
+ * more: 1e400, 2.5e308, 309 nines, 0.5e309), which JSON.parse turns into Infinity. The second is an upper bound: a
+ * body it flags is walked for an infinite number (nonFiniteAt). Strings are skipped by a native search for their
+ * closing quote, so the hex of ids and party ids inside them costs nothing and is never taken for a number.
+ */
+export function scanJsonText(text: string, maxDepth: number): { tooDeep: boolean; mayOverflow: boolean } {
+  let depth = 0;
+  let mayOverflow = false;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      // a string: its closing quote is the next one not escaped by an odd run of backslashes
+      let j = text.indexOf('"', i + 1);
+      while (j > 0) {
+        let k = j - 1;
+        while (text.charCodeAt(k) === 92) k--;
+        if ((j - 1 - k) % 2 === 0) break;
+        j = text.indexOf('"', j + 1);
+      }
+      if (j < 0) break;
+      i = j;
+    } else if (c === 123 || c === 91) {
+      if (++depth > maxDepth) return { tooDeep: true, mayOverflow };
+    } else if (c === 125 || c === 93) depth--;
+    else if (c === 45 || (c >= 48 && c <= 57)) {
+      // a number: its significant integer digits, a fraction, and an exponent's value (capped)
+      let j = c === 45 ? i + 1 : i;
+      let intDigits = 0;
+      let d = text.charCodeAt(j);
+      while (d >= 48 && d <= 57) {
+        if (intDigits > 0 || d !== 48) intDigits++;
+        d = text.charCodeAt(++j);
+      }
+      if (d === 46) {
+        d = text.charCodeAt(++j);
+        while (d >= 48 && d <= 57) d = text.charCodeAt(++j);
+      }
+      if (d === 101 || d === 69) {
+        d = text.charCodeAt(++j);
+        let sign = 1;
+        if (d === 43 || d === 45) {
+          if (d === 45) sign = -1;
+          d = text.charCodeAt(++j);
+        }
+        let exp = 0;
+        while (d >= 48 && d <= 57) {
+          if (exp < 1e6) exp = exp * 10 + (d - 48);
+          d = text.charCodeAt(++j);
+        }
+        if (intDigits + sign * exp >= 309) mayOverflow = true;
+      } else if (intDigits >= 309) mayOverflow = true;
+      i = j - 1;
+    }
+  }
+  return { tooDeep: false, mayOverflow };
 }
 
 /** An undici or abort timeout (headers or body not in time). */
@@ -597,14 +634,6 @@ function describeTransportError(e: unknown, url: string, timeoutMs: number, maxH
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return `connecting to ${where} timed out`;
   return `request to ${where} failed: ${code ?? ''} ${err.message}`.replace(/\s+/g, ' ');
 }
-
-/**
- * A number literal that may overflow a double: one with an exponent of three digits or more where a JSON value starts
- * (after a key's colon, an opening bracket or a comma), or a run of 309 digits. Only a body this finds is walked
- * (nonFiniteAt); strings may match too (the walk then finds nothing), but not the hex of ids and party ids, which
- * an exponent-only test matched in most bodies ("::12205e148...").
- */
-const HUGE_NUMBER = /(?:":|[[,])\s*-?\d+(?:\.\d+)?[eE]\+?\d{3}|\d{309}/;
 
 /** The JSON path of the first number that parsed as Infinity (or -Infinity), if any. */
 function nonFiniteAt(v: unknown, path: string, depth: number): string | undefined {
@@ -639,13 +668,14 @@ export function toExchange(
       x.jsonError = 'the body is not valid UTF-8';
       return x;
     }
-    if (jsonDepthExceeds(text, maxJsonDepth)) {
+    const scan = scanJsonText(text, maxJsonDepth);
+    if (scan.tooDeep) {
       throw new TransportError(`response from ${redactText(url)} nests JSON deeper than ${maxJsonDepth} levels (run.maxJsonDepth); not parsed`);
     }
     try {
       const json = JSON.parse(text) as unknown;
       // a number beyond a double's range (1e400) parses as Infinity, which would be sent back as null
-      const outOfRange = HUGE_NUMBER.test(text) ? nonFiniteAt(json, '', 0) : undefined;
+      const outOfRange = scan.mayOverflow ? nonFiniteAt(json, '', 0) : undefined;
       if (outOfRange !== undefined) x.jsonError = `the number at ${outOfRange === '' ? 'the top level' : outOfRange} is beyond the range of a double (JSON numbers such as 1e400)`;
       else x.json = json;
     } catch (e) {

@@ -30,14 +30,17 @@ describe('HTTP client', () => {
       const record: ExchangeRecord = { api: 'ledger', request: { method: 'GET', url: 'http://h/x', headers: {} }, startedAt: '', durationMs: 0 };
       return toExchange('ledger', undefined, 200, { 'content-type': 'application/json' }, text, record);
     };
-    const huge = ['{"a":1e400}', '[1E+308, 2e999]', '{"a": [1, 2,\n  -2.5e308]}', '{"a":{"b":[{"c":12.5e4000}]}}', `{"n":${'9'.repeat(309)}}`];
+    const huge = ['{"a":1e400}', '[1E+308, 2e999]', '{"a": [1, 2,\n  -2.5e308]}', '{"a":{"b":[{"c":12.5e4000}]}}', `{"n":${'9'.repeat(309)}}`,
+      // 9.99e308, 5e308 and 1.1e309: beyond the largest double though no exponent has three digits
+      `{"n":${'9'.repeat(308)}e1}`, '{"s":"\\\\","n":0.5e309}', `{"s":"\\"1e400","n":[${'1'.repeat(301)}.5e9]}`];
     for (const text of huge) {
       const x = judged(text);
       expect(x.json, text).toBeUndefined();
       expect(x.jsonError, text).toMatch(/beyond the range of a double/);
     }
     // party ids and hex strings hold "e" and three digits, and numbers with small exponents stay numbers
-    for (const text of ['{"party":"validator-115::12205e148b03f5a1e47dc65"}', '{"a":1e300,"b":[2.5E-999, 3e99]}', '{"s":"x,1e400"}']) {
+    for (const text of ['{"party":"validator-115::12205e148b03f5a1e47dc65"}', '{"a":1e300,"b":[2.5E-999, 3e99]}', '{"s":"x,1e400"}',
+      '{"s":"a\\"b,1e400","t":"\\\\","u":[1e308, 0.0001e311, -1.5e-400]}', `{"n":0.${'0'.repeat(400)}1}`]) {
       const x = judged(text);
       expect(x.jsonError, text).toBeUndefined();
       expect(x.json, text).toEqual(JSON.parse(text));
