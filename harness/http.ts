@@ -233,16 +233,60 @@ export function agent(maxHeaderSize = DEFAULT_MAX_HEADER_BYTES): Dispatcher {
 }
 
 export function buildUrl(baseUrl: string, path: string, query?: HttpRequest['query']): string {
-  // a query of the base URL (`?api_key=...` for a gateway) is kept as written, ahead of the request's own
-  const q = baseUrl.indexOf('?');
-  const baseQuery = q < 0 ? '' : baseUrl.slice(q + 1).replace(/#.*$/, '');
-  const url = new URL((q < 0 ? baseUrl : baseUrl.slice(0, q)).replace(/#.*$/, '').replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`));
-  for (const [k, v] of Object.entries(query ?? {})) {
-    if (v === undefined) continue;
-    for (const item of Array.isArray(v) ? v : [v]) url.searchParams.append(k, String(item));
+  const base = parsedBase(baseUrl);
+  const p = path.startsWith('/') ? path : `/${path}`;
+  // what the URL parser makes of the base's path and this one: as written for most paths (PLAIN_PATH)
+  let url = base.prefix + p;
+  let hash = '';
+  if (!PLAIN_PATH.test(p)) {
+    url = new URL(url).href;
+    const h = url.indexOf('#');
+    if (h >= 0) {
+      hash = url.slice(h);
+      url = url.slice(0, h);
+    }
   }
-  if (baseQuery !== '') url.search = url.search === '' ? baseQuery : `${baseQuery}&${url.search.slice(1)}`;
-  return url.toString();
+  const q = url.indexOf('?');
+  let search = q < 0 ? '' : url.slice(q + 1);
+  if (q >= 0) url = url.slice(0, q);
+  if (query !== undefined) {
+    let params: URLSearchParams | undefined;
+    for (const k in query) {
+      const v = query[k];
+      if (v === undefined || (Array.isArray(v) && v.length === 0)) continue;
+      // the path's own query is read and written again with the request's, as URL.searchParams does
+      params ??= new URLSearchParams(`?${search}`); // (the constructor drops one leading "?")
+      if (Array.isArray(v)) for (const item of v) params.append(k, String(item));
+      else params.append(k, String(v));
+    }
+    if (params !== undefined) search = params.toString();
+  }
+  // a query of the base URL (`?api_key=...` for a gateway) is kept as written, ahead of the request's own
+  if (base.query !== '') search = search === '' ? base.query : `${base.query}&${search}`;
+  // an empty query ("?" with nothing after it) stays as the parser keeps it
+  return `${url}${search !== '' || q >= 0 ? `?${search}` : ''}${hash}`;
+}
+
+/**
+ * A path the URL parser leaves as written: slash-separated segments of characters it neither escapes nor reads as a
+ * query or fragment, none of them a dot segment ("." or "..", "%2e" standing for a dot). Others go through the parser.
+ */
+const PLAIN_PATH = /^(?:\/(?!(?:\.|%2[eE]){1,2}(?:\/|$))[A-Za-z0-9\-._~!$&'()*+,;=:@%]*)+$/;
+
+/** A base URL as requests extend it: origin and path without trailing slashes, and its own query (encoded as the URL parser does). */
+const baseParts = new Map<string, { prefix: string; query: string }>();
+function parsedBase(baseUrl: string): { prefix: string; query: string } {
+  let b = baseParts.get(baseUrl);
+  if (b === undefined) {
+    const q = baseUrl.indexOf('?');
+    const rawQuery = q < 0 ? '' : baseUrl.slice(q + 1).replace(/#.*$/, '');
+    const u = new URL((q < 0 ? baseUrl : baseUrl.slice(0, q)).replace(/#.*$/, '').replace(/\/+$/, ''));
+    const query = rawQuery === '' ? '' : new URL(`http://h/?${rawQuery}`).search.slice(1);
+    b = { prefix: `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`, query };
+    if (baseParts.size >= 64) baseParts.clear();
+    baseParts.set(baseUrl, b);
+  }
+  return b;
 }
 
 /** Room past the cut that is redacted too, so a secret or token that straddles the cut is hidden whole. */

@@ -35,6 +35,9 @@ export function scanContract(seed: string, templateId: string, payload: Record<s
 /** licence k is created this long before the start's day, plus k minutes (10 000 licences take a week) */
 const LICENSES_CREATED_BEFORE_MS = 30 * DAY_MS;
 
+/** rendered licences kept for the next page that lists them (each about 2 KB) */
+const LICENSES_KEPT = 2000;
+
 /**
  * Validator licenses: sequence numbers 1..N in creation order (licence k created 30 days before the start's day plus
  * k minutes). Four in five validators were last active in the hour before the start's day, the others an hour after
@@ -43,6 +46,9 @@ const LICENSES_CREATED_BEFORE_MS = 30 * DAY_MS;
  * page holds the licenses with a smaller one.
  */
 export class LicenseStore {
+  /** licences rendered so far (never changed once rendered), up to LICENSES_KEPT: a walk reads the same ones again */
+  private readonly rendered = new Map<number, ScanContract>();
+
   constructor(
     readonly size: number,
     private readonly dso: string,
@@ -51,6 +57,16 @@ export class LicenseStore {
   ) {}
 
   license(seq: number): ScanContract {
+    let l = this.rendered.get(seq);
+    if (l === undefined) {
+      if (this.rendered.size >= LICENSES_KEPT) this.rendered.clear();
+      l = this.render(seq);
+      this.rendered.set(seq, l);
+    }
+    return l;
+  }
+
+  private render(seq: number): ScanContract {
     const validator = partyIdFor(`validator-${seq}`);
     const createdMs = this.clock.dayMs - LICENSES_CREATED_BEFORE_MS + seq * 60_000;
     const lastActiveMs = seq % 5 === 0 ? createdMs + 3_600_000 : this.clock.dayMs - 60_000 * (1 + (seq % 60));
