@@ -87,6 +87,8 @@ interface SuiteRun {
   jsonBytes: number;
   /** the checks of the run's report */
   checks: Reported['checks'];
+  /** through delay proxies: how long their threads were busy (CPU of this machine that a far target would not use) */
+  proxyBusyMs?: number;
 }
 
 /** Runs `canton-conformance run` in a process of its own, with a reports folder of its own. */
@@ -226,9 +228,11 @@ async function delayedRun(name: string): Promise<SuiteRun> {
   const farFile = join(work, `${name}-proxied.yaml`);
   writeFileSync(farFile, stringify({ targets: proxied }));
   try {
-    return await suiteRun(name, ['--config', farFile, '--no-html']);
-  } finally {
+    const run = await suiteRun(name, ['--config', farFile, '--no-html']);
     for (const p of proxies.values()) await p.close();
+    return { ...run, proxyBusyMs: [...proxies.values()].reduce((a, p) => a + (p.busyMs ?? 0), 0) };
+  } finally {
+    for (const p of proxies.values()) if (p.busyMs === undefined) await p.close();
     await far.server.close();
   }
 }
@@ -288,7 +292,7 @@ async function delayOnlyBench(): Promise<void> {
     const undelayed = await undelayedRun(`served-${i}`);
     const delayed = await delayedRun(`far-${i}`);
     pairs.push({ undelayed, delayed });
-    line(`pair ${i + 1}`, `undelayed ${fmt(undelayed.wallMs / 1000, 2)} s (${undelayed.outcome}, ${fmt(undelayed.requests)} req), delayed ${fmt(delayed.wallMs / 1000, 2)} s (${delayed.outcome}, ${fmt(delayed.requests)} req), ratio ${fmt(delayed.wallMs / undelayed.wallMs, 2)}`);
+    line(`pair ${i + 1}`, `undelayed ${fmt(undelayed.wallMs / 1000, 2)} s (${undelayed.outcome}, ${fmt(undelayed.requests)} req), delayed ${fmt(delayed.wallMs / 1000, 2)} s (${delayed.outcome}, ${fmt(delayed.requests)} req), ratio ${fmt(delayed.wallMs / undelayed.wallMs, 2)}; the proxy's thread busy ${fmt((delayed.proxyBusyMs ?? NaN) / 1000, 2)} s`);
   }
   const rate = (r: SuiteRun) => (r.windowMs !== undefined ? r.requests / (r.windowMs / 1000) : NaN);
   line('undelayed wall (median)', `${fmt(median(pairs.map((p) => p.undelayed.wallMs)) / 1000, 2)} s, ${fmt(median(pairs.map((p) => rate(p.undelayed))))} req/s while sending`);

@@ -3,7 +3,9 @@
  * that holds each answer for its class's delay, and the critical path read from a report.
  */
 import { createServer } from 'node:http';
+import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
+import { Client } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { criticalPathOf, delayOf, LATENCY_PROFILE, profileProxy, profileWith } from '../../scripts/latency-profile.js';
 
@@ -48,13 +50,62 @@ describe('the latency profile', () => {
       const party = await timed('/v2/parties');
       expect(party.status).toBe(200);
       expect(party.ms).toBeGreaterThanOrEqual(295);
-      // the target's keep-alive is not forwarded: the proxy's own connections are kept for 60 s
-      expect(party.keepAlive).not.toBe('timeout=72');
       const refused = await timed('/v2/nowhere');
       expect(refused.status).toBe(404);
       expect(refused.ms).toBeLessThan(250);
     } finally {
       expect(await proxy.close()).toEqual({ topology: 1, read: 1 });
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('passes every framing of HTTP/1.1 through unchanged, answers in order on a kept connection', async () => {
+    // answers by Content-Length, chunked, to HEAD, 204, and one read until the target closes the connection
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        if (req.url === '/chunked') {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.write('a'.repeat(70_000));
+          setTimeout(() => res.end('-end'), 5);
+        } else if (req.url === '/empty') res.writeHead(204).end();
+        else if (req.url === '/close') {
+          res.socket?.write('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nuntil the end');
+          res.socket?.end();
+        } else res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length + 2) }).end(`[${body}]`);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const proxy = await profileProxy(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, profileWith('read=15,users=40'));
+    // one connection: every request below shares it, so each answer must end where the framing says
+    const client = new Client(proxy.url, { pipelining: 1 });
+    try {
+      const send = async (method: string, path: string, body?: string) => {
+        const t0 = performance.now();
+        const r = await client.request({ method: method as 'GET', path, ...(body !== undefined ? { body, headers: { 'content-type': 'application/json' } } : {}) });
+        return { status: r.statusCode, text: await r.body.text(), ms: performance.now() - t0 };
+      };
+      const created = await send('POST', '/v2/users', '{"user":{"id":"a"}}');
+      expect(created).toMatchObject({ status: 200, text: '[{"user":{"id":"a"}}]' });
+      expect(created.ms).toBeGreaterThanOrEqual(38);
+      const chunked = await send('GET', '/chunked');
+      expect(chunked.text).toBe(`${'a'.repeat(70_000)}-end`);
+      expect((await send('HEAD', '/chunked')).text).toBe('');
+      expect(await send('DELETE', '/empty')).toMatchObject({ status: 204, text: '' });
+      // a request body sent in chunks (no Content-Length) is skipped by its chunks
+      const streamed = await client.request({ method: 'POST', path: '/echo', body: Readable.from(['{"x":', '1}']) });
+      expect(await streamed.body.text()).toBe('[{"x":1}]');
+      const t0 = performance.now();
+      const many = await Promise.all(Array.from({ length: 5 }, (_, i) => send('GET', `/n${i}?q=${i}`)));
+      expect(many.map((m) => m.text)).toEqual(['[]', '[]', '[]', '[]', '[]']);
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(5 * 14);
+      expect(await send('GET', '/close')).toMatchObject({ status: 200, text: 'until the end' });
+    } finally {
+      await client.close();
+      expect(await proxy.close()).toEqual({ users: 1, read: 10 });
+      expect(proxy.busyMs).toBeGreaterThan(0);
       server.closeAllConnections();
       server.close();
     }
