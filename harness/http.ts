@@ -16,6 +16,8 @@ import { REDACTED, redactHeaders, redactText, registerSecret, registerUrlCredent
 /** The harness or the network broke (refused, timed out, too large): the check's verdict is error, not fail. */
 export class TransportError extends Error {
   override name = 'TransportError';
+  /** the target refused the connection: the request never reached it, so it changed nothing there */
+  neverSent?: boolean;
 }
 
 /**
@@ -473,6 +475,8 @@ export class HttpClient {
     } catch (e) {
       record.durationMs = Math.round((performance.now() - t0) * 10) / 10;
       const err = e instanceof TransportError ? e : new TransportError(describeTransportError(e, url, this.options.timeoutMs, this.options.maxHeaderBytes));
+      const code = (e as { code?: string; cause?: { code?: string } }).code ?? (e as { cause?: { code?: string } }).cause?.code;
+      if (code === 'ECONNREFUSED') err.neverSent = true;
       if (isTimeout(e)) timeoutsInARow.set(origin, { count: (timeoutsInARow.get(origin)?.count ?? 0) + 1, lastAt: Date.now() });
       record.transportError = redactText(err.message);
       if (record.response === undefined) tapExchange({ record, ...(body !== undefined ? { requestBody: body } : {}) });

@@ -107,7 +107,10 @@ describe('HTTP client', () => {
     try {
       for (const s of [garbage, dropper]) {
         const c = new HttpClient({ api: 'scan', baseUrl: `http://127.0.0.1:${(s.address() as { port: number }).port}`, timeoutMs: 1000, maxResponseBytes: 1024 });
-        await expect(c.send({ method: 'GET', path: '/v0/items' })).rejects.toBeInstanceOf(TransportError);
+        const err = await c.send({ method: 'GET', path: '/v0/items' }).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(TransportError);
+        // the connection was open: the request may have reached the target
+        expect((err as TransportError).neverSent).toBeUndefined();
       }
     } finally {
       garbage.close();
@@ -119,13 +122,14 @@ describe('HTTP client', () => {
     await expect(client({ maxResponseBytes: 2048 }).send({ method: 'GET', path: '/v0/items', query: { mode: 'big' } })).rejects.toThrow(/2048-byte cap/);
   });
 
-  it('reports a refused connection as a transport error and records it', async () => {
+  it('reports a refused connection as a transport error that never reached the target, and records it', async () => {
     const records: ExchangeRecord[] = [];
     const port = await freePort();
     const c = new HttpClient({ api: 'ledger', baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 1000, maxResponseBytes: 1024, onExchange: (x) => records.push(x) });
     const err = await c.send({ method: 'GET', path: '/v2/version' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TransportError);
     expect((err as Error).message).toContain('connection refused');
+    expect((err as TransportError).neverSent).toBe(true);
     expect(records[0]?.transportError).toContain('connection refused');
   });
 });
