@@ -10,7 +10,7 @@ import { Agent, request } from './undici-core.js';
 import { SAFE_METHODS } from './safe-methods.js';
 import type { Api, ExchangeRecord } from './types.js';
 import type { RequestPace } from './pace.js';
-import type { InFlightGate } from './in-flight.js';
+import { SlotQueue, type InFlightGate } from './in-flight.js';
 import { REDACTED, redactHeaders, redactText, registerSecret, registerUrlCredentials } from './redact.js';
 
 /** The harness or the network broke (refused, timed out, too large): the check's verdict is error, not fail. */
@@ -193,16 +193,13 @@ const RETRY_BACKOFF_MS = 300;
 class InFlightLimit {
   limit = Number.POSITIVE_INFINITY;
   private active = 0;
-  private readonly waiting: Array<() => void> = [];
-
-  private readonly urgent: Array<() => void> = [];
-  private readonly alone: Array<() => void> = [];
+  private readonly queue = new SlotQueue();
 
   setLimit(limit: number): void {
     this.limit = limit;
-    while (this.active < this.limit && this.urgent.length + this.alone.length + this.waiting.length > 0) {
+    while (this.active < this.limit && this.queue.size > 0) {
       this.active++;
-      (this.urgent.shift() ?? this.alone.shift() ?? this.waiting.shift())!();
+      this.queue.shift()!();
     }
   }
 
@@ -211,12 +208,12 @@ class InFlightLimit {
       this.active++;
       return;
     }
-    await new Promise<void>((resolve) => (urgent ? this.urgent : alone ? this.alone : this.waiting).push(resolve));
+    await new Promise<void>((resolve) => this.queue.push(resolve, urgent, alone));
   }
 
-  /** hands the slot to the next waiting request: urgent ones first, then those whose check has no other in flight (InFlightGate) */
+  /** hands the slot to the next waiting request, in SlotQueue's order */
   release(): void {
-    const next = this.urgent.shift() ?? this.alone.shift() ?? this.waiting.shift();
+    const next = this.queue.shift();
     if (next !== undefined) next();
     else this.active--;
   }

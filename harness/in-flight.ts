@@ -179,12 +179,42 @@ const RECHECK_MS = 50;
 type WaitAsync = (cells: Int32Array, index: number, value: number, timeoutMs: number) => { async: boolean; value: Promise<string> | string };
 const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
 
+/**
+ * The requests of one thread waiting for a slot, in the order they get one: urgent ones first, then those whose check
+ * has no other request in flight (`alone`), then the others, each in arrival order. Shared by the run's counter
+ * (SharedInFlight) and a worker's own limit (harness/http.ts).
+ */
+export class SlotQueue {
+  private readonly urgent: Array<() => void> = [];
+  private readonly alone: Array<() => void> = [];
+  private readonly waiting: Array<() => void> = [];
+
+  push(resolve: () => void, urgent: boolean, alone: boolean): void {
+    (urgent ? this.urgent : alone ? this.alone : this.waiting).push(resolve);
+  }
+
+  /** how many wait ahead of a request of this kind, counting only the kinds that go before it, and its own */
+  ahead(urgent: boolean, alone: boolean): number {
+    return this.urgent.length + (urgent ? 0 : this.alone.length + (alone ? 0 : this.waiting.length));
+  }
+
+  get size(): number {
+    return this.urgent.length + this.alone.length + this.waiting.length;
+  }
+
+  get nextIsUrgent(): boolean {
+    return this.urgent.length > 0;
+  }
+
+  /** the next request to get a slot, removed from the queue */
+  shift(): (() => void) | undefined {
+    return this.urgent.shift() ?? this.alone.shift() ?? this.waiting.shift();
+  }
+}
+
 /** One thread's view of the run's shared counter. */
 export class SharedInFlight implements InFlightGate {
-  private readonly waiting: Array<() => void> = [];
-  /** requests whose check has no other in flight: after the urgent ones, before the others (in this thread) */
-  private readonly alone: Array<() => void> = [];
-  private readonly urgent: Array<() => void> = [];
+  private readonly queue = new SlotQueue();
   private pumping = false;
 
   /** `latency`: this thread's latency signal (a test gives one that never finds the machine busy) */
@@ -224,13 +254,11 @@ export class SharedInFlight implements InFlightGate {
   }
 
   acquire(urgent = false, alone = false): Promise<void> {
-    const queue = urgent ? this.urgent : alone ? this.alone : this.waiting;
-    const ahead = urgent ? 0 : this.urgent.length + (alone ? 0 : this.alone.length);
-    if (queue.length === 0 && ahead === 0 && this.tryTake(urgent)) return Promise.resolve();
+    if (this.queue.ahead(urgent, alone) === 0 && this.tryTake(urgent)) return Promise.resolve();
     return new Promise<void>((resolve) => {
       if (urgent && this.cells.length > URGENT) Atomics.add(this.cells, URGENT, 1);
       if (this.cells.length > WAITING) Atomics.add(this.cells, WAITING, 1);
-      queue.push(resolve);
+      this.queue.push(resolve, urgent, alone);
       void this.pump();
     });
   }
@@ -253,14 +281,14 @@ export class SharedInFlight implements InFlightGate {
     if (this.pumping) return;
     this.pumping = true;
     try {
-      while (this.urgent.length > 0 || this.alone.length > 0 || this.waiting.length > 0) {
+      while (this.queue.size > 0) {
         // the generation is read before trying: a release in between makes the wait return at once
         const generation = Atomics.load(this.cells, GENERATION);
-        const urgent = this.urgent.length > 0;
+        const urgent = this.queue.nextIsUrgent;
         if (this.tryTake(urgent)) {
           if (urgent && this.cells.length > URGENT) Atomics.sub(this.cells, URGENT, 1);
           if (this.cells.length > WAITING) Atomics.sub(this.cells, WAITING, 1);
-          (urgent ? this.urgent : this.alone.length > 0 ? this.alone : this.waiting).shift()!();
+          this.queue.shift()!();
           continue;
         }
         const w = waitAsync(this.cells, GENERATION, generation, RECHECK_MS);
