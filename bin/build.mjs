@@ -235,6 +235,13 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   try {
     const file = current() ?? (await build());
     process.stdout.write(`canton-conformance: CLI bundle ${file.slice(ROOT.length)}\n`);
+    // the first run's work done now (harness/cli.ts, prepareCaches): a failure only leaves it to that run
+    try {
+      const { prepareCaches } = await import(pathToFileURL(file).href);
+      if (typeof prepareCaches === 'function' && (await prepareCaches())) process.stdout.write('canton-conformance: response validators precompiled\n');
+    } catch (e) {
+      process.stdout.write(`canton-conformance: the response validators were not precompiled (${e instanceof Error ? e.message : String(e)}); the first run compiles them\n`);
+    }
   } catch (e) {
     process.stdout.write(`canton-conformance: the CLI bundle was not built (${e instanceof Error ? e.message : String(e)}); the CLI will load its TypeScript sources through tsx\n`);
   }

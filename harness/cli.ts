@@ -572,6 +572,17 @@ export async function commandLine(io: Io): Promise<{ program: Command; code: () 
   return { program, code: () => code };
 }
 
+/**
+ * What a first run would otherwise do, done at install (bin/build.mjs, right after the bundle): the response validators
+ * compiled once into their cached module (harness/precompiled-validators.ts), so that the first run after `npm ci`
+ * neither spends the time nor carries the compiler's memory into its peak (about 30 MiB). False when nothing was
+ * written (no writable cache).
+ */
+export async function prepareCaches(): Promise<boolean> {
+  const { schemaRegistry } = await import('./schemas.js');
+  return schemaRegistry().precompileResponses();
+}
+
 export async function main(argv: string[], io: Io = { out: (s: string) => void process.stdout.write(s), err: (s: string) => void process.stderr.write(s) }): Promise<number> {
   const { program, code } = await commandLine(io);
   if (argv.length === 0) {
