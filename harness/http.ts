@@ -472,8 +472,7 @@ export class HttpClient {
     } catch (e) {
       record.durationMs = Math.round((performance.now() - t0) * 10) / 10;
       const err = e instanceof TransportError ? e : new TransportError(describeTransportError(e, url, this.options.timeoutMs, this.options.maxHeaderBytes));
-      const code = (e as { code?: string; cause?: { code?: string } }).code ?? (e as { cause?: { code?: string } }).cause?.code;
-      if (code === 'ECONNREFUSED') err.neverSent = true;
+      if (errorCode(e) === 'ECONNREFUSED') err.neverSent = true;
       if (isTimeout(e)) timeoutsInARow.set(origin, { count: (timeoutsInARow.get(origin)?.count ?? 0) + 1, lastAt: Date.now() });
       record.transportError = redactText(err.message);
       if (record.response === undefined) tapExchange({ record, ...(body !== undefined ? { requestBody: body } : {}) });
@@ -666,9 +665,15 @@ export function isTimeout(e: unknown): boolean {
   return err.name === 'TimeoutError' || err.name === 'AbortError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT';
 }
 
+/** The system or undici error code of a failed request (ECONNREFUSED, UND_ERR_...), on the error or its cause. */
+function errorCode(e: unknown): string | undefined {
+  const err = e as { code?: string; cause?: { code?: string } } | undefined;
+  return err?.code ?? err?.cause?.code;
+}
+
 function describeTransportError(e: unknown, url: string, timeoutMs: number, maxHeaderBytes = DEFAULT_MAX_HEADER_BYTES): string {
-  const err = e as Error & { code?: string; cause?: { code?: string; message?: string } };
-  const code = err.code ?? err.cause?.code;
+  const err = e as Error & { code?: string };
+  const code = errorCode(e);
   const where = redactText(url);
   if (err.name === 'TimeoutError' || err.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return `no response from ${where} within ${timeoutMs} ms (run.timeoutMs)`;

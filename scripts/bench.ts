@@ -227,14 +227,14 @@ async function delayedRun(name: string): Promise<SuiteRun> {
   }));
   const farFile = join(work, `${name}-proxied.yaml`);
   writeFileSync(farFile, stringify({ targets: proxied }));
+  let run: SuiteRun;
   try {
-    const run = await suiteRun(name, ['--config', farFile, '--no-html']);
-    for (const p of proxies.values()) await p.close();
-    return { ...run, proxyBusyMs: [...proxies.values()].reduce((a, p) => a + (p.busyMs ?? 0), 0) };
+    run = await suiteRun(name, ['--config', farFile, '--no-html']);
   } finally {
-    for (const p of proxies.values()) if (p.busyMs === undefined) await p.close();
+    for (const p of proxies.values()) await p.close();
     await far.server.close();
   }
+  return { ...run, proxyBusyMs: [...proxies.values()].reduce((a, p) => a + (p.busyMs ?? 0), 0) };
 }
 
 /** The suite against a served reference, no delay. */
