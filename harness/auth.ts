@@ -6,7 +6,7 @@
 import { SignJWT } from 'jose';
 import { request } from './undici-core.js';
 import type { AuthConfig } from './config.js';
-import { agent, DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_JSON_DEPTH, isTimeout, jsonDepthExceeds, readBounded, TransportError } from './http.js';
+import { agent, DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_JSON_DEPTH, exchangeDeadline, isTimeout, jsonDepthExceeds, readBounded, TransportError } from './http.js';
 import { redactText, registerSecret, registerUrlCredentials } from './redact.js';
 
 /** The target's auth cannot provide what a check needs: the check is skipped with this reason. */
@@ -211,15 +211,14 @@ export class TokenProvider {
     if (client.audience !== undefined) form.set('audience', client.audience);
     let status: number;
     let text: string;
+    const deadline = exchangeDeadline(this.timeoutMs);
     try {
       const res = await request(this.auth.tokenUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
         body: form.toString(),
         dispatcher: agent(this.maxHeaderBytes),
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        ...deadline.options,
       });
       status = res.statusCode;
       const encoding = res.headers['content-encoding'];
@@ -236,6 +235,8 @@ export class TokenProvider {
       if (code === 'UND_ERR_HEADERS_OVERFLOW') return { failure: `the answer's headers exceed the ${this.maxHeaderBytes}-byte cap (run.maxHeaderBytes)`, retry: false };
       if (code === 'ECONNREFUSED') return { failure: 'connection refused: is the identity provider running?', retry: true };
       return { failure: redactText(`${err.message}${code !== undefined && !err.message.includes(code) ? ` (${code})` : ''}`), retry: code !== undefined && RETRIED_CODES.has(code) };
+    } finally {
+      deadline.clear();
     }
     if (status >= 500 || status === 429) return { failure: `answered ${status} without an access_token`, retry: true };
     // bounded like every response: a deeply nested answer never reaches the parser

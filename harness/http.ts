@@ -494,19 +494,14 @@ export class HttpClient {
     body: string | Uint8Array | undefined,
   ): Promise<{ status: number; resHeaders: Record<string, string>; text: string; invalidUtf8: boolean }> {
     const { timeoutMs, maxResponseBytes, maxHeaderBytes } = this.options;
-    // the whole exchange's bound (headers and body): a plain timer cleared at the end, rather than AbortSignal.timeout,
-    // whose weak references and finalization every request paid for in the garbage collector
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(new DOMException(`no response within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    const deadline = exchangeDeadline(timeoutMs);
     try {
       const res = await request(url, {
         method: method as Dispatcher.HttpMethod,
         headers,
         body,
         dispatcher: agent(maxHeaderBytes),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        signal: abort.signal,
+        ...deadline.options,
       });
       const resHeaders: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
@@ -514,9 +509,35 @@ export class HttpClient {
       // a body that is not valid UTF-8 is decoded with replacement characters for the record, and never parsed
       return { status: res.statusCode, resHeaders, text: bytes.toString('utf8'), invalidUtf8: !isUtf8(bytes) };
     } finally {
-      clearTimeout(timer);
+      deadline.clear();
     }
   }
+}
+
+/**
+ * The bound of one exchange, headers and body: request options that abort it `timeoutMs` after they are made, and
+ * `clear` to call when it has ended. A plain timer cleared at the end, rather than AbortSignal.timeout, whose weak
+ * references and finalization every request paid for in the garbage collector.
+ *
+ * When the timer fires, the abort waits for the loop's poll phase: a turn of the loop runs its timers before it reads
+ * the sockets, so after a stall of this thread (garbage collection, a validator compiled, a machine short of CPU)
+ * longer than the bound, an answer that arrived during the stall would be thrown away as the target's timeout
+ * (test/harness/own-stall.test.ts). undici's own header and body timers, which fire in that same timers phase, are off:
+ * this bound covers the whole exchange.
+ */
+export function exchangeDeadline(timeoutMs: number): { options: { signal: AbortSignal; headersTimeout: 0; bodyTimeout: 0 }; clear: () => void } {
+  const abort = new AbortController();
+  let last: NodeJS.Immediate | undefined;
+  const timer = setTimeout(() => {
+    last = setImmediate(() => abort.abort(new DOMException(`no response within ${timeoutMs} ms`, 'TimeoutError')));
+  }, timeoutMs);
+  return {
+    options: { signal: abort.signal, headersTimeout: 0, bodyTimeout: 0 },
+    clear: () => {
+      clearTimeout(timer);
+      if (last !== undefined) clearImmediate(last);
+    },
+  };
 }
 
 function withEarlier(x: Exchange, earlier: Exchange[]): Exchange {

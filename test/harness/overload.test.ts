@@ -28,7 +28,7 @@ function startRefusingServer(redirect = false) {
 }
 
 const configFor = (url: string, reports: string, include: string[]) =>
-  miniConfig(url, include, { reportsDir: join(tmp, reports), timeoutMs: 400, checkTimeoutMs: 2000, runs: 5, seed: 7 }, { auth: { kind: 'static', tokens: { reader: 'unused-token' } } });
+  miniConfig(url, include, { reportsDir: join(tmp, reports), timeoutMs: 1500, checkTimeoutMs: 4000, runs: 5, seed: 7 }, { auth: { kind: 'static', tokens: { reader: 'unused-token' } } });
 
 describe('a run against a target that answers 429 or 503 to everything', () => {
   let result: RunResult;

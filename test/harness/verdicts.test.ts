@@ -18,7 +18,7 @@ describe('a run over one check of each verdict kind', () => {
     server = await startMiniServer();
     reports = mkdtempSync(join(tmpdir(), 'cc-verdicts-'));
     const config: Config = {
-      run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: reports, html: false, timeoutMs: 400, checkTimeoutMs: 2000, runs: 50, seed: 7 },
+      run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: reports, html: false, timeoutMs: 1500, checkTimeoutMs: 4000, runs: 50, seed: 7 },
       targets: {
         scan: { url: server.url, version: '1.0', auth: { kind: 'static', tokens: { reader: SECRET } }, features: { items: false }, fixtures: {}, disabledRequirements: [], headers: {} },
       },
@@ -83,7 +83,7 @@ describe('a run over one check of each verdict kind', () => {
   it('cuts a check off at its time limit as an error, and still runs its clean-up', () => {
     const c = verdictOf('v.overrun');
     expect(c?.verdict).toBe('error');
-    expect(c?.error).toContain('did not finish within 2000 ms');
+    expect(c?.error).toContain('did not finish within 4000 ms');
     expect(c?.exchanges?.some((x) => x.request.url.includes('cleanup=yes'))).toBe(true);
   });
 
@@ -101,7 +101,7 @@ describe('a run over one check of each verdict kind', () => {
 
   it('reports a timeout as an error naming the time limit, with the exchange kept', () => {
     const c = verdictOf('v.error');
-    expect(c?.error).toContain('400 ms');
+    expect(c?.error).toContain('within 1500 ms');
     expect(c?.exchanges?.at(-1)?.transportError).toBeDefined();
   });
 
