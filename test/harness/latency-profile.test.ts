@@ -39,7 +39,7 @@ describe('the latency profile', () => {
   it('holds an answer for its class\'s delay, and counts the requests of each class', async () => {
     const server = createServer((req, res) => res.writeHead(req.url === '/v2/parties' ? 200 : 404, { 'content-type': 'application/json' }).end('{}'));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const proxy = await profileProxy(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, profileWith('read=10,topology=300'));
+    const proxy = await profileProxy(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, profileWith('read=10,topology=1500'));
     try {
       const timed = async (path: string) => {
         const t0 = performance.now();
@@ -49,10 +49,11 @@ describe('the latency profile', () => {
       };
       const party = await timed('/v2/parties');
       expect(party.status).toBe(200);
-      expect(party.ms).toBeGreaterThanOrEqual(295);
+      expect(party.ms).toBeGreaterThanOrEqual(1495);
       const refused = await timed('/v2/nowhere');
       expect(refused.status).toBe(404);
-      expect(refused.ms).toBeLessThan(250);
+      // not held as a topology change (1.5 s), with room for a loaded machine
+      expect(refused.ms).toBeLessThan(1000);
     } finally {
       expect(await proxy.close()).toEqual({ topology: 1, read: 1 });
       server.closeAllConnections();

@@ -128,7 +128,8 @@ describe('a failing identity provider', () => {
     }
     const all = await Promise.allSettled(Array.from({ length: 20 }, () => p.tokenFor('admin')));
     expect(all.every((r) => r.status === 'rejected')).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(500);
+    // at once: far below one backoff of 200 ms each (24 s), with room for a loaded machine
+    expect(Date.now() - t0).toBeLessThan(3000);
     expect(s.hits()).toBe(3);
   });
 
