@@ -14,7 +14,7 @@
  * peak RSS, delayed/undelayed <= 1.3; through the latency profile, wall <= 1.25 x critical path <= 30 s.
  *
  * Flags: --runs N (passed to every suite run, e.g. 500 for nightly depth: conformance.json size and RSS), --quick (the
- * default runs only), --delay-only (only the undelayed and delayed runs against a served reference, --repeat N pairs of
+ * default runs only; with --repeat N, N pairs of them in turn: medians and ranges of wall and CPU time), --delay-only (only the undelayed and delayed runs against a served reference, --repeat N pairs of
  * them in turn: medians, the paired ratios, and the delayed run's critical path: its longest checks, their requests
  * and how long each waited before its first request), --delay-ms N (their delay instead of 20 ms), --concurrency N
  * (passed to every suite run), --observe-only (only what observe costs: latency added at p50 and p99 against the
@@ -63,7 +63,8 @@ const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFracti
 
 // preloaded into each suite process: writes its peak RSS (every thread of the process) when it exits
 const PROBE = join(work, 'rss-probe.cjs');
-writeFileSync(PROBE, `process.on('exit', () => require('node:fs').writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)));\n`);
+// at exit: the process's peak RSS (KiB) and the CPU time of all its threads (microseconds; the Allure child not counted)
+writeFileSync(PROBE, `process.on('exit', () => { const u = process.resourceUsage(); require('node:fs').writeFileSync(process.env.BENCH_RSS_FILE, u.maxRSS + ' ' + (u.userCPUTime + u.systemCPUTime)); });\n`);
 
 interface Reported {
   startedAt: string;
@@ -75,6 +76,8 @@ interface Reported {
 interface SuiteRun {
   wallMs: number;
   rssMiB: number;
+  /** CPU time of the suite's process, every thread (the Allure child not counted) */
+  cpuS: number;
   exitCode: number | null;
   /** from the process's spawn to its first request */
   firstRequestMs?: number;
@@ -119,13 +122,15 @@ async function suiteRun(name: string, args: string[]): Promise<SuiteRun> {
   } catch {
     process.stderr.write(`${name}: no conformance.json (exit ${exitCode}): ${stderr}\n`);
   }
-  const rssMiB = Number(readFileSync(rssFile, 'utf8')) / 1024;
+  const [rssKiB, cpuUs] = readFileSync(rssFile, 'utf8').split(' ').map(Number);
+  const rssMiB = rssKiB! / 1024;
   const firsts = (report?.checks ?? []).flatMap((c) => (c.firstRequestAt !== undefined ? [Date.parse(c.firstRequestAt)] : []));
   const lasts = (report?.checks ?? []).flatMap((c) => (c.lastResponseAt !== undefined ? [Date.parse(c.lastResponseAt)] : []));
   const first = firsts.length > 0 ? Math.min(...firsts) : undefined;
   return {
     wallMs,
     rssMiB,
+    cpuS: cpuUs! / 1e6,
     exitCode,
     ...(first !== undefined ? { firstRequestMs: first - spawnedAt, firstRequestInRunMs: first - Date.parse(report!.startedAt) } : {}),
     requests: (report?.checks ?? []).reduce((a, c) => a + (c.requests ?? 0), 0),
@@ -321,12 +326,23 @@ try {
     process.exit(0);
   }
   console.log(`default run (embedded reference, ${runsArg ?? 'default'} runs per property):`);
-  const html = await suiteRun('default-html', []);
-  const plain = await suiteRun('default', ['--no-html']);
-  line('wall time with HTML', `${fmt(html.wallMs / 1000, 2)} s`, '5 s');
-  line('wall time without HTML', `${fmt(plain.wallMs / 1000, 2)} s`);
+  // --repeat N: N pairs (with HTML, without) in turn: this machine's speed drifts within minutes, and the CPU time of
+  // each run shows how fast the machine was for the same work
+  const pairs: Array<{ html: SuiteRun; plain: SuiteRun }> = [];
+  for (let i = 0; i < repeat; i++) {
+    const html = await suiteRun(`default-html-${i}`, []);
+    const plain = await suiteRun(`default-${i}`, ['--no-html']);
+    pairs.push({ html, plain });
+    if (repeat > 1) line(`pair ${i + 1}`, `with HTML ${fmt(html.wallMs / 1000, 2)} s (${fmt(html.cpuS, 1)} CPU-s), without ${fmt(plain.wallMs / 1000, 2)} s (${fmt(plain.cpuS, 1)} CPU-s)`);
+  }
+  const spread = (xs: number[], digits: number) => (xs.length > 1 ? `median of ${xs.length}, ${fmt(Math.min(...xs), digits)} to ${fmt(Math.max(...xs), digits)}` : '');
+  const figure = (xs: number[], digits: number, unit: string) => `${fmt(median(xs), digits)} ${unit}${xs.length > 1 ? ` (${spread(xs, digits)})` : ''}`;
+  const { html, plain } = pairs.at(-1)!;
+  line('wall time with HTML', figure(pairs.map((p) => p.html.wallMs / 1000), 2, 's'), '5 s');
+  line('CPU time with HTML', `${figure(pairs.map((p) => p.html.cpuS), 1, 's')} (the suite's process, all its threads; the same work takes more CPU time when the machine is busy)`);
+  line('wall time without HTML', figure(pairs.map((p) => p.plain.wallMs / 1000), 2, 's'));
   line('start to first request', `${fmt(plain.firstRequestMs ?? NaN)} ms from the process's spawn (${fmt(plain.firstRequestInRunMs ?? NaN)} ms from the run's start)`, '300 ms');
-  line('peak RSS', `${fmt(Math.max(html.rssMiB, plain.rssMiB))} MiB (with HTML ${fmt(html.rssMiB)}, without ${fmt(plain.rssMiB)})`, '300 MB');
+  line('peak RSS', `${fmt(Math.max(...pairs.flatMap((p) => [p.html.rssMiB, p.plain.rssMiB])))} MiB (with HTML ${fmt(html.rssMiB)}, without ${fmt(plain.rssMiB)})`, '300 MB');
   line('requests', `${fmt(plain.requests)} (${plain.outcome})`);
   line('conformance.json', `${fmt(plain.jsonBytes / 1024)} KiB`);
   if (!quick) {
