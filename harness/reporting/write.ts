@@ -1,6 +1,6 @@
 /** Writes a run's reports into reports/<run-id>/ and points reports/latest at it. */
-import { spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { getPriority, setPriority } from 'node:os';
 import { createRequire } from 'node:module';
 import { closeSync, existsSync, mkdirSync, rmdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync, lstatSync } from 'node:fs';
 import type { TestResult, TestResultContainer } from 'allure-js-commons';
@@ -271,9 +271,13 @@ export interface AllureHtml {
  * Starts rendering allure-results into a single-file HTML report with the `allure` package's report library, in a
  * child process: it loads the library now and renders on `render()`, bounded in time from then. The other reports
  * stand whatever the rendering's outcome. Started with the run, the child loads the library (about 0.75 s of CPU) at
- * the lowest priority, on what the checks leave of the cores, rather than after them.
+ * the lowest priority, on what the checks leave of the cores, rather than after them. At `render()` the rendering is
+ * what the run waits for: the child gets the run's own priority back. On a machine kept busy by other work, a child
+ * left at the lowest priority got almost no CPU and was killed at the time bound, without a report: so the child is
+ * lowered only where this process may raise it again (mayRaiseAgain), and should raising fail all the same, a new
+ * child at the run's priority loads and renders.
  */
-export function startAllureHtml(dir: string, timeoutMs = 60_000): AllureHtml {
+export function startAllureHtml(dir: string, timeoutMs = 60_000, raisePriority = atOwnPriority): AllureHtml {
   const results = join(dir, 'allure-results');
   let core: string;
   try {
@@ -284,10 +288,54 @@ export function startAllureHtml(dir: string, timeoutMs = 60_000): AllureHtml {
   }
   const config = fileURLToPath(new URL('./allurerc.mjs', import.meta.url));
   const out = join(dir, 'allure-report');
+  let renderer = spawnRenderer([core, results, config, out], dir, true);
+  let timer: NodeJS.Timeout | undefined;
+  let rendered: Promise<string | undefined> | undefined;
+  return {
+    cancel: () => {
+      if (rendered === undefined) renderer.child.kill();
+    },
+    render: () =>
+      (rendered ??= (async () => {
+        if (renderer.lowered && !raisePriority(renderer.child)) {
+          renderer.child.kill();
+          renderer = spawnRenderer([core, results, config, out], dir, false);
+        }
+        const { child, ended } = renderer;
+        child.ref();
+        for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { ref?: () => void }).ref?.();
+        timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+        if (!existsSync(results) || readdirSync(results).length === 0) {
+          child.kill();
+          await ended;
+          clearTimeout(timer);
+          return 'no Allure results were written, so no HTML report was rendered';
+        }
+        child.stdin.end('go\n');
+        const r = await ended;
+        clearTimeout(timer);
+        if (r instanceof Error) return `the HTML report could not be rendered: ${r.message}`;
+        if (r.code === 0 && existsSync(join(out, 'index.html'))) return undefined;
+        return `the HTML report could not be rendered (${r.signal ?? `exit ${r.code}`}): ${renderer.stderr().trim().split('\n').slice(-3).join(' ')}`;
+      })()),
+  };
+}
+
+interface Renderer {
+  child: ChildProcessWithoutNullStreams;
+  ended: Promise<{ code: number | null; signal: NodeJS.Signals | null } | Error>;
+  /** the last 2 000 characters the child wrote to its standard error */
+  stderr: () => string;
+  /** whether it runs at the lowest priority */
+  lowered: boolean;
+}
+
+/** The child that renders (RENDER_SCRIPT with `args`), at the lowest priority when `low` and the system allows it. */
+function spawnRenderer(args: string[], cwd: string, low: boolean): Renderer {
   // V8 optimises later, as in the CLI's threads (bin/v8-flags.mjs): the rendering runs its code about once (reading
   // and rendering 15% faster, 0.47-0.57 s against 0.56-0.69 s, three runs each)
-  const child = spawn(process.execPath, [V8_FLAGS, '--input-type=module', '-e', RENDER_SCRIPT, core, results, config, out], {
-    cwd: dir,
+  const child = spawn(process.execPath, [V8_FLAGS, '--input-type=module', '-e', RENDER_SCRIPT, ...args], {
+    cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1' },
   });
@@ -308,34 +356,44 @@ export function startAllureHtml(dir: string, timeoutMs = 60_000): AllureHtml {
     child.on('error', (e) => resolve(e));
     child.on('close', (code, signal) => resolve({ code, signal }));
   });
-  try {
-    if (child.pid !== undefined) setPriority(child.pid, 19);
-  } catch {
-    // not allowed here: it loads at the usual priority
+  let lowered = false;
+  if (low && mayRaiseAgain()) {
+    try {
+      if (child.pid !== undefined) {
+        setPriority(child.pid, 19);
+        lowered = true;
+      }
+    } catch {
+      // not allowed here: it loads at the usual priority
+    }
   }
-  let timer: NodeJS.Timeout | undefined;
-  let rendered: Promise<string | undefined> | undefined;
-  return {
-    cancel: () => {
-      if (rendered === undefined) child.kill();
-    },
-    render: () =>
-      (rendered ??= (async () => {
-        child.ref();
-        for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { ref?: () => void }).ref?.();
-        timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-        if (!existsSync(results) || readdirSync(results).length === 0) {
-          child.kill();
-          await ended;
-          clearTimeout(timer);
-          return 'no Allure results were written, so no HTML report was rendered';
-        }
-        child.stdin.end('go\n');
-        const r = await ended;
-        clearTimeout(timer);
-        if (r instanceof Error) return `the HTML report could not be rendered: ${r.message}`;
-        if (r.code === 0 && existsSync(join(out, 'index.html'))) return undefined;
-        return `the HTML report could not be rendered (${r.signal ?? `exit ${r.code}`}): ${stderr.trim().split('\n').slice(-3).join(' ')}`;
-      })()),
-  };
+  return { child, ended, stderr: () => stderr, lowered };
+}
+
+/**
+ * Whether this process may give a child its own priority back once lowered: as root, or where its nice limit
+ * (RLIMIT_NICE, /proc/self/limits "Max nice priority") reaches its own priority. An ordinary user may only lower a
+ * priority: there the child loads at the run's priority from the start, which costs the checks a little CPU rather
+ * than leave the rendering at the lowest priority when the run waits for it.
+ */
+function mayRaiseAgain(): boolean {
+  try {
+    if (process.geteuid?.() === 0) return true;
+    const limit = /^Max nice priority\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
+    if (limit === undefined) return false;
+    return limit === 'unlimited' || 20 - Number(limit) <= getPriority();
+  } catch {
+    return false;
+  }
+}
+
+/** Gives a lowered child this process's priority back; false where the system does not allow it. */
+function atOwnPriority(child: ChildProcessWithoutNullStreams): boolean {
+  try {
+    if (child.pid === undefined || child.exitCode !== null) return false;
+    setPriority(child.pid, getPriority());
+    return true;
+  } catch {
+    return false;
+  }
 }
