@@ -376,7 +376,7 @@ function spawnRenderer(args: string[], cwd: string, low: boolean): Renderer {
  * priority: there the child loads at the run's priority from the start, which costs the checks a little CPU rather
  * than leave the rendering at the lowest priority when the run waits for it.
  */
-function mayRaiseAgain(): boolean {
+export function mayRaiseAgain(): boolean {
   try {
     if (process.geteuid?.() === 0) return true;
     const limit = /^Max nice priority\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
@@ -388,7 +388,7 @@ function mayRaiseAgain(): boolean {
 }
 
 /** Gives a lowered child this process's priority back; false where the system does not allow it. */
-function atOwnPriority(child: ChildProcessWithoutNullStreams): boolean {
+export function atOwnPriority(child: ChildProcessWithoutNullStreams): boolean {
   try {
     if (child.pid === undefined || child.exitCode !== null) return false;
     setPriority(child.pid, getPriority());
