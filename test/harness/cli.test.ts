@@ -239,6 +239,17 @@ describe('canton-conformance CLI', () => {
     expect(new Set(data.checks.map((c) => c.id)).size).toBe(data.checks.length);
   });
 
+  it('ends quietly with its own exit code when the reader of its output goes away (list | head)', async () => {
+    const child = spawn(process.execPath, [bin, 'list'], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    // the first line read, the pipe closed: what the command writes next meets a closed pipe (EPIPE)
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(err).not.toMatch(/\n\s+at |EPIPE/);
+    expect(code).toBe(0);
+  });
+
   it('against a port where nothing listens: ends within the timeout with error verdicts and a written report', async () => {
     const port = await closedPort();
     const started = Date.now();
