@@ -70,7 +70,8 @@ function printObserved(r: ObservedReport, dir: string, out: Out): void {
     out(`  ${api.padEnd(9)} ${n('observed pass')} observed pass, ${n('observed fail')} observed fail, ${n('not observed') - notPassive} not observed of the single-exchange rules; ${notPassive} need requests of the suite's own\n`);
   }
   if (r.observed.notInSpecification.total > 0) out(`  ${r.observed.notInSpecification.total} exchange(s) of requests not in the specification (not judged)\n`);
-  for (const n of r.observed.notJudged) out(`  not judged: ${n.reason}: ${n.count}\n`);
+  // a reason may say "not judged" itself (the report lists them under that heading): said once here
+  for (const n of r.observed.notJudged) out(`  not judged: ${n.reason.replace(/^not judged: /, '')}: ${n.count}\n`);
   out(`reports: ${relative(process.cwd(), dir) || '.'}/ (conformance.json, junit.xml, summary.md)\n`);
 }
 
