@@ -5,7 +5,9 @@
  * 3 no MUST failure, but errors (harness, network) left requirements undecided.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { relative } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { ConfigError, checkRunFiles, loadConfig, parseVariantSeed, type Config, type ConfigFlags } from './config.js';
 import { redactText } from './redact.js';
 import { APIS, type Api } from './types.js';
@@ -82,6 +84,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       const { checkReportsDir } = await import('./reporting/write.js');
       // before the run and before its signal handlers: a reports directory that cannot take the reports is exit 2 now
       checkReportsDir(config.run.reportsDir);
+      if (config.useReference) checkTempDir();
       const { runConformance, FINAL_GRACE_S } = await import('./runner.js');
       const interactive = process.stderr.isTTY === true;
       const share = config.run.shard !== undefined ? `shard ${config.run.shard.index}/${config.run.shard.count} of the checks of ` : '';
@@ -330,6 +333,22 @@ function listCommand(program: Command, done: Done, out: (s: string) => void): Co
     }));
 }
 
+/**
+ * The embedded reference server writes its DAR files under the system's temporary directory: one that cannot take them
+ * (TMPDIR naming a missing or read-only directory) is a configuration error now, with the setting named, rather than an
+ * internal error once the run has started.
+ */
+function checkTempDir(): void {
+  const dir = tmpdir();
+  try {
+    rmSync(mkdtempSync(join(dir, 'cc-check-')), { recursive: true, force: true });
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    const why = code === 'ENOENT' ? 'it does not exist' : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? `it is not writable (${code})` : (code ?? (e as Error).message);
+    throw new ConfigError(`the temporary directory ${dir} (TMPDIR) cannot be used: ${why}; the embedded reference server writes its DAR files there`);
+  }
+}
+
 function serveCommand(program: Command, done: Done, out: (s: string) => void): Command {
   return program
     .command('serve')
@@ -353,6 +372,7 @@ function serveCommand(program: Command, done: Done, out: (s: string) => void): C
       };
       if (!/^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/.test(o.host)) throw new UsageError(`--host: ${o.host} is not a loopback address; the reference server only listens on loopback`);
       if (!/^\d+(\.\d+){0,2}$/.test(o.scanVersion)) throw new UsageError(`--scan-version: "${o.scanVersion}" is not a version like 0.8.0`);
+      checkTempDir();
       const { startReference } = await import('../reference/index.js');
       const { TokenProvider } = await import('./auth.js');
       const variant = o.referenceVariant !== undefined ? parseVariantSeed(o.referenceVariant, '--reference-variant') : undefined;

@@ -239,6 +239,15 @@ describe('canton-conformance CLI', () => {
     expect(new Set(data.checks.map((c) => c.id)).size).toBe(data.checks.length);
   });
 
+  it('exits 2 naming TMPDIR when the temporary directory the embedded reference needs cannot be used', () => {
+    for (const args of [['run', '--only', 'registry', '--no-html', '--reports-dir', 'tmpdir-reports'], ['serve', '--port', '0']]) {
+      const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 30_000, cwd: tmp, env: { ...process.env, NO_COLOR: '1', TMPDIR: join(tmp, 'no-such-dir') } });
+      expect(r.status, args[0]).toBe(2);
+      expect(r.stderr).toContain(`the temporary directory ${join(tmp, 'no-such-dir')} (TMPDIR) cannot be used: it does not exist`);
+      expect(r.stderr).not.toMatch(/\n\s+at |internal error/);
+    }
+  });
+
   it('ends quietly with its own exit code when the reader of its output goes away (list | head)', async () => {
     const child = spawn(process.execPath, [bin, 'list'], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
