@@ -7,8 +7,9 @@
 //   optimising compiler at all lost, 1.05);
 // - Node 22 (V8 12), which has no --interrupt-budget: TurboFan's invocation count 8 times its default: wall 0.88 and
 //   0.96 in two sets of pairs, peak RSS 10 MiB lower;
-// - Node 24 and later (V8 13, Maglev on by default): no setting; both counts 8 times theirs gave 1.04.
+// - Node 24 and later (V8 13, Maglev on by default): no setting; both counts 8 times theirs gave 1.04 (Node 21, never
+//   measured: none).
 // Always set with v8.setFlagsFromString, which ignores a flag its V8 lacks, never on a command line, where one ends the
 // process.
 const major = Number(process.versions.node.split('.')[0]);
-export const V8_FLAGS = major <= 20 ? '--interrupt-budget=540672' : major === 22 || major === 21 ? '--invocation-count-for-turbofan=24000' : '';
+export const V8_FLAGS = major <= 20 ? '--interrupt-budget=540672' : major === 22 ? '--invocation-count-for-turbofan=24000' : '';
