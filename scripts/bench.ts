@@ -14,7 +14,8 @@
  * peak RSS, delayed/undelayed <= 1.3; through the latency profile, wall <= 1.25 x critical path <= 30 s.
  *
  * Flags: --runs N (passed to every suite run, e.g. 500 for nightly depth: conformance.json size and RSS), --quick (the
- * default runs only; with --repeat N, N pairs of them in turn: medians and ranges of wall and CPU time), --delay-only (only the undelayed and delayed runs against a served reference, --repeat N pairs of
+ * default runs only), --repeat N (N pairs of default runs in turn, with HTML and without: medians and ranges of wall
+ * and CPU time), --delay-only (only the undelayed and delayed runs against a served reference, --repeat N pairs of
  * them in turn: medians, the paired ratios, and the delayed run's critical path: its longest checks, their requests
  * and how long each waited before its first request), --delay-ms N (their delay instead of 20 ms), --concurrency N
  * (passed to every suite run), --observe-only (only what observe costs: latency added at p50 and p99 against the
@@ -335,8 +336,9 @@ try {
     pairs.push({ html, plain });
     if (repeat > 1) line(`pair ${i + 1}`, `with HTML ${fmt(html.wallMs / 1000, 2)} s (${fmt(html.cpuS, 1)} CPU-s), without ${fmt(plain.wallMs / 1000, 2)} s (${fmt(plain.cpuS, 1)} CPU-s)`);
   }
-  const spread = (xs: number[], digits: number) => (xs.length > 1 ? `median of ${xs.length}, ${fmt(Math.min(...xs), digits)} to ${fmt(Math.max(...xs), digits)}` : '');
-  const figure = (xs: number[], digits: number, unit: string) => `${fmt(median(xs), digits)} ${unit}${xs.length > 1 ? ` (${spread(xs, digits)})` : ''}`;
+  // one run: its figure; several: their median and range
+  const figure = (xs: number[], digits: number, unit: string) =>
+    `${fmt(median(xs), digits)} ${unit}${xs.length > 1 ? ` (median of ${xs.length}, ${fmt(Math.min(...xs), digits)} to ${fmt(Math.max(...xs), digits)})` : ''}`;
   const { html, plain } = pairs.at(-1)!;
   line('wall time with HTML', figure(pairs.map((p) => p.html.wallMs / 1000), 2, 's'), '5 s');
   line('CPU time with HTML', `${figure(pairs.map((p) => p.html.cpuS), 1, 's')} (the suite's process, all its threads; the same work takes more CPU time when the machine is busy)`);

@@ -292,7 +292,6 @@ export function startAllureHtml(dir: string, timeoutMs = 60_000, raisePriority =
   const config = fileURLToPath(new URL('./allurerc.mjs', import.meta.url));
   const out = join(dir, 'allure-report');
   let renderer = spawnRenderer([core, results, config, out], dir, true);
-  let timer: NodeJS.Timeout | undefined;
   let rendered: Promise<string | undefined> | undefined;
   return {
     cancel: () => {
@@ -307,7 +306,7 @@ export function startAllureHtml(dir: string, timeoutMs = 60_000, raisePriority =
         const { child, ended } = renderer;
         child.ref();
         for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { ref?: () => void }).ref?.();
-        timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+        const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
         if (!existsSync(results) || readdirSync(results).length === 0) {
           child.kill();
           await ended;
