@@ -36,6 +36,8 @@ const SOURCE_RE = /^(SPEC|FACTS)\.md: (\S.*)$/;
 const problems: string[] = [];
 /** SPEC.md and FACTS.md, whitespace folded, where they are at hand: every quote must be found in the one its source names */
 const docTexts = new Map<string, string>();
+/** their sections, in heading order (the same order as the headings the source paths are checked against) */
+const docSections = new Map<string, Array<{ heading: string; text: string }>>();
 const notes: string[] = [];
 const problem = (msg: string): void => {
   problems.push(msg);
@@ -136,23 +138,65 @@ function headings(file: string): string[] {
     .map((l) => l.replace(/^#+ /, '').trim());
 }
 
+/**
+ * The sections of a Markdown document, in order: each heading with the text it governs, that is its own lines and its
+ * sub-sections' up to the next heading of the same or a higher level. The document's title (a level-1 heading) governs
+ * only its introduction, the text before the first sub-heading: citing the title for a sentence deeper in the
+ * document would let any quote pass.
+ */
+export function sections(markdown: string): Array<{ heading: string; text: string }> {
+  const lines = markdown.split('\n');
+  const heads: Array<{ line: number; level: number; heading: string }> = [];
+  lines.forEach((l, i) => {
+    const m = /^(#{1,6}) (.*)$/.exec(l);
+    if (m !== null) heads.push({ line: i, level: (m[1] as string).length, heading: (m[2] as string).trim() });
+  });
+  return heads.map((h, k) => {
+    const next = heads.slice(k + 1).find((o) => (h.level === 1 ? true : o.level <= h.level));
+    return { heading: h.heading, text: foldWhitespace(lines.slice(h.line, next === undefined ? lines.length : next.line).join('\n')) };
+  });
+}
+
 /** A cited segment names a heading when it is the heading or the heading minus a trailing parenthetical. */
 function segmentMatches(segment: string, heading: string): boolean {
   return heading === segment || heading.startsWith(`${segment} (`) || heading.replace(/\s*\(.*\)$/, '') === segment;
 }
 
-function checkSourcePath(where: string, doc: string, path: string, docHeadings: Map<string, string[]>): void {
+/** The index of the heading a source path ends on, or undefined (with the problem noted) when the path is not found. */
+function checkSourcePath(where: string, doc: string, path: string, docHeadings: Map<string, string[]>): number | undefined {
   const hs = docHeadings.get(doc);
-  if (hs === undefined) return;
+  if (hs === undefined) return undefined;
   let from = 0;
+  let last = -1;
   for (const segment of path.split(' > ').map((s) => s.trim())) {
     const idx = hs.findIndex((h, i) => i >= from && segmentMatches(segment, h));
     if (idx < 0) {
       problem(`${where}: source heading "${segment}" not found in ${doc} (in order after the previous segment)`);
-      return;
+      return undefined;
     }
     from = idx + 1;
+    last = idx;
   }
+  return last < 0 ? undefined : last;
+}
+
+/** A source citing several sections joins them with "; " before each "SPEC.md:" or "FACTS.md:". */
+export function splitSources(source: string): string[] {
+  return source.split(/;\s+(?=(?:SPEC|FACTS)\.md: )/);
+}
+
+/**
+ * A quote must lie in the section its source names (each " ... " part of it), so that the heading a requirement cites
+ * is where its sentence is: a sentence about one endpoint quoted under another's heading carries no rule for it.
+ */
+export function quoteSectionProblem(quote: unknown, doc: string, section: { heading: string; text: string } | undefined): string | undefined {
+  if (typeof quote !== 'string' || section === undefined) return undefined;
+  for (const part of quote.split(' ... ')) {
+    if (!section.text.includes(foldWhitespace(part))) {
+      return `quote lies outside the section its source names (${doc}: ${section.heading}): "${part.length > 120 ? `${part.slice(0, 120)}...` : part}"`;
+    }
+  }
+  return undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -264,13 +308,24 @@ function checkFile(
     if (typeof source !== 'string') {
       problem(`${where}: source must be a string`);
     } else {
-      const m = SOURCE_RE.exec(source);
-      if (m === null) problem(`${where}: source must read "SPEC.md: <heading path>" or "FACTS.md: <heading>"`);
+      // a rule whose sentence spans sections cites each: "SPEC.md: <path>; SPEC.md: <path>"
+      const cited = splitSources(source).map((part) => SOURCE_RE.exec(part));
+      if (cited.some((m) => m === null)) problem(`${where}: source must read "SPEC.md: <heading path>" or "FACTS.md: <heading>" (several joined with "; ")`);
       else {
-        checkSourcePath(where, `${m[1]}.md`, m[2] as string, docHeadings);
-        if (m[1] === 'FACTS' && level === 'MUST') problem(`${where}: a rule stated only in FACTS.md is SHOULD or MAY, not MUST`);
-        const q = quoteProblem(raw.quote, `${m[1]}.md`, docTexts.get(`${m[1]}.md`));
+        const ms = cited as RegExpExecArray[];
+        const docs = new Set(ms.map((m) => `${m[1]}.md`));
+        if (!docs.has('SPEC.md') && level === 'MUST') problem(`${where}: a rule stated only in FACTS.md is SHOULD or MAY, not MUST`);
+        const found = ms.map((m) => ({ doc: `${m[1]}.md`, at: checkSourcePath(where, `${m[1]}.md`, m[2] as string, docHeadings) }));
+        const q = quoteProblem(raw.quote, [...docs].join(' or '), [...docs].map((d) => docTexts.get(d)).some((t) => t === undefined) ? undefined : [...docs].map((d) => docTexts.get(d)).join(' \u0000 '));
         if (q !== undefined) problem(`${where}: ${q}`);
+        else if (found.every((f) => f.at !== undefined)) {
+          const secs = found.map((f) => docSections.get(f.doc)?.[f.at as number]);
+          if (secs.every((x) => x !== undefined)) {
+            const union = { heading: secs.map((x) => x?.heading).join('; '), text: secs.map((x) => x?.text).join(' \u0000 ') };
+            const s = quoteSectionProblem(raw.quote, [...docs].join(' and '), union);
+            if (s !== undefined) problem(`${where}: ${s}`);
+          }
+        }
       }
     }
 
@@ -342,7 +397,11 @@ function main(): void {
   if (dir !== undefined) {
     docHeadings.set('SPEC.md', headings(join(dir, 'SPEC.md')));
     docHeadings.set('FACTS.md', headings(join(dir, 'FACTS.md')));
-    for (const d of ['SPEC.md', 'FACTS.md']) docTexts.set(d, foldWhitespace(readFileSync(join(dir, d), 'utf8')));
+    for (const d of ['SPEC.md', 'FACTS.md']) {
+      const text = readFileSync(join(dir, d), 'utf8');
+      docTexts.set(d, foldWhitespace(text));
+      docSections.set(d, sections(text));
+    }
   } else {
     notes.push('SPEC.md and FACTS.md not found (pass --docs <dir>); source headings and quotes not verified');
   }
@@ -392,4 +451,5 @@ function main(): void {
   console.log('catalogue OK');
 }
 
-main();
+// run as a script; imported (by the project's tests) it only exports its helpers
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

@@ -16,6 +16,23 @@ describe('requirement catalogue', () => {
     expect(out).toContain('catalogue OK');
   });
 
+  it('finds a quote outside the section its source names, and accepts it when the source cites that section too', async () => {
+    const { sections, quoteSectionProblem, splitSources } = await import('../scripts/check-catalogue.js');
+    const doc = ['# Title', 'intro words here', '## Errors', 'errors answer 409 here', '### Deep', 'deep sentence', '## Limits', 'at least 25 legs'].join('\n');
+    const s = sections(doc);
+    expect(s.map((x) => x.heading)).toEqual(['Title', 'Errors', 'Deep', 'Limits']);
+    // a level-2 section holds its sub-sections; the title only its introduction
+    expect(quoteSectionProblem('deep sentence', 'SPEC.md', s[1])).toBeUndefined();
+    expect(quoteSectionProblem('deep sentence', 'SPEC.md', s[0])).toMatch(/outside the section/);
+    expect(quoteSectionProblem('at least 25 legs ... errors answer 409 here', 'SPEC.md', s[3])).toMatch(/outside the section.*errors answer 409/);
+    const union = { heading: 'Limits; Errors', text: `${s[3]?.text} \u0000 ${s[1]?.text}` };
+    expect(quoteSectionProblem('at least 25 legs ... errors answer 409 here', 'SPEC.md', union)).toBeUndefined();
+    expect(splitSources('SPEC.md: Limits; SPEC.md: Resources and fields > Right (union in field kind; exactly one variant)')).toEqual([
+      'SPEC.md: Limits',
+      'SPEC.md: Resources and fields > Right (union in field kind; exactly one variant)',
+    ]);
+  });
+
   it('quotes, for every requirement, the words of SPEC.md or FACTS.md it rests on (check-catalogue finds them there)', () => {
     for (const r of catalogue.requirements) expect(r.quote.trim().length, r.id).toBeGreaterThanOrEqual(8);
   });
