@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { ConfigError, checkRunFiles, loadConfig, parseVariantSeed, type Config, type ConfigFlags } from './config.js';
-import { redactText } from './redact.js';
+import { redactText, registerSecretNames } from './redact.js';
 import { APIS, type Api } from './types.js';
 import { LEDGER_VERSIONS, type LedgerVersion } from './versions.js';
 import type { RunReport } from './reporting/model.js';
@@ -51,6 +51,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--concurrency <n>', 'the most requests in flight at once (default 32); 1 runs every check one after another')
     .option('--reports-dir <dir>', 'where reports/<run-id>/ and reports/latest are written (default: reports)')
     .option('--no-html', 'skip rendering the single-file Allure HTML report')
+    .option('--verbose', 'also print the seed of every property at the end (summary.md lists them all the same)')
     .option('--baseline <file>', 'known failures of this target (YAML "expectations:" list); they do not fail the run')
     .option('--compare <file>', 'an earlier conformance.json to diff against (default: the reports dir\'s latest run)')
     .option('--no-compare', 'do not diff against an earlier run')
@@ -64,11 +65,14 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--reference-variant <seed>', 'embedded reference only: a variant that makes every choice the specification leaves open at random from this seed (an integer, or "random")')
     .addOption(new Option('--ledger-version <v>', 'embedded reference only: the ledger API version it claims (3.6 no longer serves transaction-by-offset nor GET /v2/package-vetting)').choices([...LEDGER_VERSIONS]))
     .addHelpText('after', EXIT_HELP)
-    .action(done(async ({ record, ...opts }: ConfigFlags & { html: boolean; compare?: string | boolean; record?: string }) => {
+    .action(done(async ({ record, verbose, ...opts }: ConfigFlags & { html: boolean; compare?: string | boolean; record?: string; verbose?: boolean }) => {
+      await loadConsole();
       // commander sets negatable flags to true when absent: only an explicit --no-x overrides the config file
       const flags = { ...opts, html: opts.html === false ? false : undefined, compare: opts.compare === true ? undefined : opts.compare } as ConfigFlags;
       if (record !== undefined) (await import('./observe/har-record.js')).checkRecordFile(record);
       const config = loadConfig({ flags });
+      // run.redactNames: names whose values the recorded exchanges of this thread hide (the workers: har-setup.ts)
+      registerSecretNames((config.run as { redactNames?: string[] }).redactNames);
       checkRunFiles(config, flags);
       if (!config.useReference && config.reference.faults.length > 0) {
         throw new UsageError('--fault applies only to the embedded reference server, but a target URL is configured');
@@ -103,7 +107,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       const onSignal = (name: NodeJS.Signals) => {
         if (written !== undefined) {
           err(`\n${name}: the reports are written; exiting${printed ? '' : ' (the HTML report is not rendered)'}\n`);
-          if (!printed) printReport(written, out);
+          if (!printed) printReport(written, out, verbose);
           process.exit(written.report.exitCode);
         }
         if (hurry.signal.aborted) {
@@ -139,7 +143,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
         });
         const r = result.report;
         written = result;
-        printReport(result, out);
+        printReport(result, out, verbose);
         printed = true;
         // checks abandoned by a stop at once may still hold worker threads: the process ends soon after the reports
         if (stopNow.signal.aborted) setTimeout(() => process.exit(r.exitCode), 1000).unref();
@@ -152,42 +156,15 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     }));
 }
 
-/** What a run or a merge prints: the seeds first, the verdict last (what a reader of a CI log looks for at its end). */
-function printReport(result: { report: RunReport; dir: string; files: string[] }, out: (s: string) => void): void {
-  const r = result.report;
-  // a line per check and seed: a check that runs several properties (one per derived kind, say) runs them all from
-  // its one seed, and a line each repeated the same id and seed
-  let count = 0;
-  const props = r.checks.flatMap((c) => {
-    const bySeed = new Map<number, NonNullable<typeof c.properties>>();
-    for (const p of c.properties ?? []) bySeed.set(p.seed, [...(bySeed.get(p.seed) ?? []), p]);
-    return [...bySeed].map(([seed, list]) => {
-      count += list.length;
-      const runs = list.reduce((n, p) => n + p.numRuns, 0);
-      const paths = list.map((p) => p.path).filter((x): x is string => x !== undefined);
-      return `${c.id} seed ${seed} (${list.length > 1 ? `${list.length} properties, ` : ''}${runs} runs${paths.length > 0 ? `, failing path ${paths.join('; ')}` : ''})`;
-    });
-  });
-  if (props.length > 0) out(`properties: ${count} in ${props.length} checks ran with seeds derived from --seed ${r.seed}:\n${props.map((p) => `  ${p}\n`).join('')}`);
-  out(`${r.outcome}\n`);
-  for (const [api, perLevel] of Object.entries(r.counts)) {
-    const c = perLevel.ALL;
-    const must = perLevel.MUST;
-    out(`  ${api.padEnd(9)} ${c.pass} pass, ${c.fail} fail (${must.fail} MUST), ${c.error} error, ${c.skipped} skipped, ${c.unsupported} unsupported, ${c.untested} untested\n`);
-  }
-  if (r.diff !== undefined) {
-    out(`since ${r.diff.against.runId}: ${r.diff.regressions.length} regression(s), ${r.diff.fixes.length} fix(es), ${r.diff.other.length} other change(s)\n`);
-  }
-  if (r.baseline !== undefined) {
-    out(`baseline: ${r.baseline.known.length} known failure(s) held${r.baseline.stale.length > 0 ? `, ${r.baseline.stale.length} expectation(s) no longer hold (see summary.md)` : ''}\n`);
-  }
-  if (r.ownDescription !== undefined) {
-    const o = r.ownDescription;
-    out(`own API description: ${o.responses} responses judged, ${o.findings.filter((f) => f.nullOnly !== true).length} distinct disagreement(s), ${o.findings.filter((f) => f.nullOnly === true).length} only by null (information only; see summary.md)\n`);
-  }
-  for (const n of r.notes) out(`note: ${n}\n`);
-  for (const e of r.merged !== undefined ? r.runErrors.filter((e) => /^shard \d+\/\d+ missing/.test(e)) : []) out(`${e}\n`);
-  out(`reports: ${relative(process.cwd(), result.dir) || '.'}/ (${result.files.map((f) => relative(result.dir, f)).join(', ')})\n`);
+/** What a run or a merge prints at its end (reporting/console.ts): loaded before the run, so a signal's handler prints it at once. */
+let consoleModule: typeof import('./reporting/console.js') | undefined;
+async function loadConsole(): Promise<void> {
+  consoleModule ??= await import('./reporting/console.js');
+}
+
+/** The failed requirements with a curl each and the commonest cause of errors, then the verdict last (where a CI log is read). */
+function printReport(result: { report: RunReport; dir: string; files: string[] }, out: (s: string) => void, verbose = false): void {
+  for (const line of consoleModule!.consoleLines(result, { verbose })) out(`${line}\n`);
 }
 
 function mergeCommand(program: Command, done: Done, out: (s: string) => void): Command {
@@ -197,6 +174,7 @@ function mergeCommand(program: Command, done: Done, out: (s: string) => void): C
     .argument('<dir...>', 'each shard\'s run directory (reports/<run-id>), its reports directory (reports, using latest) or its conformance.json')
     .option('--reports-dir <dir>', 'where reports/<run-id>/ and reports/latest of the merged report are written (default: reports)')
     .option('--no-html', 'skip rendering the single-file Allure HTML report from the shards\' Allure results')
+    .option('--verbose', 'also print the seed of every property at the end')
     .option('--baseline <file>', 'known failures of this target (YAML "expectations:" list); they do not fail the merged run')
     .option('--compare <file>', 'an earlier conformance.json to diff against (default: the reports dir\'s latest run, unless that is a shard\'s report)')
     .option('--no-compare', 'do not diff against an earlier run')
@@ -212,8 +190,9 @@ Exit codes (as for run):
   2  bad usage, or shards that are not the shards of one run
   3  no MUST requirement failed, but errors left some requirements undecided, a shard is missing,
      or a shard was stopped early`)
-    .action(done(async (dirs: string[], opts: { reportsDir?: string; html: boolean; baseline?: string; compare?: string | boolean }) => {
+    .action(done(async (dirs: string[], opts: { reportsDir?: string; html: boolean; baseline?: string; compare?: string | boolean; verbose?: boolean }) => {
       const { mergeShards } = await import('./reporting/merge.js');
+      await loadConsole();
       const pkg = (await import('../package.json', { with: { type: 'json' } })).default;
       checkRunFiles({ run: { baseline: opts.baseline, compare: opts.compare ?? true } } as Config, opts);
       (await import('./reporting/write.js')).checkReportsDir(opts.reportsDir ?? 'reports', '--reports-dir');
@@ -224,7 +203,7 @@ Exit codes (as for run):
         suiteVersion: pkg.version,
         ...(opts.baseline !== undefined ? { baseline: opts.baseline } : {}),
       });
-      printReport(result, out);
+      printReport(result, out, opts.verbose);
       return result.report.exitCode;
     }));
 }

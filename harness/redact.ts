@@ -115,6 +115,8 @@ export function redactText(text: string): string {
   if (escapedNeedles.length > 0 && out.includes('\\') && mayHoldEscapedNeedle(out)) out = redactEscaped(out);
   if (out.includes('eyJ')) out = out.replace(JWT, REDACTED);
   if (out.includes('@') && out.includes('://')) out = out.replace(URL_USERINFO, `$1${REDACTED}@`);
+  if (out.includes('=')) out = redactNamedParameters(out);
+  if (out.includes('":')) out = redactNamedJsonFields(out);
   for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
   if (percentForms.length > 0 && out.includes('%')) for (const f of percentForms) if (out.includes(f)) out = out.split(f).join(REDACTED);
   return out;
@@ -214,13 +216,108 @@ function redactEscaped(text: string): string {
 
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'sec-websocket-protocol', 'x-api-key']);
 
+/*
+ * Credentials nobody configured (passive modes see other people's traffic): values are redacted by the name they come
+ * under. A name is compared lower-case with `-`, `_`, `.` and spaces left out.
+ * - Headers, query parameters and form fields: a name that holds token, secret, key, auth, session, password or
+ *   signature, except the names of data that is no secret (page tokens, public keys, contract keys, key data and
+ *   spec, and the authentication challenges a server sends: WWW-Authenticate, Proxy-Authenticate).
+ * - JSON fields (string values only): the same words but `key`, which alone names ordinary data in these APIs (a
+ *   topology's keyData, a contract key); only the key names that are credentials (apiKey, privateKey, accessKey,
+ *   secretKey). `author...` (authorizers) is not `auth`, but `authorization` is.
+ * - Any name listed by registerSecretNames (the run.redactNames setting), wherever it appears.
+ */
+const CREDENTIAL_WORDS = /token|secret|key|auth|session|passw|signature|credential|cookie|jwt/;
+const JSON_CREDENTIAL_WORDS = /token|secret|passw|session|signature|credential|cookie|jwt|apikey|privatekey|accesskey|secretkey|^authorization$|auth(?!or)/;
+const NOT_CREDENTIAL = /pagetoken|publickey|contractkey|^keydata$|^keyspec$|^wwwauthenticate$|^proxyauthenticate$/;
+/** the names registerSecretNames listed, normalized */
+const extraNames = new Set<string>();
+
+const normalizedName = (name: string) => name.toLowerCase().replace(/[-_.\s]/g, '');
+
+/** Whether values under this header, query parameter or form field name are credentials. */
+export function isCredentialName(name: string): boolean {
+  const n = normalizedName(name);
+  if (extraNames.has(n)) return true;
+  return CREDENTIAL_WORDS.test(n) && !NOT_CREDENTIAL.test(n);
+}
+
+/** Whether the string value of a JSON field of this name is a credential. */
+export function isCredentialField(name: string): boolean {
+  const n = normalizedName(name);
+  if (extraNames.has(n)) return true;
+  return JSON_CREDENTIAL_WORDS.test(n) && !NOT_CREDENTIAL.test(n);
+}
+
+/** More names whose values are redacted wherever they appear (headers, query, form and JSON fields): run.redactNames. */
+export function registerSecretNames(names: readonly string[] | undefined): void {
+  for (const name of names ?? []) {
+    const n = normalizedName(name);
+    if (n !== '') extraNames.add(n);
+  }
+}
+
+/** `name=value` at the start of a text or after `?`, `&` or `;` (a URL's query, a form body, a cookie-like list). */
+const NAMED_PARAMETER = /(^|[?&;]\s*)([A-Za-z0-9_.%[\]-]{1,128})=([^&#;\s"'<>]*)/g;
+
+function redactNamedParameters(text: string): string {
+  return text.replace(NAMED_PARAMETER, (whole, before: string, name: string, value: string) => {
+    // a base64 text's padding (`abc==`) is no parameter
+    if (/^=*$/.test(value) || value === REDACTED) return whole;
+    let decoded = name;
+    try {
+      decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+    } catch {
+      // the name as written
+    }
+    return isCredentialName(decoded) ? `${before}${name}=${REDACTED}` : whole;
+  });
+}
+
+/** A JSON field name and the opening quote of its string value. */
+const JSON_STRING_FIELD = /"((?:[^"\\]|\\.){1,128})"\s*:\s*"/g;
+
+function redactNamedJsonFields(text: string): string {
+  let out = '';
+  let copied = 0;
+  JSON_STRING_FIELD.lastIndex = 0;
+  for (let m = JSON_STRING_FIELD.exec(text); m !== null; m = JSON_STRING_FIELD.exec(text)) {
+    const from = m.index + m[0].length;
+    if (!isCredentialField(m[1]!)) {
+      // the value is a string: the next field name starts after it (a key-shaped string inside it is no field)
+      JSON_STRING_FIELD.lastIndex = endOfString(text, from);
+      continue;
+    }
+    const to = endOfString(text, from);
+    const value = text.slice(from, to);
+    if (value !== '' && value !== REDACTED) {
+      // an authorization's scheme stays readable, as in a redacted header
+      const scheme = /^(Bearer|Basic)\s+(?!<redacted>)/i.exec(value)?.[0] ?? '';
+      out += text.slice(copied, from) + scheme + REDACTED;
+      copied = to;
+    }
+    JSON_STRING_FIELD.lastIndex = to;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** Where the JSON string whose text starts at `from` ends (its closing quote; the text's end when it is cut short). */
+function endOfString(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92) i++;
+    else if (c === 34) return i;
+  }
+  return text.length;
+}
+
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, raw] of Object.entries(headers)) {
     if (raw === undefined) continue;
     const value = Array.isArray(raw) ? raw.join(', ') : raw;
     const lower = name.toLowerCase();
-    if (SECRET_HEADERS.has(lower)) {
+    if (SECRET_HEADERS.has(lower) || isCredentialName(lower)) {
       const scheme = /^(Bearer|Basic)\s/i.exec(value)?.[1];
       out[lower] = scheme !== undefined ? `${scheme} ${REDACTED}` : REDACTED;
     } else {

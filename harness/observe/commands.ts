@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { relative } from 'node:path';
 import { ConfigError, loadConfig, type Config, type ConfigFlags } from '../config.js';
-import { redactText, registerSecret, registerUrlCredentials } from '../redact.js';
+import { redactText, registerSecret, registerSecretNames, registerUrlCredentials } from '../redact.js';
 import { APIS, type Api } from '../types.js';
 import type { ObservedReport } from './report.js';
 
@@ -43,6 +43,7 @@ function positiveInt(value: string | undefined, flag: string, fallback: number):
 
 /** The configuration's secrets, registered in this thread: the passive judge records here. */
 function registerSecrets(config: Config): void {
+  registerSecretNames((config.run as { redactNames?: string[] }).redactNames);
   for (const s of config.secrets ?? []) registerSecret(s);
   for (const t of Object.values(config.targets)) {
     registerUrlCredentials(t.url);

@@ -4,6 +4,7 @@
  */
 import { threadId } from 'node:worker_threads';
 import { inject } from 'vitest';
+import { registerSecretNames } from '../redact.js';
 import { installPartWriter } from './har-record.js';
 
 declare module 'vitest' {
@@ -14,4 +15,7 @@ declare module 'vitest' {
 }
 
 const dir = inject('conformanceRecordDir');
-if (typeof dir === 'string' && dir !== '') installPartWriter(dir, `worker-${process.pid}-${threadId}`, inject('conformanceConfig').run.maxResponseBytes);
+if (typeof dir === 'string' && dir !== '') {
+  registerSecretNames((inject('conformanceConfig').run as { redactNames?: string[] }).redactNames);
+  installPartWriter(dir, `worker-${process.pid}-${threadId}`, inject('conformanceConfig').run.maxResponseBytes);
+}
