@@ -86,7 +86,8 @@ describe('values read from ${ENV} in the config file', () => {
     // the whole URL is printed, the key from the environment replaced
     const url = check?.failures?.[0]?.exchange?.request.url ?? '';
     expect(url).toMatch(new RegExp(`^${server.url}/v0/items\\?api_key=<redacted>&`));
-    expect(url).toContain('key=key%3D<redacted>');
+    // a query parameter named key is redacted whole by its name
+    expect(url).toMatch(/[?&]key=<redacted>(&|$)/);
   });
 
   it('registers every value of a setting marked x-secret, from the schema', () => {
