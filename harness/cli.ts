@@ -243,7 +243,7 @@ async function validateDisabled(config: Config): Promise<void> {
 function doctorCommand(program: Command, done: Done, out: (s: string) => void): Command {
   return program
     .command('doctor')
-    .description('check that every configured target answers and accepts its credentials (one request each)')
+    .description("run the preflight of \"run\" and print what it finds per target: connection, base URL, each role's credentials, version, fixture files, and what a run would skip")
     .option('-c, --config <file>', 'configuration file (YAML or JSON)')
     .option('--ledger-url <url>', 'base URL of the JSON Ledger API v2')
     .option('--scan-url <url>', 'base URL of the Scan API')
@@ -259,8 +259,12 @@ function doctorCommand(program: Command, done: Done, out: (s: string) => void): 
       }
       const { doctor } = await import('./doctor.js');
       const lines = await doctor(config);
-      for (const l of lines) out(`${l.ok ? 'ok  ' : 'FAIL'} ${l.api.padEnd(9)} ${redactText(`${l.url}: ${l.detail}`)}\n`);
-      return lines.every((l) => l.ok) ? EXIT.ok : EXIT.incomplete;
+      for (const l of lines) {
+        out(`${{ ok: 'ok     ', skip: 'skip   ', problem: 'PROBLEM' }[l.status]} ${l.api.padEnd(9)} ${redactText(l.url)}\n`);
+        for (const f of l.findings) out(`    ${f.kind === 'problem' ? 'problem: ' : f.kind === 'skip' ? 'skipped: ' : ''}${redactText(f.text)}\n`);
+      }
+      // the exit code of run's preflight: a set-up problem is exit 2, as "run" would stop with it
+      return lines.some((l) => l.status === 'problem') ? EXIT.usage : EXIT.ok;
     }));
 }
 
