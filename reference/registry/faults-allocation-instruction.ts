@@ -47,10 +47,12 @@ registerFaults([
     description: 'the transfer-instruction withdraw endpoint is served under /v2 only: /registry/transfer-instruction/v1/... answers 404 (no route); the transfer checks that need a 200 fail too',
   },
   {
+    // FACTS.md allows the 400 to a registry without the kind; only the target's configuration can say it has none
+    // (features.allocationInstructions false, as test/registry-unsupported.test.ts configures it): without that a 400
+    // to a valid request is a refusal
     name: AI_UNSUPPORTED,
     requirement: 'registry.get-allocation-instruction-withdraw-context.response-schema',
-    verdict: 'unsupported',
     description:
-      'a registry without allocation instructions: both allocation-instruction endpoints answer 400 to every request (allowed by FACTS.md; the checks report unsupported, not fail)',
+      'both allocation-instruction endpoints answer 400 to every request, valid ones included, while the configuration does not say allocation instructions are unsupported',
   },
 ]);

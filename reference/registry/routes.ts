@@ -46,7 +46,7 @@ interface CommonBody {
  * (FACTS.md: a framework 400, text/plain). `allowAbsent`: the body may be missing; `lenient` and `absentExcludes` are
  * planted faults (malformed-body-accepted, debug-excluded-by-default).
  */
-function commonBody(raw: unknown, o: { allowAbsent: boolean; lenient?: boolean; absentExcludes?: boolean }): CommonBody {
+function commonBody(raw: unknown, o: { allowAbsent: boolean; lenient?: boolean; absentExcludes?: boolean; flagRequired?: boolean }): CommonBody {
   const { allowAbsent, lenient = false, absentExcludes = false } = o;
   // planted fault (malformed-body-accepted): anything that parsed as JSON is taken, wrong types ignored
   if (lenient) return { excludeDebugFields: isPlainObject(raw) && raw.excludeDebugFields === true, body: isPlainObject(raw) ? raw : {} };
@@ -57,6 +57,8 @@ function commonBody(raw: unknown, o: { allowAbsent: boolean; lenient?: boolean; 
   if (meta !== undefined && meta !== null && !(isPlainObject(meta) && Object.values(meta).every((v) => typeof v === 'string'))) {
     throw undecodable('meta', 'is not a map from string to string');
   }
+  // planted fault (exclude-debug-fields-required): a valid request without the flag is refused
+  if (o.flagRequired === true && (x === undefined || x === null)) throw new HttpError(400, 'excludeDebugFields is required');
   // planted fault (debug-excluded-by-default): an absent flag counts as true
   return { excludeDebugFields: x === true || (absentExcludes && x === undefined), body };
 }
@@ -152,7 +154,7 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
       if (allocation ? !allocationServed : f.has(AI.TI_UNDER_V2)) throw routeNotFound(req);
       if (allocation && f.has(AI.AI_UNSUPPORTED)) throw new HttpError(400, 'this registry does not support allocation instructions');
       const lenient = f.has(allocation ? AI.AI_MALFORMED_BODY_ACCEPTED : TI.TI_MALFORMED_BODY_ACCEPTED);
-      const { excludeDebugFields, body } = commonBody(req.body, { allowAbsent: true, lenient, absentExcludes: f.has(CC.CC_DEBUG_EXCLUDED_BY_DEFAULT) });
+      const { excludeDebugFields, body } = commonBody(req.body, { allowAbsent: true, lenient, absentExcludes: f.has(CC.CC_DEBUG_EXCLUDED_BY_DEFAULT), flagRequired: f.has(CC.CC_EXCLUDE_DEBUG_FIELDS_REQUIRED) });
       const instr = ctx.world.contracts.get(id);
       if (instr === undefined || instr.templateId !== templateId) {
         if (f.has(allocation ? AI.AI_UNKNOWN_ID_EMPTY_CONTEXT : REGISTRY_TRANSFER_INSTRUCTION_WITHDRAW_UNKNOWN_ID_EMPTY_CONTEXT)) return { choiceContextData: { values: {} }, disclosedContracts: [] };
@@ -178,7 +180,7 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
   app.post('/registry/allocation-instruction/v2/allocation-factory', async (req) => {
     if (!allocationServed) throw routeNotFound(req);
     if (f.has(AI.AI_UNSUPPORTED)) throw new HttpError(400, 'this registry does not support allocation instructions');
-    const { excludeDebugFields, body } = commonBody(req.body, { allowAbsent: false, absentExcludes: f.has(CC.CC_DEBUG_EXCLUDED_BY_DEFAULT) });
+    const { excludeDebugFields, body } = commonBody(req.body, { allowAbsent: false, absentExcludes: f.has(CC.CC_DEBUG_EXCLUDED_BY_DEFAULT), flagRequired: f.has(CC.CC_EXCLUDE_DEBUG_FIELDS_REQUIRED) });
     let choiceArguments = body.choiceArguments;
     if (choiceArguments === undefined && f.has(AF.AF_MISSING_CHOICE_ARGUMENTS_ACCEPTED)) choiceArguments = { allocation: { transferLegs: {} } };
     if (!isPlainObject(choiceArguments)) throw undecodable('choiceArguments', 'is missing or not an object');

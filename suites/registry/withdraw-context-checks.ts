@@ -47,7 +47,7 @@ const REQ = {
   },
 } as const;
 
-/** A valid request for a configured id, as set-up: a 400 judged unsupported skips; any other non-200 leaves the check undecided. */
+/** A valid request for a configured id, as set-up: a 400 of a kind configured unsupported is unsupported; any other non-200 leaves the check undecided. */
 async function setupWithdraw(t: CheckContext, kind: InstructionKind, id: string, body: unknown = VALID_WITHDRAW_BODY): Promise<void> {
   const x = await validWithdraw(t, kind, id, body);
   if (x.status !== 200) throw new Error(`setup: a valid ${KIND[kind].operation} request for the configured ${KIND[kind].label} ${id} answered ${x.status}: ${x.text.slice(0, 200)}`);
@@ -90,9 +90,10 @@ export function withdrawContextChecks(kind: InstructionKind, ids: WithdrawCheckI
       expectStatus(t, excluded, 200, { requirement: DEBUG.excluded });
       await judgeExcludedDebugFields(t, excluded);
       const values: string[][] = [];
-      for (const body of [{ excludeDebugFields: false }, VALID_WITHDRAW_BODY]) {
+      // the request without the flag is valid (SPEC.md: default false): a refusal of it fails the default's rule
+      for (const [body, requirement] of [[{ excludeDebugFields: false }, DEBUG.types], [VALID_WITHDRAW_BODY, DEBUG.defaultIncluded]] as const) {
         const x = await validWithdraw(t, kind, id, body);
-        expectStatus(t, x, 200, { requirement: DEBUG.types });
+        expectStatus(t, x, 200, { requirement, what: `${operation} with body ${JSON.stringify(body)}` });
         await t.judge(DEBUG.types, () => judgeDebugFieldTypes(t, x));
         values.push(debugFields(x).values.sort());
       }

@@ -27,7 +27,7 @@ function template(t: CheckContext): Record<string, unknown> {
   return args;
 }
 
-/** A valid one-leg request as set-up: 400 gives unsupported, any other non-200 leaves the check undecided. */
+/** A valid one-leg request as set-up: a 400 where allocation instructions are configured unsupported gives unsupported, any other non-200 leaves the check undecided. */
 async function setup(t: CheckContext, args: Record<string, unknown>, excludeDebugFields = true) {
   const x = await validFactory(t, factoryRequest(args, 1, excludeDebugFields));
   if (x.status !== 200) throw new Error(`setup: a valid one-leg allocation-factory request answered ${x.status}: ${x.text.slice(0, 200)}`);
@@ -67,9 +67,10 @@ describe('POST /registry/allocation-instruction/v2/allocation-factory', () => {
       const withFalse = factoryRequest(args, 1, false);
       const { excludeDebugFields: _drop, ...absent } = withFalse;
       const values: string[][] = [];
-      for (const body of [withFalse, absent]) {
+      // the request without the flag is valid (SPEC.md: default false): a refusal of it fails the default's rule
+      for (const [body, requirement] of [[withFalse, DEBUG.types], [absent, DEBUG.defaultIncluded]] as const) {
         const x = await validFactory(t, body);
-        expectStatus(t, x, 200, { requirement: DEBUG.types });
+        expectStatus(t, x, 200, { requirement, what: `getAllocationFactory ${body === absent ? 'without excludeDebugFields' : 'with excludeDebugFields false'}` });
         await t.judge(DEBUG.types, () => judgeDebugFieldTypes(t, x, true));
         values.push(debugFields(x, true).values.sort());
       }

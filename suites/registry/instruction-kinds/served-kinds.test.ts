@@ -1,29 +1,33 @@
 /**
- * Which instruction kinds a registry serves: the documented paths answer a valid request (200, or 400 for a kind the
- * registry does not support, FACTS.md). That permission is folded into the response-schema rules of the three
- * endpoints: their checks report such a 400 to a valid request as unsupported (validWithdraw, validFactory).
+ * Which instruction kinds a registry serves: the documented paths answer a valid request 200. A registry that does not
+ * support a kind may answer 400 for it (FACTS.md), which only its configuration can say (features.allocationInstructions
+ * or features.transferInstructions false): a 400 is then no failure here, and the checks of that kind report unsupported
+ * (validWithdraw, validFactory). Without that setting a 400 to a valid request is a failure.
  */
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
-import { KIND, factoryChoiceArguments, instructionIds, isObj } from '../../../harness/fixtures/registry.js';
+import { KIND, KIND_FEATURE, factoryChoiceArguments, instructionIds, isObj } from '../../../harness/fixtures/registry.js';
 import { factoryRequest, hasTransferLegs } from '../../../generators/registry/GetFactoryRequest.js';
 import { expectStatus, notBusy } from '../../v0-http-checks.js';
 
-/** One valid request per configured endpoint: [label, requirement its path belongs to, exchange]. */
-async function probe(t: CheckContext): Promise<Array<[string, string, Exchange]>> {
-  const out: Array<[string, string, Exchange]> = [];
+/** The statuses a valid request of a kind may get: 200, and 400 where the configuration says the kind is not supported. */
+const allowed = (t: CheckContext, kind: 'allocation' | 'transfer'): number[] => (t.target.features[KIND_FEATURE[kind]] === false ? [200, 400] : [200]);
+
+/** One valid request per configured endpoint: [label, requirement its path belongs to, exchange, statuses allowed]. */
+async function probe(t: CheckContext): Promise<Array<[string, string, Exchange, number[]]>> {
+  const out: Array<[string, string, Exchange, number[]]> = [];
   const transfer = instructionIds(t, 'transfer')[0];
   if (transfer !== undefined) {
-    out.push(['transfer-instruction withdraw (/registry/transfer-instruction/v1)', 'registry.versioning.path-versions', await t.call(KIND.transfer.operation, { params: { [KIND.transfer.param]: transfer }, json: {} })]);
+    out.push(['transfer-instruction withdraw (/registry/transfer-instruction/v1)', 'registry.versioning.path-versions', await t.call(KIND.transfer.operation, { params: { [KIND.transfer.param]: transfer }, json: {} }), allowed(t, 'transfer')]);
   }
   const allocation = instructionIds(t, 'allocation')[0];
   if (allocation !== undefined) {
-    out.push(['allocation-instruction withdraw (/registry/allocation-instruction/v2)', 'registry.versioning.allocation-endpoints-added', await t.call(KIND.allocation.operation, { params: { [KIND.allocation.param]: allocation }, json: {} })]);
+    out.push(['allocation-instruction withdraw (/registry/allocation-instruction/v2)', 'registry.versioning.allocation-endpoints-added', await t.call(KIND.allocation.operation, { params: { [KIND.allocation.param]: allocation }, json: {} }), allowed(t, 'allocation')]);
   }
   const args = t.fixture<unknown>('allocationFactoryChoiceArguments');
   if (isObj(args) && hasTransferLegs(args)) {
-    out.push(['allocation factory (/registry/allocation-instruction/v2)', 'registry.versioning.allocation-endpoints-added', await t.call('getAllocationFactory', { json: factoryRequest(factoryChoiceArguments(t), 1) })]);
+    out.push(['allocation factory (/registry/allocation-instruction/v2)', 'registry.versioning.allocation-endpoints-added', await t.call('getAllocationFactory', { json: factoryRequest(factoryChoiceArguments(t), 1) }), allowed(t, 'allocation')]);
   }
   if (out.length === 0) t.skip('no instruction ids or factory choice arguments configured (registry fixtures)');
   return out;
@@ -33,14 +37,14 @@ describe('registry instruction kinds', () => {
   conformance(
     {
       id: 'registry.versioning.served-paths',
-      title: 'serves transfer instructions under /v1 and allocation instructions under /v2: a valid request is answered 200, or 400 for an unsupported kind',
+      title: 'serves transfer instructions under /v1 and allocation instructions under /v2: a valid request is answered 200 (400 only for a kind the configuration declares unsupported)',
       api: 'registry',
       operations: ['getTransferInstructionWithdrawContext', 'getAllocationInstructionWithdrawContext', 'getAllocationFactory'],
       requirements: ['registry.versioning.path-versions', 'registry.versioning.allocation-endpoints-added'],
     },
     async (t) => {
       // each path's requirement in its own block: a missing allocation endpoint does not hide the transfer one
-      for (const [label, requirement, x] of await probe(t)) await t.judge(requirement, () => expectStatus(t, x, [200, 400], { requirement, what: `a valid ${label} request` }));
+      for (const [label, requirement, x, statuses] of await probe(t)) await t.judge(requirement, () => expectStatus(t, x, statuses, { requirement, what: `a valid ${label} request` }));
     },
   );
 
