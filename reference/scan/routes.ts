@@ -48,6 +48,9 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
   const activitiesAvailable = compareVersions(ctx.options.scanVersion, '0.6.8') < 0 ? !ctx.faults.has(AF.removedEarly) : ctx.faults.has(AF.stillServed);
   const activities = activitiesAvailable ? seedActivities(ctx.world) : [];
 
+  // the Splice release this scan runs, under its base path and without a token (FACTS.md): a suite reads it here
+  app.get('/version', async (_req, reply) => reply.send({ version: ctx.options.scanVersion, commit_ts: '2025-06-02T09:30:00Z' }));
+
   app.get('/v0/events/*', async (req, reply) => {
     const id = wildcardSegment(req.params);
     if (id === undefined) throw routeNotFound(req);
