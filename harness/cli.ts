@@ -25,11 +25,16 @@ function collect(value: string, previous: string[] = []): string[] {
 
 const EXIT_HELP = `
 Exit codes:
-  0  no MUST requirement failed
-  1  a MUST requirement failed
-  2  bad usage or configuration
-  3  no MUST requirement failed, but errors (harness or network) left some undecided,
-     or the run was stopped early (SIGINT, SIGTERM) and the reports cover what ran
+  0  no MUST requirement failed (with --fail-on should: no SHOULD requirement either), and the run decided
+     something of every interface it checked
+  1  a MUST requirement failed (with --fail-on should, or run.failOn: should, a SHOULD requirement too)
+  2  bad usage or configuration, a selection that tests nothing (a configuration naming no target, --only of
+     an interface with no target, filters selecting no check), or a set-up problem the preflight found before
+     any check ran (connection, TLS, base URL, credentials, version, fixture files: every one named; no report)
+  3  no MUST requirement failed, but requirements were left undecided: errors (harness or network), an
+     interface whose MUST requirements were all skipped or in error, fewer decided than --min-decided PERCENT
+     (run.minDecided) of the selected MUST requirements, or the run was stopped early (SIGINT, SIGTERM) and
+     the reports cover what ran
 A stopped run always writes its reports: a further SIGINT/SIGTERM during a stop only shortens its wait.`;
 
 type Done = <A extends unknown[]>(action: (...args: A) => Promise<number>) => (...args: A) => Promise<void>;
@@ -55,6 +60,8 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--baseline <file>', 'known failures of this target (YAML "expectations:" list); they do not fail the run')
     .option('--compare <file>', 'an earlier conformance.json to diff against (default: the reports dir\'s latest run)')
     .option('--no-compare', 'do not diff against an earlier run')
+    .addOption(new Option('--fail-on <level>', 'which failures fail the run (exit 1): "must" (default) or "should" (SHOULD failures too) (run.failOn)').choices(['must', 'should']))
+    .option('--min-decided <percent>', 'exit 3 (INCOMPLETE) when fewer than this share of the selected MUST requirements a check covers were decided, pass or fail (run.minDecided)')
     .option('--read-only', 'read-only mode: send only GETs and the operations marked x-read-only (safe for a production node); checks that need a write are skipped')
     .option('--workers <n>', 'worker threads running the suite files (run.workers; default one per core, 2 to 4); each runs its checks side by side and costs 30 to 45 MB')
     .option('--max-requests-per-second <n>', 'the most requests a second the run sends, all checks together (run.maxRequestsPerSecond)')
@@ -83,12 +90,16 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       if (!config.useReference && opts.ledgerVersion !== undefined) {
         throw new UsageError('--ledger-version applies only to the embedded reference server (a target names its version in targets.ledger.version), but a target URL is configured');
       }
-      await validateSelection(config.run.requirements, config.reference.faults);
+      await validateSelection(config.run.requirements, config.reference.faults, config.run.only);
       await validateDisabled(config);
       const { checkReportsDir } = await import('./reporting/write.js');
       // before the run and before its signal handlers: a reports directory that cannot take the reports is exit 2 now
       checkReportsDir(config.run.reportsDir);
       if (config.useReference) checkTempDir();
+      // set-up is settled before any verdict (harness/preflight.ts): each target's connection, base URL, credentials,
+      // version and fixture files; a problem is exit 2 with every one named, before any check runs or report is written
+      const { preflightOrStop, preflightSummary } = await import('./preflight.js');
+      if (!config.useReference) err(preflightSummary(await preflightOrStop(config)));
       const { runConformance, FINAL_GRACE_S } = await import('./runner.js');
       const interactive = process.stderr.isTTY === true;
       const share = config.run.shard !== undefined ? `shard ${config.run.shard.index}/${config.run.shard.count} of the checks of ` : '';
@@ -140,6 +151,8 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
           hurry: hurry.signal,
           onReportsWritten: (w) => void (written = w),
           ...(record !== undefined ? { record } : {}),
+          // the embedded reference passes the same preflight (a planted fault may break what it reads: not then)
+          ...(config.useReference && config.reference.faults.length === 0 ? { beforeChecks: async (c: Config) => void (await preflightOrStop(c)) } : {}),
         });
         const r = result.report;
         written = result;
@@ -208,8 +221,11 @@ Exit codes (as for run):
     }));
 }
 
-/** Unknown requirement ids or fault names are usage errors, named with the closest known ones. */
-async function validateSelection(requirements: string[], faults: string[]): Promise<void> {
+/**
+ * Unknown requirement ids or fault names are usage errors, named with the closest known ones; so is a requirement of
+ * an interface the selection (`apis`) leaves out, which no check of the run could decide.
+ */
+async function validateSelection(requirements: string[], faults: string[], apis?: readonly Api[]): Promise<void> {
   if (requirements.length > 0) {
     const { loadCatalogue } = await import('./catalogue.js');
     const known = loadCatalogue().byId;
@@ -217,6 +233,11 @@ async function validateSelection(requirements: string[], faults: string[]): Prom
     if (unknown.length > 0) {
       const near = [...known.keys()].filter((k) => unknown.some((u) => k.startsWith(u.split('.').slice(0, 2).join('.')))).slice(0, 5);
       throw new UsageError(`unknown requirement id ${unknown.join(', ')}${near.length > 0 ? ` (did you mean ${near.join(', ')}?)` : ''}; "canton-conformance list" shows them all`);
+    }
+    const outside = apis === undefined ? [] : requirements.filter((r) => !apis.includes(known.get(r)!.api));
+    if (outside.length > 0) {
+      const of = [...new Set(outside.map((r) => known.get(r)!.api))];
+      throw new UsageError(`--requirement ${outside.join(', ')} ${outside.length === 1 ? 'is a requirement' : 'are requirements'} of ${of.join(', ')}, but the run selects only ${apis!.join(', ')} (--only, or the configured targets): no check of it would run, so nothing would be tested; select ${of.join(', ')} too, or drop the requirement`);
     }
   }
   if (faults.length > 0) {

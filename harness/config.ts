@@ -80,6 +80,10 @@ export interface RunConfig {
   compare: string | boolean;
   /** run only this share of the checks (--shard i/n); `canton-conformance merge` joins the shards' reports */
   shard?: Shard;
+  /** which failures fail the run (exit 1): MUST ones only, or SHOULD ones too */
+  failOn: 'must' | 'should';
+  /** the least share (percent) of the selected MUST requirements a check covers that must be decided, else exit 3 */
+  minDecided?: number;
   /** per interface, the target's own OpenAPI document (file, URL, or `served`) every response is also judged against */
   alsoValidateAgainst?: Partial<Record<Api, string>>;
 }
@@ -147,6 +151,7 @@ export const DEFAULT_RUN: RunConfig = {
   requirements: [],
   html: true,
   compare: true,
+  failOn: 'must',
 };
 
 /** A configuration problem: the CLI prints the message and exits 2. */
@@ -182,6 +187,10 @@ export interface ConfigFlags {
   shard?: string;
   /** `[api=]FILE|URL|served` (ledger when no api is named) */
   alsoValidateAgainst?: string[];
+  /** `must` or `should`: which failures fail the run */
+  failOn?: string;
+  /** a percentage: the least share of the selected MUST requirements to decide */
+  minDecided?: string;
 }
 
 /** The environment variables read, each the same as the flag in its comment. */
@@ -387,6 +396,13 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
   if (flags.baseline !== undefined) ensureRun(raw).baseline = flags.baseline;
   if (flags.compare !== undefined) ensureRun(raw).compare = flags.compare;
   if (flags.readOnly === true) ensureRun(raw).readOnly = true;
+  // both checked by the schema below, like run.failOn and run.minDecided in a file
+  if (flags.failOn !== undefined) ensureRun(raw).failOn = flags.failOn;
+  if (flags.minDecided !== undefined) {
+    const n = Number(flags.minDecided.trim().replace(/%$/, ''));
+    if (flags.minDecided.trim() === '' || !Number.isFinite(n)) throw new ConfigError(`flag --min-decided: "${flags.minDecided}" is not a percentage (0 to 100)`);
+    ensureRun(raw).minDecided = n;
+  }
   if (flags.workers !== undefined) ensureRun(raw).workers = parseInteger(flags.workers, 'flag --workers');
   if (flags.maxRequestsPerSecond !== undefined) {
     const n = Number(flags.maxRequestsPerSecond);
@@ -466,6 +482,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const file = flags.config ?? (env.CONFORMANCE_CONFIG || undefined);
   const secrets: string[] = [];
   const raw: Json = file !== undefined ? readConfigFile(file, env, secrets) : {};
+  const fileEmpty = Object.keys(raw).length === 0;
   if (file !== undefined) sources.push(`file ${file}`);
   applyOverrides(raw, env, flags);
   if (Object.keys(env).some((k) => k in ENV_VARS && k !== 'CONFORMANCE_CONFIG' && env[k])) sources.push('environment');
@@ -483,7 +500,34 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   // every value of a setting the schema marks x-secret reaches the workers too, whose redaction set starts empty
   secrets.push(...markedSecrets({ targets: raw.targets }));
   const reference = { faults: [], ...(raw.reference as Partial<ReferenceSettings> | undefined) };
+  checkTargetSelection(file, fileEmpty, raw, run, targets);
   return { run, targets, reference, useReference: Object.keys(targets).length === 0, sources, ...(secrets.length > 0 ? { secrets: [...new Set(secrets)] } : {}) };
+}
+
+/**
+ * Nothing tested is never a pass: a configuration file that names no target (an empty file: a failed template, an
+ * unset variable) is no request to check the embedded reference server, unless it says so with a `reference` section;
+ * an interface selected by name (--only, CONFORMANCE_ONLY, run.only) needs a target when others are configured. With
+ * targets configured and no interface named, the run selects the configured ones.
+ */
+function checkTargetSelection(file: string | undefined, fileEmpty: boolean, raw: Json, run: RunConfig, targets: Partial<Record<Api, TargetConfig>>): void {
+  const configured = APIS.filter((a) => targets[a] !== undefined);
+  if (configured.length === 0) {
+    if (file !== undefined && !isObject(raw.reference)) {
+      const what = fileEmpty ? `${file} is empty (a failed template, an unset variable?)` : `${file} names none`;
+      throw new ConfigError(`the configuration names no target: ${what}; name one, e.g. "targets: { ledger: { url: http://localhost:7575 } }" (a --ledger-url, --scan-url, --validator-url or --registry-url flag does too); to check the embedded reference server, run without --config, or give the file a "reference:" section`);
+    }
+    return;
+  }
+  const named = isObject(raw.run) && Array.isArray(raw.run.only);
+  if (!named) {
+    run.only = run.only.filter((a) => targets[a] !== undefined);
+    return;
+  }
+  const missing = run.only.filter((a) => targets[a] === undefined);
+  if (missing.length > 0) {
+    throw new ConfigError(`the selection (--only, CONFORMANCE_ONLY or run.only) names ${missing.join(', ')}, but no ${missing.join(' or ')} target is configured (configured: ${configured.join(', ')}), so nothing of it would be tested: configure its URL (targets.${missing[0]}.url or --${missing[0]}-url), or leave it out of the selection`);
+  }
 }
 
 /**

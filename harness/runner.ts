@@ -2,7 +2,7 @@
  * One conformance run: start the embedded reference server when no target is configured, run the suites through
  * vitest with the configuration provided to them, then aggregate verdicts and write every report.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ReferenceOptions } from '../reference/index.js';
@@ -53,6 +53,12 @@ export interface RunOptions {
   onReportsWritten?: (written: { report: RunReport; dir: string; files: string[] }) => void;
   /** run --record: every exchange of the run is written to this HAR 1.2 file, redacted (harness/observe/har-record.ts) */
   record?: string;
+  /**
+   * Called once the targets are known (the embedded reference listening), before the first check starts: the
+   * preflight (harness/preflight.ts). What it throws stops the run before any verdict, as a reference that does not
+   * start does.
+   */
+  beforeChecks?: (config: Config) => Promise<void>;
 }
 
 /**
@@ -385,6 +391,10 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     .then(async (r) => {
       mark('reference started');
       reference = r;
+      if (options.beforeChecks !== undefined) {
+        await options.beforeChecks(config);
+        mark('preflight done');
+      }
       if (own !== undefined) config.alsoValidate = own.writeOwnDescriptions(dir, await own.loadOwnDescriptions(config, 'served', ownDocs));
       return r;
     })
@@ -417,6 +427,14 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   }
   // the console said the limit was reached: the report says the run was cut by it, even where every check had started
   if (deadline.signal.aborted) run.interrupted = true;
+  // a selection that declared no check tested nothing: no report (it would read as a verdict), exit 2 naming it
+  if (run.checks.length === 0 && !run.interrupted && run.runErrors.length === 0 && config.run.shard === undefined && config.internal?.routes === undefined) {
+    recording?.discard();
+    if (html !== false) html.cancel();
+    rmSync(dir, { recursive: true, force: true });
+    const named = config.run.requirements.length > 0 ? `--requirement ${config.run.requirements.join(', ')} with ` : '';
+    throw new ConfigError(`the selection runs no check: ${named}--only ${config.run.only.join(',')} declares none${config.run.requirements.length > 0 ? ' (a requirement no check covers, or one of an interface left out; "canton-conformance list" shows the checks of each)' : ''}; nothing would be tested`);
+  }
   // run --record: the workers' parts, merged into the HAR once no check runs any more
   const recorded = recording !== undefined ? await recording.finish(pkg.version).then((n) => `every exchange of the run (${n}) recorded in ${options.record} (HAR 1.2, redacted)`, (e: unknown) => `the exchanges could not be recorded in ${options.record}: ${(e as Error).message}`) : undefined;
   const finished = new Date();
@@ -428,7 +446,10 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     run.runErrors.push(`the run was cut at the run.maxRunMs limit of ${limitMs} ms: no further check started after it; the checks that had not started are missing from this report`);
   }
   const knownIds = new Set(expectations.map((e) => e.requirement));
-  const agg = aggregate(catalogue, run.checks, config.run.only, config.run.requirements, run.runErrors, knownIds);
+  // nothing tested is never a pass: judged over the interfaces with a target, and for a shard once merged
+  const whole = config.run.shard === undefined && config.internal?.routes === undefined;
+  const gates = { failOn: config.run.failOn ?? 'must', ...(config.run.minDecided !== undefined ? { minDecided: config.run.minDecided } : {}), decidedOver: whole ? config.run.only.filter((a) => config.targets[a] !== undefined) : [] };
+  const agg = aggregate(catalogue, run.checks, config.run.only, config.run.requirements, run.runErrors, knownIds, gates);
   const baseline = config.run.baseline !== undefined ? { file: config.run.baseline, ...applyBaseline(expectations, new Map(agg.requirements.map((r) => [r.id, r.verdict]))) } : undefined;
   const targets: RunReport['targets'] = {};
   for (const api of config.run.only) {

@@ -56,6 +56,17 @@ export interface Aggregate {
   outcome: string;
 }
 
+/**
+ * What beyond a MUST failure decides the exit code (run.failOn, run.minDecided): nothing tested is never a pass.
+ * `decidedOver` are the interfaces whose MUST requirements must not all be left undecided (those with a target); empty
+ * for a shard, whose share of the checks is judged whole once merged.
+ */
+export interface Gates {
+  failOn: 'must' | 'should';
+  minDecided?: number;
+  decidedOver: Api[];
+}
+
 const emptyCounts = (): VerdictCounts => ({ pass: 0, fail: 0, error: 0, skipped: 0, unsupported: 0, untested: 0 });
 
 /** Stronger evidence wins: a failure anywhere fails the requirement; then error; then pass; then the not-run kinds. */
@@ -72,6 +83,7 @@ export function aggregate(
   selection: string[],
   runErrors: string[],
   known: ReadonlySet<string> = new Set(),
+  gates?: Gates,
 ): Aggregate {
   const selected = catalogue.requirements.filter((r) => apis.includes(r.api) && (selection.length === 0 || selection.includes(r.id)));
   const requirements = selected.map((r) => judge(r, checks));
@@ -92,11 +104,56 @@ export function aggregate(
   if (mustFailed.length > 0) {
     exitCode = 1;
     outcome = `FAILED: ${mustFailed.length} MUST requirement${mustFailed.length === 1 ? '' : 's'} failed`;
+  } else if (gates?.failOn === 'should' && shouldFailed(requirements, known).length > 0) {
+    const n = shouldFailed(requirements, known).length;
+    exitCode = 1;
+    outcome = `FAILED: ${n} SHOULD requirement${n === 1 ? '' : 's'} failed (run.failOn: should; no MUST requirement failed)`;
   } else if (errored.length > 0 || runErrors.length > 0) {
     exitCode = 3;
     outcome = `INCOMPLETE: no MUST requirement failed, but ${errored.length} requirement${errored.length === 1 ? '' : 's'} could not be decided because of errors${runErrors.length > 0 ? ` and ${runErrors.length} run error(s)` : ''}`;
+  } else if (gates !== undefined) {
+    const undecided = undecidedReason(requirements, gates);
+    if (undecided !== undefined) {
+      exitCode = 3;
+      outcome = `INCOMPLETE: no MUST requirement failed, but ${undecided}`;
+    }
   }
   return { requirements, counts, checkCounts, exitCode, outcome: outcome + knownNote };
+}
+
+/** SHOULD requirements that failed and are no known failure of the baseline. */
+function shouldFailed(requirements: RequirementResult[], known: ReadonlySet<string>): RequirementResult[] {
+  return requirements.filter((r) => r.level === 'SHOULD' && r.verdict === 'fail' && !known.has(r.id));
+}
+
+const decided = (r: RequirementResult) => r.verdict === 'pass' || r.verdict === 'fail';
+
+/**
+ * Why a run decided too little to pass, or undefined: an interface whose selected MUST requirements (of those a check
+ * covers) were all left undecided (skipped, in error, unsupported), a run that decided no requirement at all, or fewer
+ * decided MUST requirements than run.minDecided asks.
+ */
+function undecidedReason(requirements: RequirementResult[], gates: Gates): string | undefined {
+  if (gates.decidedOver.length === 0) return undefined;
+  // a requirement no check covers, or outside the target's version range, is not the target's to decide
+  const covered = requirements.filter((r) => gates.decidedOver.includes(r.api) && r.verdict !== 'untested' && !(r.verdict === 'skipped' && r.reason?.startsWith('version: ') === true));
+  for (const api of gates.decidedOver) {
+    const must = covered.filter((r) => r.api === api && r.level === 'MUST');
+    if (must.length > 0 && !must.some(decided)) {
+      const skipped = must.filter((r) => r.verdict === 'skipped');
+      const first = (skipped[0] ?? must[0])!;
+      return `none of the ${must.length} selected MUST requirement${must.length === 1 ? '' : 's'} of ${api} was decided (${skipped.length} skipped${first.reason !== undefined ? `, e.g. ${first.id}: ${first.reason}` : ''}): nothing of ${api} was tested`;
+    }
+  }
+  if (covered.length > 0 && !covered.some(decided)) return `none of the ${covered.length} selected requirements was decided: nothing was tested`;
+  if (gates.minDecided !== undefined) {
+    const must = covered.filter((r) => r.level === 'MUST');
+    const share = must.length === 0 ? 100 : (100 * must.filter(decided).length) / must.length;
+    if (share < gates.minDecided) {
+      return `only ${must.filter(decided).length} of the ${must.length} selected MUST requirements a check covers were decided (${share.toFixed(1)}%), fewer than run.minDecided (--min-decided) asks: ${gates.minDecided}%`;
+    }
+  }
+  return undefined;
 }
 
 /**
