@@ -4,6 +4,7 @@
  * names the checks behind its verdict as properties; a requirement no check covers is a skipped testcase ("untested").
  */
 import type { RunReport } from './model.js';
+import { checkSpans, requirementSpan, type Span } from './spans.js';
 
 const esc = (s: string) =>
   s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -24,16 +25,19 @@ export function renderJunit(report: RunReport): string {
   };
   const count = (list: Requirement[], ...kinds: Outcome[]) => list.filter((q) => kinds.includes(outcome(q))).length;
   const checks = new Map(report.checks.map((c) => [c.id, c]));
-  // a requirement's time: the time of the checks behind it (a check judging several counts in each)
-  const timeOf = (q: Requirement) => q.checks.reduce((a, ref) => a + (checks.get(ref.id)?.durationMs ?? 0), 0) / 1000;
+  // a requirement's time: its wall span, from the first start to the last end of the checks behind it (checks that ran
+  // side by side are not added up)
+  const spans = checkSpans(report);
+  const seconds = (s: Span | undefined) => (s === undefined ? 0 : (s.end - s.start) / 1000);
+  const timeOf = (q: Requirement) => seconds(requirementSpan(q.checks.map((ref) => ref.id), spans));
   const byApi = new Map<string, Requirement[]>();
   for (const q of report.requirements) byApi.set(q.api, [...(byApi.get(q.api) ?? []), q]);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const all = report.requirements;
   out.push(`<testsuites name="canton-conformance" tests="${all.length + report.runErrors.length}" failures="${count(all, 'fail')}" errors="${count(all, 'error') + report.runErrors.length}" skipped="${count(all, 'skipped', 'known')}" time="${(report.durationMs / 1000).toFixed(3)}">`);
   for (const [api, list] of byApi) {
-    // the interface's time: its checks', each once
-    const time = report.checks.filter((c) => c.api === api).reduce((a, c) => a + (c.durationMs ?? 0), 0) / 1000;
+    // the interface's time: the wall span of its checks
+    const time = seconds(requirementSpan(report.checks.filter((c) => c.api === api).map((c) => c.id), spans));
     out.push(`  <testsuite name="${esc(api)}" tests="${list.length}" failures="${count(list, 'fail')}" errors="${count(list, 'error')}" skipped="${count(list, 'skipped', 'known')}" time="${time.toFixed(3)}" timestamp="${esc(report.startedAt)}">`);
     for (const q of list) {
       const classname = `${q.api}.${q.operations[0] ?? 'general'}`;

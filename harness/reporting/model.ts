@@ -78,4 +78,10 @@ export interface RunReport {
   ownDescription?: OwnDescriptionReport;
   /** notes about the reports themselves (e.g. the HTML renderer failed) */
   notes: string[];
+  /**
+   * the binary request bodies of the failures' exchanges saved beside the reports: the digest prefix the recorder
+   * gives a binary body ("<N bytes of binary data, sha256 X>") -> the file, relative to the run's directory; the
+   * curl lines send these files (--data-binary @FILE)
+   */
+  bodies?: Record<string, string>;
 }

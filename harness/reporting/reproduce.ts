@@ -92,14 +92,20 @@ export interface FailureGroup {
 
 export function groupFailures(failures: readonly Failure[]): FailureGroup[] {
   const groups = new Map<string, FailureGroup>();
-  for (const f of failures) {
-    const key = JSON.stringify([f.message, f.exchange !== undefined ? exchangeKey(f.exchange) : null]);
+  const add = (key: string, f: Failure) => {
     const g = groups.get(key);
     if (g === undefined) groups.set(key, { failure: f, count: 1, checks: [f.checkId] });
     else {
       g.count++;
       if (!g.checks.includes(f.checkId)) g.checks.push(f.checkId);
     }
+  };
+  for (const f of failures) if (f.exchange !== undefined) add(JSON.stringify([f.message, exchangeKey(f.exchange)]), f);
+  // a failure kept without its exchange (past the first few of a check) joins a group of the same message
+  for (const f of failures) {
+    if (f.exchange !== undefined) continue;
+    const same = [...groups].find(([, g]) => g.failure.message === f.message);
+    add(same?.[0] ?? JSON.stringify([f.message, null]), f);
   }
   return [...groups.values()];
 }

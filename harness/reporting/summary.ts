@@ -1,24 +1,33 @@
 /** summary.md: the readable report. Per interface counts, then every failure with what reproduces it. */
-import { curlFor } from '../http.js';
 import type { ExchangeRecord, PropertyRecord, Verdict } from '../types.js';
 import type { RunReport } from './model.js';
 import { renderOwnDescription } from '../spec-diff/own-report.js';
+import { binaryBodyOf, curlLine, groupFailures, rerunCommand } from './reproduce.js';
 
 const EXCERPT = 1200;
+/** a failed requirement's distinct failures shown with their exchange; the others get a line each */
+const SHOWN_EXCHANGES = 3;
 const excerpt = (s: string | undefined) => (s === undefined ? '' : s.length > EXCERPT ? `${s.slice(0, EXCERPT)}\n... (${s.length - EXCERPT} more characters)` : s);
 const fence = (s: string, lang = '') => `\`\`\`${lang}\n${s.replace(/```/g, '`\u200b``')}\n\`\`\``;
 
-function exchangeBlock(x: ExchangeRecord): string[] {
+/**
+ * An exchange: request, response, and a curl line that repeats it. `bodies` maps the digest prefix of a binary request
+ * body to its file beside the report (RunReport.bodies), which the curl line sends.
+ */
+function exchangeBlock(x: ExchangeRecord, bodies?: Record<string, string>): string[] {
   const lines: string[] = [];
   lines.push(`- request: \`${x.request.method} ${x.request.url}\``);
-  if (x.request.body !== undefined) lines.push('', fence(excerpt(x.request.body), 'json'), '');
+  const binary = binaryBodyOf(x);
+  const file = binary !== undefined ? bodies?.[binary.sha256] : undefined;
+  if (binary !== undefined) lines.push(`- request body: ${binary.bytes} bytes of binary data${file !== undefined ? `, saved as \`${file}\` in the run's directory` : ' (not kept: the check did not attach it)'}`);
+  else if (x.request.body !== undefined) lines.push('', fence(excerpt(x.request.body), 'json'), '');
   if (x.response !== undefined) {
     lines.push(`- response: \`${x.response.status}\` ${x.response.headers['content-type'] ?? '(no content type)'} in ${x.durationMs} ms`);
     if (x.response.body.length > 0) lines.push('', fence(excerpt(x.response.body)), '');
   } else if (x.transportError !== undefined) {
     lines.push(`- no response: ${x.transportError}`);
   }
-  lines.push('- reproduce:', '', fence(curlFor(x), 'sh'), '');
+  lines.push(`- reproduce${file !== undefined ? ' (from the run\'s directory)' : ''}:`, '', fence(curlLine(x, file), 'sh'), '');
   return lines;
 }
 
@@ -125,42 +134,8 @@ export function renderSummary(r: RunReport): string {
   const cc = r.checkCounts;
   out.push('', `Checks: ${cc.pass} pass, ${cc.fail} fail, ${cc.error} error, ${cc.skipped} skipped, ${cc.unsupported} unsupported.`, '');
 
-  if (r.diff !== undefined) {
-    const d = r.diff;
-    out.push(`## Changes since the last run (${d.against.runId}, ${d.against.startedAt})`, '');
-    if (d.regressions.length + d.fixes.length + d.other.length === 0) out.push('No requirement changed its verdict.', '');
-    for (const [title, list] of [['Regressions (passed before, fail or error now)', d.regressions], ['Fixed (failed before, pass now)', d.fixes], ['Other changes', d.other]] as const) {
-      if (list.length === 0) continue;
-      out.push(`${title}:`, '', ...list.map((c) => `- \`${c.id}\` (${c.level}): ${c.before} -> ${c.after}`), '');
-    }
-  }
-
+  // the outcome and the counts above; then what to act on (failures, errors); then the rest, the properties last
   const known = new Map((r.baseline?.known ?? []).map((e) => [e.requirement, e.reason]));
-  if (r.baseline !== undefined) {
-    out.push(`## Baseline (${r.baseline.file})`, '');
-    out.push(`${r.baseline.known.length} known failure(s) held as expected; they do not fail the run.`, '');
-    if (r.baseline.stale.length > 0) {
-      out.push('Expectations that no longer hold (remove them from the baseline):', '');
-      for (const e of r.baseline.stale) out.push(`- \`${e.requirement}\`: expected ${e.verdict}, now ${e.actual} (${e.reason})`);
-      out.push('');
-    }
-  }
-
-  const properties = r.checks.filter((c) => (c.properties ?? []).length > 0);
-  if (properties.length > 0) {
-    const n = properties.reduce((a, c) => a + (c.properties ?? []).length, 0);
-    out.push(`## Properties (${n} in ${properties.length} checks with generated inputs)`, '');
-    out.push('Each property ran with the seed below (derived from the run seed and the check id); `--seed ' + String(r.seed) + '` reproduces them all. The verdict is the property\'s own: a check fails when one of its properties fails, the others keep theirs.', '');
-    out.push('| check | property | verdict | seed | runs | failing path |', '|---|---|---|---:|---:|---|');
-    for (const c of properties) {
-      const list = c.properties ?? [];
-      list.forEach((p, i) => {
-        out.push(`| \`${c.id}\` | ${cell(propertyName(p, i, list.length))} | ${propertyVerdict(p, c.verdict)} | ${p.seed} | ${p.plannedRuns !== undefined ? `${p.numRuns} of ${p.plannedRuns} (its time ran out)` : p.numRuns} | ${p.path !== undefined ? `\`${p.path}\`` : ''} |`);
-      });
-    }
-    out.push('');
-  }
-
   const failed = r.requirements.filter((q) => q.verdict === 'fail');
   out.push(`## Failures (${failed.length})`, '');
   if (failed.length === 0) out.push('None.', '');
@@ -168,15 +143,25 @@ export function renderSummary(r: RunReport): string {
     const why = known.get(q.id);
     out.push(`### ${q.id} (${q.level})${why !== undefined ? ' (known failure)' : ''}`, '', `> ${q.statement}`, '', `Source: ${q.source}.`, '');
     if (why !== undefined) out.push(`Known failure in the baseline: ${why}.`, '');
-    for (const f of q.failures) {
-      out.push(`- check: \`${f.checkId}\`: ${f.checkTitle}${f.file ? ` (${f.file})` : ''}${f.check ? `; found by the generic check \`${f.check}\`` : ''}`);
+    out.push(`Rerun it alone: \`${rerunCommand(r, q)}\``, '');
+    // a failure found again and again on the same exchange (a generic check on every call of an operation) is told once
+    const groups = groupFailures(q.failures);
+    if (groups.length < q.failures.length) out.push(`${q.failures.length} failures, ${groups.length} distinct (the same message on the same exchange is shown once):`, '');
+    groups.forEach(({ failure: f, count, checks }, i) => {
+      if (i >= SHOWN_EXCHANGES) {
+        out.push(`- also: \`${f.checkId}\`: ${f.message.replace(/\s+/g, ' ')}${f.exchange !== undefined ? ` (\`${f.exchange.request.method} ${f.exchange.request.url}\`)` : ''}${count > 1 ? ` (${count} times)` : ''}`);
+        if (i === groups.length - 1) out.push('');
+        return;
+      }
+      const also = checks.length > 1 ? `; also found by ${checks.slice(1, 6).map((c) => `\`${c}\``).join(', ')}${checks.length > 6 ? `, ${checks.length - 6} more` : ''}` : '';
+      out.push(`- check: \`${f.checkId}\`: ${f.checkTitle}${f.file ? ` (${f.file})` : ''}${f.check ? `; found by the generic check \`${f.check}\`` : ''}${count > 1 ? ` (${count} times${also})` : ''}`);
       out.push(`- what: ${f.message}`);
       for (const p of f.properties ?? []) {
-        if (p.path !== undefined) out.push(`- fast-check: seed ${p.seed}, path \`${p.path}\`, counterexample \`${excerpt(p.counterexample)}\``);
+        if (p.path !== undefined && (p.requirement === undefined || p.requirement === q.id)) out.push(`- fast-check: seed ${p.seed}, path \`${p.path}\`, counterexample \`${excerpt(p.counterexample)}\``);
       }
-      if (f.exchange !== undefined) out.push(...exchangeBlock(f.exchange));
+      if (f.exchange !== undefined) out.push(...exchangeBlock(f.exchange, r.bodies));
       out.push('');
-    }
+    });
   }
 
   const errored = r.checks.filter((c) => c.verdict === 'error');
@@ -192,6 +177,47 @@ export function renderSummary(r: RunReport): string {
     if (first !== undefined) out.push('', 'Last exchange of the first errored check:', '', ...exchangeBlock(first));
     out.push('');
   }
+
+  if (r.diff !== undefined) {
+    const d = r.diff;
+    out.push(`## Changes since the last run (${d.against.runId}, ${d.against.startedAt})`, '');
+    if (d.regressions.length + d.fixes.length + d.other.length === 0) out.push('No requirement changed its verdict.', '');
+    for (const [title, list] of [['Regressions (passed before, fail or error now)', d.regressions], ['Fixed (failed before, pass now)', d.fixes], ['Other changes', d.other]] as const) {
+      if (list.length === 0) continue;
+      out.push(`${title}:`, '', ...list.map((c) => `- \`${c.id}\` (${c.level}): ${c.before} -> ${c.after}`), '');
+    }
+  }
+
+  if (r.baseline !== undefined) {
+    out.push(`## Baseline (${r.baseline.file})`, '');
+    out.push(`${r.baseline.known.length} known failure(s) held as expected; they do not fail the run.`, '');
+    if (r.baseline.stale.length > 0) {
+      out.push('Expectations that no longer hold (remove them from the baseline):', '');
+      for (const e of r.baseline.stale) out.push(`- \`${e.requirement}\`: expected ${e.verdict}, now ${e.actual} (${e.reason})`);
+      out.push('');
+    }
+  }
+
+  const notRun = r.requirements.filter((q) => q.verdict === 'skipped' || q.verdict === 'unsupported');
+  if (notRun.length > 0) {
+    out.push(`## Skipped and unsupported (${notRun.length})`, '');
+    const byReason = new Map<string, string[]>();
+    for (const q of notRun) {
+      const key = `${q.verdict}: ${q.reason ?? 'no reason given'}`;
+      byReason.set(key, [...(byReason.get(key) ?? []), q.id]);
+    }
+    for (const [reason, ids] of byReason) out.push(`- ${reason}: ${ids.map((i) => `\`${i}\``).join(', ')}`);
+    out.push('');
+  }
+
+  const untested = r.requirements.filter((q) => q.verdict === 'untested');
+  out.push(`## Untested requirements (${untested.length})`, '');
+  if (untested.length === 0) out.push('None.');
+  else {
+    out.push('No check covers these yet, so this run says nothing about them:', '');
+    for (const q of untested) out.push(`- \`${q.id}\` (${q.level}): ${q.statement}${q.reason && q.reason !== 'no check covers this requirement yet' ? ` (${q.reason})` : ''}`);
+  }
+  out.push('');
 
   const fp = r.footprint;
   if (fp !== undefined && (fp.parties + fp.packageUploads + fp.usersLeft.length + fp.notCleanedUp.length + (fp.repaired ?? []).length + (fp.possiblyLeft ?? []).length > 0 || r.targets.ledger !== undefined)) {
@@ -221,32 +247,30 @@ export function renderSummary(r: RunReport): string {
   out.push(...latencyTable(r));
   out.push(...slowestChecks(r));
 
-  const notRun = r.requirements.filter((q) => q.verdict === 'skipped' || q.verdict === 'unsupported');
-  if (notRun.length > 0) {
-    out.push(`## Skipped and unsupported (${notRun.length})`, '');
-    const byReason = new Map<string, string[]>();
-    for (const q of notRun) {
-      const key = `${q.verdict}: ${q.reason ?? 'no reason given'}`;
-      byReason.set(key, [...(byReason.get(key) ?? []), q.id]);
-    }
-    for (const [reason, ids] of byReason) out.push(`- ${reason}: ${ids.map((i) => `\`${i}\``).join(', ')}`);
+  if (r.ownDescription !== undefined) out.push(...renderOwnDescription(r.ownDescription), '');
+  if (r.notes.length > 0) out.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
+  const noted = r.checks.filter((c) => (c.notes ?? []).length > 0);
+  if (noted.length > 0) {
+    out.push(`## Forms the target chose (${noted.length} checks)`, '');
+    out.push('Where SPEC.md and FACTS.md allow more than one form, the checks accept each and note which one they saw. Information only: no verdict depends on it.', '');
+    for (const c of noted) out.push(`- \`${c.id}\`: ${(c.notes ?? []).join('; ')}`);
     out.push('');
   }
 
-  const untested = r.requirements.filter((q) => q.verdict === 'untested');
-  out.push(`## Untested requirements (${untested.length})`, '');
-  if (untested.length === 0) out.push('None.');
-  else {
-    out.push('No check covers these yet, so this run says nothing about them:', '');
-    for (const q of untested) out.push(`- \`${q.id}\` (${q.level}): ${q.statement}${q.reason && q.reason !== 'no check covers this requirement yet' ? ` (${q.reason})` : ''}`);
+  const properties = r.checks.filter((c) => (c.properties ?? []).length > 0);
+  if (properties.length > 0) {
+    const n = properties.reduce((a, c) => a + (c.properties ?? []).length, 0);
+    out.push(`## Properties (${n} in ${properties.length} checks with generated inputs)`, '');
+    out.push('Each property ran with the seed below (derived from the run seed and the check id); `--seed ' + String(r.seed) + '` reproduces them all. The verdict is the property\'s own: a check fails when one of its properties fails, the others keep theirs.', '');
+    out.push('| check | property | verdict | seed | runs | failing path |', '|---|---|---|---:|---:|---|');
+    for (const c of properties) {
+      const list = c.properties ?? [];
+      list.forEach((p, i) => {
+        out.push(`| \`${c.id}\` | ${cell(propertyName(p, i, list.length))} | ${propertyVerdict(p, c.verdict)} | ${p.seed} | ${p.plannedRuns !== undefined ? `${p.numRuns} of ${p.plannedRuns} (its time ran out)` : p.numRuns} | ${p.path !== undefined ? `\`${p.path}\`` : ''} |`);
+      });
+    }
+    out.push('');
   }
-  if (r.ownDescription !== undefined) out.push('', ...renderOwnDescription(r.ownDescription));
-  if (r.notes.length > 0) out.push('', '## Notes', '', ...r.notes.map((n) => `- ${n}`));
-  const noted = r.checks.filter((c) => (c.notes ?? []).length > 0);
-  if (noted.length > 0) {
-    out.push('', `## Forms the target chose (${noted.length} checks)`, '');
-    out.push('Where SPEC.md and FACTS.md allow more than one form, the checks accept each and note which one they saw. Information only: no verdict depends on it.', '');
-    for (const c of noted) out.push(`- \`${c.id}\`: ${(c.notes ?? []).join('; ')}`);
-  }
+
   return `${out.join('\n')}\n`;
 }

@@ -14,8 +14,8 @@ describe('junit.xml', () => {
     const report = {
       startedAt: '2026-01-01T00:00:00Z', durationMs: 10, runErrors: [], baseline: { known: [{ requirement: 'scan.known', reason: 'filed' }] },
       checks: [
-        { id: 'c1', api: 'scan', verdict: 'fail', durationMs: 5, failures: [{ requirement: 'scan.new', message: 'broken' }, { requirement: 'scan.known', message: 'broken' }] },
-        { id: 'c2', api: 'scan', verdict: 'error', error: 'TransportError: refused', durationMs: 1 },
+        { id: 'c1', api: 'scan', verdict: 'fail', durationMs: 5, firstRequestAt: '2026-01-01T00:00:00.001Z', lastResponseAt: '2026-01-01T00:00:00.005Z', failures: [{ requirement: 'scan.new', message: 'broken' }, { requirement: 'scan.known', message: 'broken' }] },
+        { id: 'c2', api: 'scan', verdict: 'error', error: 'TransportError: refused', durationMs: 1, firstRequestAt: '2026-01-01T00:00:00.003Z', lastResponseAt: '2026-01-01T00:00:00.004Z' },
       ],
       requirements: [
         requirement('scan.known', 'fail', [{ id: 'c1', verdict: 'fail' }], ['c1']),
@@ -29,7 +29,12 @@ describe('junit.xml', () => {
     } as unknown as RunReport;
     const xml = renderJunit(report);
     expect(xml).toMatch(/<testsuites [^>]*tests="6" failures="1" errors="1" skipped="3"/);
-    expect(xml).toMatch(/<testsuite name="scan" tests="6" failures="1" errors="1" skipped="3" time="0.006"/);
+    // the interface's time is the wall span of its checks (c2 ran inside c1's span), not their sum
+    expect(xml).toMatch(/<testsuite name="scan" tests="6" failures="1" errors="1" skipped="3" time="0.005"/);
+    // a requirement's time is the span from its checks' first start to their last end, never their sum
+    expect(xml).toMatch(/<testcase [^>]*name="scan\.kept \(MUST\)" time="0\.005"/);
+    expect(xml).toMatch(/<testcase [^>]*name="scan\.broke \(MUST\)" time="0\.001"/);
+    expect(xml).toMatch(/<testcase [^>]*name="scan\.none \(MUST\)" time="0\.000"/);
     expect(xml.match(/<failure /g)?.length).toBe(1);
     expect(xml.match(/<skipped /g)?.length).toBe(3);
     const testcase = (id: string) => new RegExp(`<testcase [^>]*name="${id.replace(/\./g, '\\.')} \\(MUST\\)"[^>]*>([\\s\\S]*?)</testcase>`).exec(xml)?.[1] ?? '';
