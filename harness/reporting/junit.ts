@@ -34,7 +34,11 @@ export function renderJunit(report: RunReport): string {
   for (const q of report.requirements) byApi.set(q.api, [...(byApi.get(q.api) ?? []), q]);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const all = report.requirements;
-  out.push(`<testsuites name="canton-conformance" tests="${all.length + report.runErrors.length}" failures="${count(all, 'fail')}" errors="${count(all, 'error') + report.runErrors.length}" skipped="${count(all, 'skipped', 'known')}" time="${(report.durationMs / 1000).toFixed(3)}">`);
+  // a run that is not passed where no testcase shows why (an interface that decided nothing, run.minDecided, a stopped
+  // run): its outcome is a testcase in error, so that junit.xml is red whenever the exit code is not 0
+  const gate = report.exitCode !== 0 && count(all, 'fail', 'error') + report.runErrors.length === 0 ? report.outcome : undefined;
+  const extra = gate !== undefined ? 1 : 0;
+  out.push(`<testsuites name="canton-conformance" tests="${all.length + report.runErrors.length + extra}" failures="${count(all, 'fail')}" errors="${count(all, 'error') + report.runErrors.length + extra}" skipped="${count(all, 'skipped', 'known')}" time="${(report.durationMs / 1000).toFixed(3)}">`);
   for (const [api, list] of byApi) {
     // the interface's time: the wall span of its checks
     const time = seconds(requirementSpan(report.checks.filter((c) => c.api === api).map((c) => c.id), spans));
@@ -83,6 +87,11 @@ export function renderJunit(report: RunReport): string {
     report.runErrors.forEach((e, i) => {
       out.push(`    <testcase classname="run" name="run error ${i + 1}"><error message="${esc(e.slice(0, 500))}">${esc(e)}</error></testcase>`);
     });
+    out.push('  </testsuite>');
+  }
+  if (gate !== undefined) {
+    out.push('  <testsuite name="run" tests="1" failures="0" errors="1" skipped="0">');
+    out.push(`    <testcase classname="run" name="outcome (exit code ${report.exitCode})"><error message="${esc(gate.slice(0, 500))}">${esc(gate)}</error></testcase>`);
     out.push('  </testsuite>');
   }
   out.push('</testsuites>');

@@ -196,7 +196,14 @@ export async function mergeShards(sources: string[], o: MergeOptions): Promise<M
     ...(absent.problem !== undefined ? [absent.problem] : []),
   ];
   const known = new Set(expectations.map((e) => e.requirement));
-  const agg = aggregate(catalogue, checks, apis, selection, runErrors, known);
+  // the shards' gates (run.failOn, run.minDecided), judged over the whole run's interfaces with a target
+  const shardRun = isObject(first.config) && isObject(first.config.run) ? first.config.run : {};
+  const gates = {
+    failOn: shardRun.failOn === 'should' ? ('should' as const) : ('must' as const),
+    ...(typeof shardRun.minDecided === 'number' ? { minDecided: shardRun.minDecided } : {}),
+    decidedOver: apis.filter((a) => first.targets[a] !== undefined),
+  };
+  const agg = aggregate(catalogue, checks, apis, selection, runErrors, known, gates);
   const stopped = shards.find((s) => s.report.interrupted !== undefined);
   const interrupted = stopped === undefined ? undefined : { by: `shard ${shardLabel(stopped.shard)}${stopped.report.interrupted!.by !== undefined ? `: ${stopped.report.interrupted!.by}` : ''}`, atOnce: shards.some((s) => s.report.interrupted?.atOnce === true) };
   const baseline = o.baseline !== undefined ? { file: o.baseline, ...applyBaseline(expectations, new Map(agg.requirements.map((r) => [r.id, r.verdict]))) } : undefined;
