@@ -258,10 +258,11 @@ export function registerSecretNames(names: readonly string[] | undefined): void 
 }
 
 /**
- * `name=value` at the start of a text or after `?`, `&` or `;` (a URL's query, a form body, a cookie-like list). The
+ * `name=value` at the start of a text, a word or a quoted string, or after `?`, `&`, `;` or `,` (a URL's query, a form
+ * body, a cookie-like list, `session=...` quoted in a message). The
  * value ends before a quote or a backslash: a URL inside a JSON string keeps its closing quote and escapes.
  */
-const NAMED_PARAMETER = /(^|[?&;]\s*)([A-Za-z0-9_.%[\]-]{1,128})=([^&#;\s"'<>\\]*)/g;
+const NAMED_PARAMETER = /(^|[?&;,\s"'(]\s*)([A-Za-z0-9_.%[\]-]{1,128})=([^&#;\s"'<>\\]*)/g;
 
 function redactNamedParameters(text: string): string {
   return text.replace(NAMED_PARAMETER, (whole, before: string, name: string, value: string) => {

@@ -136,8 +136,9 @@ export function observeCommand(program: Command, done: Done, out: Out, err: Out)
       checkReportsDir(config.run.reportsDir);
       registerSecrets(config);
       const parts = await passiveParts(config, maxKept);
-      const { startObserver } = await import('./proxy.js');
+      const { startObserver, OBSERVE_DEFAULTS } = await import('./proxy.js');
       const { observedReport, writeObservedReports } = await import('./report.js');
+      const limits = { ...OBSERVE_DEFAULTS, ...(config.run as { observe?: Partial<typeof OBSERVE_DEFAULTS> }).observe };
       let observer;
       try {
         observer = await startObserver({
@@ -145,6 +146,10 @@ export function observeCommand(program: Command, done: Done, out: Out, err: Out)
           listeners,
           maxBodyBytes: config.run.maxResponseBytes,
           maxHeaderBytes: config.run.maxHeaderBytes,
+          headerTimeoutMs: limits.headerTimeoutMs,
+          bodyTimeoutMs: limits.bodyTimeoutMs,
+          idleTimeoutMs: limits.idleTimeoutMs,
+          maxConnections: limits.maxConnections,
           onExchange: (x) => {
             try {
               parts.judge.judge(x);
@@ -177,18 +182,51 @@ export function observeCommand(program: Command, done: Done, out: Out, err: Out)
           err(`observe: the periodic report could not be written: ${(e as Error).message}\n`);
         }
       }, every * 1000) : undefined;
-      const stoppedBy = await new Promise<string>((resolve) => {
-        const stop = (why: string) => () => resolve(why);
-        process.once('SIGINT', stop('SIGINT'));
-        process.once('SIGTERM', stop('SIGTERM'));
-        if (duration !== undefined) setTimeout(stop(`--duration ${duration} s`), duration * 1000).unref();
-      });
-      if (timer !== undefined) clearInterval(timer);
-      err(`\nobserve: stopping (${stoppedBy}): the exchanges in flight get 2 s to end; then the reports are written\n`);
-      await observer.close(2000);
-      const { report, dir } = write([`observation ended by ${stoppedBy}`]);
-      printObserved(report, dir, out);
-      return report.exitCode;
+      // The first signal (or --duration) stops: the exchanges in flight get stopGraceMs to end, then the reports are
+      // written. A further signal (coreutils `timeout` sends SIGTERM twice: to the command and to its process group)
+      // only cuts that wait short; once the reports are written, a signal ends the process with their exit code.
+      const cut = new AbortController();
+      let stopped: ((why: string) => void) | undefined;
+      let exitCode: number | undefined;
+      const onSignal = (name: NodeJS.Signals) => {
+        if (exitCode !== undefined) process.exit(exitCode);
+        if (stopped !== undefined) {
+          const stop = stopped;
+          stopped = undefined;
+          return stop(name);
+        }
+        if (!cut.signal.aborted) {
+          err(`\nobserve: ${name} again: the exchanges in flight are cut off now; the reports are written\n`);
+          cut.abort();
+        }
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      try {
+        const stoppedBy = await new Promise<string>((resolve) => {
+          stopped = resolve;
+          if (duration !== undefined) {
+            setTimeout(() => {
+              stopped = undefined;
+              resolve(`--duration ${duration} s`);
+            }, duration * 1000).unref();
+          }
+        });
+        stopped = undefined;
+        if (timer !== undefined) clearInterval(timer);
+        err(`\nobserve: stopping (${stoppedBy}): the exchanges in flight get ${limits.stopGraceMs / 1000} s to end (a further SIGINT or SIGTERM cuts them off); then the reports are written\n`);
+        await observer.close(limits.stopGraceMs, cut.signal);
+        const { report, dir } = write([`observation ended by ${stoppedBy}${cut.signal.aborted ? ' (the exchanges in flight were cut off by a further signal)' : ''}`]);
+        exitCode = report.exitCode;
+        printObserved(report, dir, out);
+        return report.exitCode;
+      } finally {
+        // a signal while the process ends is the same stop, not the default action (exit without the reports)
+        if (exitCode === undefined) {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        }
+      }
     }));
 }
 

@@ -9,6 +9,13 @@
  * goes to <ledger url>/v2/version), or every configured interface on one port by their base paths (GET
  * /api/scan/v0/ans-entries goes to the scan target, as if the client spoke to it). Upgraded connections (WebSocket)
  * are tunnelled as they are, and not judged.
+ *
+ * Whatever the target answers, the client gets an answer and the proxy goes on: a status outside 100-599, a head
+ * Node cannot forward, a 101 to a request that asked for no upgrade, a head or body that does not parse are answered
+ * 502 with the cause (and recorded as no answer). CONNECT is refused with 405: observe is no forward proxy. Clients
+ * are bounded: a request's head within headerTimeoutMs, the whole request within bodyTimeoutMs, a connection idle
+ * (nothing sent or received, no answer awaited) for idleTimeoutMs is closed, and at most maxConnections are open per
+ * listener.
  */
 import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -38,16 +45,33 @@ export interface ObserverOptions {
   onExchange: (x: ObservedExchange) => void;
   /** an exchange forwarded but not judged (an upgraded connection, a path no interface serves), with why */
   onNotJudged?: (reason: string) => void;
+  /** a client must send a request's head within this (default 30 s) */
+  headerTimeoutMs?: number;
+  /** a client must send a whole request within this (default 300 s) */
+  bodyTimeoutMs?: number;
+  /** a client connection with nothing sent or received for this long, and no answer awaited, is closed (default 60 s) */
+  idleTimeoutMs?: number;
+  /** the most client connections open at once per listener (default 1000) */
+  maxConnections?: number;
 }
+
+export const OBSERVE_DEFAULTS = { headerTimeoutMs: 30_000, bodyTimeoutMs: 300_000, idleTimeoutMs: 60_000, maxConnections: 1000, stopGraceMs: 2000 } as const;
 
 export interface Observer {
   /** each listener's URL, e.g. http://127.0.0.1:41234, with the interface it serves (none: all of them) */
   listening: Array<{ api?: Api; url: string }>;
   /** exchanges whose response has not ended yet */
   inFlight(): number;
-  /** Stops accepting, lets the exchanges in flight end within `graceMs`, then closes what is left. */
-  close(graceMs?: number): Promise<void>;
+  /** client connections open now, all listeners together */
+  connections(): number;
+  /**
+   * Stops accepting, lets the exchanges in flight end within `graceMs` (sooner once `cut` is aborted: a further
+   * signal), then closes what is left.
+   */
+  close(graceMs?: number, cut?: AbortSignal): Promise<void>;
 }
+
+const CONNECT_REFUSED = 'canton-conformance observe: CONNECT is not served (observe is a reverse proxy in front of the configured targets)\n';
 
 /** RFC 9110 7.6.1: the hop-by-hop fields, never forwarded (with those the Connection field names). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-authenticate', 'proxy-authorization']);
@@ -86,6 +110,8 @@ function headerRecord(raw: readonly string[]): Record<string, string> {
 }
 
 const TEXTUAL = /json|text|xml|x-www-form-urlencoded/i;
+/** methods whose request, sent without a body on a kept-alive connection the target had just closed, is sent again */
+const RESENDABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** what a record keeps of a request body: 8 KiB and the room its redaction needs */
 const KEEP_REQUEST_BYTES = 12 * 1024;
 
@@ -109,6 +135,8 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
     upstreams.set(b.api, { base: b, https, hostname: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port || (https ? 443 : 80)), host: u.host, agent: https ? agents.https : agents.http });
   }
   const maxKept = o.maxKeptBytes ?? Math.max(64 * 1024 * 1024, 4 * o.maxBodyBytes);
+  /** per client connection, its exchanges awaiting or receiving an answer: such a connection is not idle */
+  const busySockets = new WeakMap<object, number>();
   let keptBytes = 0;
   let inFlight = 0;
   const notJudged = (reason: string) => o.onNotJudged?.(reason);
@@ -182,6 +210,19 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
         if (x !== undefined) o.onExchange(x);
       });
     };
+    /** the target's answer cannot be forwarded: the client gets a 502 naming why, the exchange is recorded as no answer */
+    const refuse = (why: string) => {
+      if (!res.headersSent && !res.destroyed) {
+        res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+        res.end(`canton-conformance observe: ${why}\n`);
+      } else res.destroy();
+      finish(observed({ error: why }), 0);
+    };
+    const busy = busySockets.get(req.socket) ?? 0;
+    busySockets.set(req.socket, busy + 1);
+    res.on('close', () => busySockets.set(req.socket, Math.max(0, (busySockets.get(req.socket) ?? 1) - 1)));
+    const bodiless = RESENDABLE.has(method.toUpperCase()) && req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
+    const send = (again: boolean) => {
     const upstream = (up.https ? httpsRequest : httpRequest)({
       hostname: up.hostname,
       port: up.port,
@@ -192,9 +233,26 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
       agent: up.agent,
       ...(o.maxHeaderBytes !== undefined ? { maxHeaderSize: o.maxHeaderBytes } : {}),
     });
+    upstream.on('upgrade', (ures, socket) => {
+      socket.destroy();
+      ures.destroy();
+      refuse(`the target answered ${ures.statusCode ?? 101} (switching protocols) to a request that asked for no upgrade: not forwarded`);
+    });
     upstream.on('response', (ures) => {
-      const status = ures.statusCode ?? 502;
-      res.writeHead(status, ures.statusMessage, endToEnd(ures.rawHeaders));
+      const status = ures.statusCode ?? 0;
+      if (!Number.isInteger(status) || status < 100 || status > 599) {
+        ures.destroy();
+        refuse(`the target answered with status ${String(ures.statusCode).padStart(3, '0')}, outside 100-599: not forwarded`);
+        return;
+      }
+      try {
+        res.writeHead(status, ures.statusMessage, endToEnd(ures.rawHeaders));
+      } catch (e) {
+        ures.destroy();
+        // a header or reason phrase HTTP does not allow in an answer (a control character, an invalid name)
+        refuse(`the target's answer (status ${status}) has a head that cannot be forwarded (${(e as { code?: string }).code ?? (e as Error).message}): not forwarded`);
+        return;
+      }
       const chunks: Buffer[] = [];
       let kept = 0;
       let size = 0;
@@ -240,11 +298,18 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
     });
     upstream.on('error', (e: Error & { code?: string }) => {
       if (done) return;
+      // a kept-alive connection the target closed just as this request went out: a request without a body that
+      // changes nothing is sent once more, on a new connection
+      if (!again && bodiless && upstream.reusedSocket && !res.headersSent && (e.code === 'ECONNRESET' || e.code === 'EPIPE')) {
+        send(true);
+        return;
+      }
+      const cause = e.code?.startsWith('HPE_') === true ? `its answer does not parse as HTTP (${e.code})` : `it could not be reached (${e.code ?? e.message})`;
       if (!res.headersSent && !res.destroyed) {
         res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end(`canton-conformance observe: the target could not be reached (${e.code ?? e.message})\n`);
+        res.end(`canton-conformance observe: the target failed: ${cause}\n`);
       } else res.destroy();
-      finish(observed({ error: `the target could not be reached: ${e.code ?? e.message}` }), 0);
+      finish(observed({ error: `the target failed: ${cause}` }), 0);
     });
     req.on('error', () => upstream.destroy());
     res.on('close', () => {
@@ -253,7 +318,10 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
         finish(observed({ error: 'the client closed the connection before the answer' }), 0);
       }
     });
-    req.pipe(upstream);
+    if (again) upstream.end();
+    else req.pipe(upstream);
+    };
+    send(false);
   };
 
   const tunnel = (listenerApi: Api | undefined) => (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -284,12 +352,48 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
 
   const servers: Server[] = [];
   const listening: Observer['listening'] = [];
+  const bodyTimeoutMs = o.bodyTimeoutMs ?? OBSERVE_DEFAULTS.bodyTimeoutMs;
+  // Node wants a head's bound within the whole request's
+  const headerTimeoutMs = Math.min(o.headerTimeoutMs ?? OBSERVE_DEFAULTS.headerTimeoutMs, bodyTimeoutMs);
+  const idleTimeoutMs = o.idleTimeoutMs ?? OBSERVE_DEFAULTS.idleTimeoutMs;
   try {
     for (const l of o.listeners) {
       if (l.api !== undefined && !upstreams.has(l.api)) throw new Error(`--${l.api}-listen: no ${l.api} target is configured`);
-      const server = createServer({ ...(o.maxHeaderBytes !== undefined ? { maxHeaderSize: o.maxHeaderBytes } : {}), requestTimeout: 0 }, handle(l.api));
+      const server = createServer(
+        {
+          ...(o.maxHeaderBytes !== undefined ? { maxHeaderSize: o.maxHeaderBytes } : {}),
+          headersTimeout: headerTimeoutMs,
+          requestTimeout: bodyTimeoutMs,
+          // how often Node looks for requests past these bounds
+          connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(headerTimeoutMs / 4))),
+        },
+        handle(l.api),
+      );
       server.on('upgrade', tunnel(l.api));
-      server.timeout = 0;
+      server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+        notJudged('a CONNECT request (refused with 405: observe is a reverse proxy, not a forward proxy)');
+        socket.on('error', () => undefined);
+        socket.end(`HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${CONNECT_REFUSED.length}\r\nConnection: close\r\n\r\n${CONNECT_REFUSED}`);
+      });
+      server.maxConnections = o.maxConnections ?? OBSERVE_DEFAULTS.maxConnections;
+      server.on('drop', () => notJudged(`a client connection beyond the ${server.maxConnections} open at once (observe.maxConnections): closed unanswered`));
+      // idle: nothing sent or received for idleTimeoutMs on a connection that awaits no answer of the target
+      server.timeout = idleTimeoutMs;
+      server.on('timeout', (socket: Socket) => {
+        if ((busySockets.get(socket) ?? 0) > 0) return;
+        socket.destroy();
+      });
+      server.on('clientError', (e: Error & { code?: string }, socket: Duplex) => {
+        // a head that does not parse, or a request past its bounds: answered as Node does, counted
+        const timedOut = e.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+        // a connection reset or broken by the client: nothing to answer
+        if (!timedOut && e.code?.startsWith('HPE_') !== true) return socket.destroy();
+        if (timedOut) notJudged('a client that did not send its whole request in time (observe.headerTimeoutMs, observe.bodyTimeoutMs): answered 408');
+        else notJudged(`a request that does not parse as HTTP (${e.code}): answered ${e.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400}`);
+        if (!socket.writable || (socket as Socket).destroyed) return socket.destroy();
+        const status = e.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : e.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+        socket.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      });
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(l.port, l.host, () => {
@@ -309,11 +413,12 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
   return {
     listening,
     inFlight: () => inFlight,
-    close: async (graceMs = 2000) => {
+    connections: () => servers.reduce((n, s) => n + ((s as unknown as { _connections?: number })._connections ?? 0), 0),
+    close: async (graceMs = OBSERVE_DEFAULTS.stopGraceMs, cut?: AbortSignal) => {
       const closed = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
       for (const s of servers) s.closeIdleConnections();
       const deadline = Date.now() + graceMs;
-      while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while (inFlight > 0 && Date.now() < deadline && cut?.aborted !== true) await new Promise((r) => setTimeout(r, 20));
       for (const s of servers) s.closeAllConnections();
       await closed;
       agents.http.destroy();
