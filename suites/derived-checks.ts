@@ -55,6 +55,8 @@ export interface DerivedCheck {
   prepare: (t: CheckContext) => Promise<Prepared>;
   /** target state its valid requests change, which other checks read (harness/shared-state.ts) */
   shares?: readonly string[];
+  /** target state its valid requests read and need unchanged, which other checks change (harness/shared-state.ts) */
+  reads?: readonly string[];
 }
 
 const kebab = (op: string) => op.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -89,6 +91,7 @@ export function derivedCheck(d: DerivedCheck): void {
       operations: [d.operationId],
       requirements,
       ...(d.shares !== undefined ? { shares: [...d.shares] } : {}),
+      ...(d.reads !== undefined ? { reads: [...d.reads] } : {}),
     },
     async (t) => {
       const op = t.schemas.operation(d.api, d.operationId);

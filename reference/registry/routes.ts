@@ -163,7 +163,10 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
       }
       if (f.has(CC.CC_META_REQUIRED) && !isPlainObject(body.meta)) throw new HttpError(400, 'meta is required');
       const servedMoving = f.has(allocation ? AI.AI_SERVED_DURING_REASSIGNMENT : TI.TI_SERVED_DURING_REASSIGNMENT);
-      const [, rules, round] = involved(ctx, servedMoving ? [s.amuletRules, s.amuletRules, s.openRound] : [id, s.amuletRules, s.openRound]);
+      // planted fault (served-while-disclosed-contract-moves): the instruction is checked, the contracts disclosed are not
+      const disclosedMoving = allocation && f.has(AI.AI_SERVED_WHILE_DISCLOSED_MOVES);
+      if (!servedMoving) involved(ctx, [id]);
+      const [rules, round] = involved(ctx, [s.amuletRules, s.openRound], disclosedMoving);
       const context = {
         choiceContextData: contextData(s),
         disclosedContracts: [disclose(ctx, rules!, excludeDebugFields), disclose(ctx, round!, excludeDebugFields)],

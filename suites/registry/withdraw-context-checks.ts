@@ -17,6 +17,7 @@ import {
   stableInstructionIds,
   validWithdraw,
   type InstructionKind,
+  READS_CHOICE_CONTEXTS,
 } from '../../harness/fixtures/registry.js';
 import { choiceContextRequest, invalidChoiceContextRequest } from '../../generators/registry/GetChoiceContextRequest.js';
 import { contractIdLike } from '../../generators/registry/GetFactoryRequest.js';
@@ -63,6 +64,7 @@ export function withdrawContextChecks(kind: InstructionKind, ids: WithdrawCheckI
       id: ids.context,
       title: `answers 200 with a choice context whose disclosed contracts carry templateId, contractId, createdEventBlob and synchronizerId for a known ${label}`,
       api: 'registry',
+      reads: [...READS_CHOICE_CONTEXTS],
       operations,
       requirements: [REQ[kind].schema, 'registry.choice-context.disclosed-contract-fields', 'registry.choice-context.template-id-qualified'],
     },
@@ -81,6 +83,7 @@ export function withdrawContextChecks(kind: InstructionKind, ids: WithdrawCheckI
       id: ids.debugFields,
       title: `sends no debug value with excludeDebugFields true (absent, or null as real registries send it), and types the debug fields it sends otherwise (${label})`,
       api: 'registry',
+      reads: [...READS_CHOICE_CONTEXTS],
       operations,
       requirements: [DEBUG.excluded, DEBUG.absent, DEBUG.types, DEBUG.defaultIncluded],
     },
@@ -106,6 +109,7 @@ export function withdrawContextChecks(kind: InstructionKind, ids: WithdrawCheckI
       id: ids.metaOptional,
       title: `accepts a withdraw choice-context request without meta (${label})`,
       api: 'registry',
+      reads: [...READS_CHOICE_CONTEXTS],
       operations,
       requirements: ['registry.choice-context.meta-optional'],
     },
@@ -125,6 +129,7 @@ export function withdrawContextChecks(kind: InstructionKind, ids: WithdrawCheckI
       id: ids.unknownId,
       title: `answers a 4xx with an {error} body for an id that names no ${label}, 404 as FACTS.md gives`,
       api: 'registry',
+      reads: [...READS_CHOICE_CONTEXTS],
       operations,
       requirements: [REQ[kind].unknown, UNKNOWN_ID_404],
     },
@@ -151,6 +156,7 @@ export function withdrawContextChecks(kind: InstructionKind, ids: WithdrawCheckI
       id: ids.malformedBody,
       title: `rejects a body that is not a JSON object of the documented fields and types with a 4xx status, 400 as Splice answers (${label})`,
       api: 'registry',
+      reads: [...READS_CHOICE_CONTEXTS],
       operations,
       requirements: [REQ[kind].malformed, 'registry.errors.bad-request-400'],
     },

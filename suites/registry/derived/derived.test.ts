@@ -3,7 +3,7 @@
  * instruction ids and the factory's choice arguments from the target's fixtures.
  */
 import { describe } from 'vitest';
-import { factoryChoiceArguments, judgeBadRequestOfKind, KIND, stableInstructionIds, type InstructionKind } from '../../../harness/fixtures/registry.js';
+import { factoryChoiceArguments, judgeBadRequestOfKind, KIND, READS_CHOICE_CONTEXTS, stableInstructionIds, type InstructionKind } from '../../../harness/fixtures/registry.js';
 import { derivedCheck } from '../../derived-checks.js';
 
 describe('registry requests derived from the specs', () => {
@@ -12,10 +12,11 @@ describe('registry requests derived from the specs', () => {
       api: 'registry',
       operationId: KIND[kind].operation,
       kinds: ['wrong-type'],
+      reads: READS_CHOICE_CONTEXTS,
       prepare: async (t) => {
         const id = stableInstructionIds(t, kind, 1)[0]!;
         const json = { excludeDebugFields: true };
-        // FACTS.md: a registry that does not support the instruction kind may answer 400: unsupported, not skipped
+        // FACTS.md: a registry that does not support the instruction kind may answer 400: unsupported where its configuration says so
         return { request: () => ({ params: { [KIND[kind].param]: id }, query: {}, json }), refused: (x) => judgeBadRequestOfKind(t, kind, x, json) };
       },
     });
@@ -25,6 +26,7 @@ describe('registry requests derived from the specs', () => {
     api: 'registry',
     operationId: 'getAllocationFactory',
     kinds: ['required-removed', 'wrong-type'],
+    reads: READS_CHOICE_CONTEXTS,
     prepare: async (t) => {
       const choiceArguments = factoryChoiceArguments(t);
       const json = { choiceArguments, excludeDebugFields: true };

@@ -5,7 +5,7 @@
  */
 import { describe } from 'vitest';
 import { conformance } from '../../../harness/conformance.js';
-import { KIND, WITHDRAW_BODY_WITH_META, factoryChoiceArguments, instructionIds, isObj, stableInstructionIds } from '../../../harness/fixtures/registry.js';
+import { READS_CHOICE_CONTEXTS, KIND, WITHDRAW_BODY_WITH_META, factoryChoiceArguments, instructionIds, isObj, stableInstructionIds } from '../../../harness/fixtures/registry.js';
 import { factoryRequest, hasTransferLegs } from '../../../generators/registry/GetFactoryRequest.js';
 
 /** an id shaped like a contract id that names no contract (00, 64 hex digits, a suffix) */
@@ -17,6 +17,7 @@ describe('registry HTTP', () => {
       id: 'registry.http.generic',
       title: 'answers successful and failing requests of every registry operation with documented statuses and content types, {error} bodies and no 5xx',
       api: 'registry',
+      reads: [...READS_CHOICE_CONTEXTS],
       operations: ['getTransferInstructionWithdrawContext', 'getAllocationInstructionWithdrawContext', 'getAllocationFactory'],
       requirements: ['registry.http.documented-status', 'registry.http.documented-content-type', 'registry.http.no-server-error', 'registry.errors.error-body'],
     },

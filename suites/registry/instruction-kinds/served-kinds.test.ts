@@ -7,7 +7,7 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
-import { KIND, KIND_FEATURE, factoryChoiceArguments, instructionIds, isObj } from '../../../harness/fixtures/registry.js';
+import { READS_CHOICE_CONTEXTS, KIND, KIND_FEATURE, factoryChoiceArguments, instructionIds, isObj } from '../../../harness/fixtures/registry.js';
 import { factoryRequest, hasTransferLegs } from '../../../generators/registry/GetFactoryRequest.js';
 import { expectStatus, notBusy } from '../../v0-http-checks.js';
 
@@ -39,6 +39,7 @@ describe('registry instruction kinds', () => {
       id: 'registry.versioning.served-paths',
       title: 'serves transfer instructions under /v1 and allocation instructions under /v2: a valid request is answered 200 (400 only for a kind the configuration declares unsupported)',
       api: 'registry',
+      reads: [...READS_CHOICE_CONTEXTS],
       operations: ['getTransferInstructionWithdrawContext', 'getAllocationInstructionWithdrawContext', 'getAllocationFactory'],
       requirements: ['registry.versioning.path-versions', 'registry.versioning.allocation-endpoints-added'],
     },
@@ -53,6 +54,7 @@ describe('registry instruction kinds', () => {
       id: 'registry.versioning.allocation-endpoints-absent-before',
       title: 'answers no valid allocation-instruction request with 2xx before 0.6.11',
       api: 'registry',
+      reads: [...READS_CHOICE_CONTEXTS],
       operations: ['getAllocationInstructionWithdrawContext', 'getAllocationFactory'],
       requirements: ['registry.versioning.allocation-endpoints-absent-before'],
     },

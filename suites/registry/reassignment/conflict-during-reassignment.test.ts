@@ -7,12 +7,18 @@
  * The allocation factory's check moves a contract its choice context discloses (the factory itself when it is
  * disclosed), whose stakeholder is the registry admin: fixtures factoryReassignmentUser and
  * factoryReassignmentSubmitter (a ledger user who can act as the admin, and the admin party). Fixture
- * factoryReassignmentChoiceArguments names an allocation whose factory no other check uses, so that factory checks
- * running at the same time never meet the moving contract; without it the factory checks fall back to
- * allocationFactoryChoiceArguments, as the example configuration says, and the report notes that other factory checks
- * may then meet the moving contract. The assignment asks the ledger for the created
- * event blob, which the registry must then disclose unchanged, and the synchronizer it moved to, which the registry
- * must then disclose as the contract's synchronizerId.
+ * factoryReassignmentChoiceArguments names an allocation whose factory no other check uses; without it the check falls
+ * back to allocationFactoryChoiceArguments, as the example configuration says. The assignment asks the ledger for the
+ * created event blob, which the registry must then disclose unchanged, and the synchronizer it moved to, which the
+ * registry must then disclose as the contract's synchronizerId.
+ *
+ * The withdraw endpoints' checks move a contract a withdraw choice context discloses besides the instruction (the
+ * registry's rules or mining round, which every choice context may disclose), with the same admin fixtures.
+ *
+ * Every check here that moves a contract holds the registry's contracts alone while it runs (shares
+ * SHARED_STATE.movingContracts); every other registry check that asks for a choice context declares it reads them
+ * (READS_CHOICE_CONTEXTS), so no check meets a contract another one moves: it would get the 409 SPEC.md requires
+ * during the move, and fail a rule the registry keeps.
  */
 import { describe } from 'vitest';
 import { conformance, retriedStep, type CheckContext } from '../../../harness/conformance.js';
@@ -286,7 +292,7 @@ function factoryMoveCheck(mode: 'conflict' | 'blob'): void {
       const own = t.fixture<unknown>('factoryReassignmentChoiceArguments');
       const shared = t.fixture<unknown>('allocationFactoryChoiceArguments');
       if (!isObj(own) && !isObj(shared)) t.skip('neither factoryReassignmentChoiceArguments nor allocationFactoryChoiceArguments configured (registry fixtures: an allocation whose factory the check may move)');
-      if (!isObj(own)) t.note('no factoryReassignmentChoiceArguments: the factory of allocationFactoryChoiceArguments is moved, and other allocation-factory checks running at the same time may meet it while it moves');
+      if (!isObj(own)) t.note('no factoryReassignmentChoiceArguments: the factory of allocationFactoryChoiceArguments is moved (the other registry checks wait for it)');
       const args = structuredClone(isObj(own) ? own : shared);
       const m = await mover(t, { user: 'factoryReassignmentUser', submitter: 'factoryReassignmentSubmitter', of: "the allocation factory's disclosed contracts (the registry admin)" });
       await repairEarlierMoves(t);
@@ -337,7 +343,61 @@ function factoryMoveCheck(mode: 'conflict' | 'blob'): void {
   );
 }
 
+/** the admin fixtures: a ledger user who can act as the party the disclosed contracts of a choice context belong to */
+const ADMIN_MOVER = { user: 'factoryReassignmentUser', submitter: 'factoryReassignmentSubmitter', of: 'the contracts the choice contexts disclose (the registry admin)' };
+
+/**
+ * Moves a contract the withdraw choice context of a configured instruction discloses, other than the instruction
+ * itself, and asks for the context between the unassignment and the assignment (409, SPEC.md: "while it is being
+ * reassigned the endpoint answers 409") and after it (200).
+ */
+function disclosedMoveCheck(kind: InstructionKind, id: string, requirement: string): void {
+  const { operation, label } = KIND[kind];
+  conformance(
+    {
+      id,
+      title: `answers 409 with an {error} body while a contract the ${label}'s withdraw choice context discloses is being reassigned, and 200 once it is assigned again`,
+      api: 'registry',
+      shares: [SHARED_STATE.movingContracts],
+      operations: [operation],
+      requirements: [requirement],
+    },
+    async (t) => {
+      const [instruction] = stableInstructionIds(t, kind, 1) as [string];
+      const m = await mover(t, ADMIN_MOVER);
+      await repairEarlierMoves(t);
+      const call = () => t.call(operation, { params: { [KIND[kind].param]: instruction }, json: { excludeDebugFields: true } });
+      const before = await validWithdraw(t, kind, instruction, { excludeDebugFields: true });
+      if (before.status !== 200) throw new Error(`setup: the ${label} ${instruction} answered ${before.status} before the move: ${before.text.slice(0, 200)}`);
+      const candidates = disclosedContractsOf(before).map((d) => d.contractId).filter((c): c is string => typeof c === 'string' && c !== '' && c !== instruction);
+      if (candidates.length === 0) t.skip(`the withdraw choice context of the ${label} ${instruction} discloses no contract besides the instruction: none to move`);
+      let found: { cid: string; move: { source: string; target: string; reassignmentId: string } } | undefined;
+      for (const cid of candidates) {
+        const move = await unassign(t, m, cid);
+        if (move !== undefined) {
+          found = { cid, move };
+          break;
+        }
+      }
+      if (found === undefined) throw new Error(`setup: ${m.user} could not unassign any of the disclosed contracts ${candidates.join(', ')} as ${m.submitter}`);
+      const { cid, move } = found;
+      let assigned = false;
+      const assign = () => assignMove(t, m, cid, move, !assigned);
+      deferRestore(t, m, cid, move, () => assigned, assign);
+      const during = await call();
+      expectStatus(t, during, 409, { requirement, what: `${operation} for the ${label} ${instruction} while its disclosed contract ${cid} is between its unassignment and assignment` });
+      const done = await assign();
+      if (done.status !== 200) throw new Error(`setup: assigning the disclosed contract ${cid} to ${move.target} answered ${done.status}: ${done.text.slice(0, 200)}`);
+      assigned = true;
+      const after = await call();
+      expectStatus(t, after, 200, { requirement, what: `${operation} for the ${label} ${instruction} once its disclosed contract ${cid} is assigned to ${move.target}` });
+    },
+  );
+}
+
 describe('registry choice contexts during a reassignment', () => {
+  disclosedMoveCheck('allocation', 'registry.reassignment.allocation-instruction-disclosed-conflict', 'registry.get-allocation-instruction-withdraw-context.reassignment-conflict');
+  disclosedMoveCheck('transfer', 'registry.reassignment.transfer-instruction-disclosed-conflict', 'registry.get-transfer-instruction-withdraw-context.reassignment-conflict');
   factoryMoveCheck('conflict');
   factoryMoveCheck('blob');
   conflictCheck('allocation', 'registry.reassignment.allocation-instruction-conflict', {
@@ -353,7 +413,7 @@ describe('registry choice contexts during a reassignment', () => {
       id: 'registry.reassignment.synchronizer-connected',
       title: 'names a synchronizer the participant is connected to as every disclosed contract\'s synchronizerId',
       api: 'registry',
-      shares: [SHARED_STATE.movingContracts],
+      reads: [SHARED_STATE.movingContracts],
       operations: ['getTransferInstructionWithdrawContext', 'getAllocationInstructionWithdrawContext'],
       requirements: ['registry.choice-context.synchronizer-current'],
     },
