@@ -1,8 +1,8 @@
 /**
- * Read-only mode (issue 12): the whole suite runs against the embedded reference behind a loopback proxy that records
- * every request that arrives; only GETs and operations marked x-read-only may arrive, and the run writes reports whose
- * checks that needed a write are skipped, never failed nor errored. The README's list of what read-only mode still
- * checks is the one this run gives.
+ * Read-only mode: the whole suite runs against the embedded reference behind a loopback proxy that records every
+ * request that arrives; only GETs and operations marked x-read-only may arrive, and the run writes reports whose
+ * checks that needed a write are skipped, never failed nor errored. The list of what read-only mode still checks in
+ * docs/observe-and-judge.md is the one this run gives.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, loadConfig, targetsFromBlock, type Config } from '../../harness/config.js';
 import { HttpClient, ReadOnlyRefused } from '../../harness/http.js';
 import { PACKAGE_ROOT } from '../../harness/paths.js';
-import { readOnlyChecksBlock, withReadOnlyBlock } from '../../harness/reporting/read-only.js';
+import { READ_ONLY_DOC, readOnlyChecksBlock, withReadOnlyBlock } from '../../harness/reporting/read-only.js';
 import { runConformance, type RunResult } from '../../harness/runner.js';
 import { schemaRegistry } from '../../harness/schemas.js';
 import { APIS, type Api } from '../../harness/types.js';
@@ -127,9 +127,9 @@ describe('read-only mode', () => {
     expect(readFileSync(join(result.dir, 'summary.md'), 'utf8')).toContain('**Read-only run:**');
   });
 
-  it('README.md lists what read-only mode still checks, as this run gives it (npm run read-only-checks)', () => {
-    const readme = readFileSync(join(PACKAGE_ROOT, 'README.md'), 'utf8');
-    expect(withReadOnlyBlock(readme, readOnlyChecksBlock(result.report))).toBe(readme);
+  it(`${READ_ONLY_DOC} lists what read-only mode still checks, as this run gives it (npm run read-only-checks)`, () => {
+    const page = readFileSync(join(PACKAGE_ROOT, READ_ONLY_DOC), 'utf8');
+    expect(withReadOnlyBlock(page, readOnlyChecksBlock(result.report)), `${READ_ONLY_DOC} is out of date: run npm run read-only-checks`).toBe(page);
   });
 });
 
