@@ -107,6 +107,8 @@ function registryFixtures(ctx: ReferenceContext): Record<string, unknown> {
     factoryReassignmentUser: 'dso_user',
     factoryReassignmentSubmitter: reg.admin,
     factoryReassignmentChoiceArguments: drill,
+    // every choice context discloses the rules and the open mining round (and the factory its own contract too)
+    disclosedContractsMin: 2,
   };
 }
 
@@ -116,11 +118,31 @@ function registryFixtures(ctx: ReferenceContext): Record<string, unknown> {
  * ingested verdict the seed knows (a later, REJECTED duplicate of it was dropped at ingestion).
  */
 function scanFixtures(ctx: ReferenceContext): Record<string, unknown> {
-  const ans = sharedScanData(ctx).ans;
+  const data = sharedScanData(ctx);
+  const ans = data.ans;
   const oldestFirst = Array.from({ length: Math.min(ans.size, 16) }, (_, i) => i).filter((i) => !isExpiredIndex(i)).map((i) => ans.name(i));
+  // the validators of the newest, a middle and the oldest license: a walk of the listing must meet each
+  const n = data.licenses.size;
+  const licensed = [...new Set([n, Math.ceil(n / 2), 1])].filter((seq) => seq >= 1).map((seq) => (data.licenses.license(seq).payload as { validator: string }).validator);
   return {
     ansEntriesOldestFirst: oldestFirst,
     firstVerdict: { updateId: scanFixtureIds().duplicateVerdictAttempt, verdict: { verdict_result: 'VERDICT_RESULT_ACCEPTED' } },
+    updateIds: Object.values(scanFixtureIds()),
+    licensedValidators: licensed,
+    maxPageSize: ctx.world.variant.scanMaxPageSize,
+  };
+}
+
+/** Validator fixtures: the validator user's party, a provider with a featured app right, the scan's page maximum. */
+function validatorFixtures(ctx: ReferenceContext): Record<string, unknown> {
+  const data = sharedScanData(ctx);
+  const featured = [...data.featuredApps.keys()][0];
+  return {
+    // a second validator user (alice_user, acting for alice) and its party: whose entries a token lists
+    secondUserParty: party(ctx.world, 'alice'),
+    validatorParty: data.validatorParty,
+    ...(featured !== undefined ? { featuredProvider: featured } : {}),
+    maxPageSize: ctx.world.variant.scanMaxPageSize,
   };
 }
 
@@ -137,12 +159,11 @@ export function referenceTargets(ctx: ReferenceContext, base: string, auth: { ad
       fixtures: ledgerFixtures(),
     },
     scan: { url: `${base}/api/scan`, version: o.scanVersion, auth: { kind: 'none' }, fixtures: scanFixtures(ctx) },
-    // a second validator user (alice_user, acting for alice) and its party: whose entries a token lists
     validator: {
       url: `${base}/api/validator`,
       version: o.scanVersion,
       auth: hs256({ user: auth.validatorUser, secondUser: 'alice_user' }),
-      fixtures: { secondUserParty: party(ctx.world, 'alice') },
+      fixtures: validatorFixtures(ctx),
     },
     registry: { url: `${base}/api/registry`, version: o.registryVersion, auth: { kind: 'none' }, fixtures: registryFixtures(ctx), disabledRequirements: registryKnownDifferences(o) },
   };

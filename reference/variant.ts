@@ -66,6 +66,13 @@ export interface Variant {
   nonObjectMessages: 'as-built' | 'empty';
   /** a scan or validator request without a required query parameter: 400 (as built) or the framework's 404 text/plain */
   missingQuery: 'as-built' | '404';
+  /**
+   * scan's license pages: the last page of licenses without next_page_token (look-ahead, as built), or, as Splice pages,
+   * a token on every page that holds a license, the page it leads to then empty and without one (FACTS.md)
+   */
+  licensePages: 'look-ahead' | 'no-look-ahead';
+  /** scan's maximum page size, an operator's setting (FACTS.md: default 1000); the reference's target config names it */
+  scanMaxPageSize: number;
 }
 
 export const DEFAULT_NAMESPACE = '1220aa00000000000000000000000000000000000000000000000000000000000001';
@@ -103,6 +110,8 @@ export const DEFAULT_VARIANT: Variant = Object.freeze({
   activityNames: 'as-built',
   nonObjectMessages: 'as-built',
   missingQuery: 'as-built',
+  licensePages: 'look-ahead',
+  scanMaxPageSize: 1000,
 }) as Variant;
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -144,6 +153,9 @@ export const CHOICES = {
   'activity-names': ['as-built', 'spec'],
   'non-object-messages': ['as-built', 'empty'],
   'missing-query': ['as-built', '404'],
+  'license-pages': ['look-ahead', 'no-look-ahead'],
+  // larger maxima are not drawn: the derived checks read the OpenAPI document's maximum (1000) as the largest valid size
+  'scan-max-page': [1000, 500, 250],
 } as const;
 type Choice = keyof typeof CHOICES;
 
@@ -187,6 +199,8 @@ export function chooseVariant(seed: number): Variant {
     activityNames: pick('activity-names'),
     nonObjectMessages: pick('non-object-messages'),
     missingQuery: pick('missing-query'),
+    licensePages: pick('license-pages'),
+    scanMaxPageSize: pick('scan-max-page'),
   };
 }
 
@@ -229,6 +243,8 @@ export function describeVariant(v: Variant): Record<string, string> {
   if (v.activityNames !== d.activityNames) out.activityNames = v.activityNames;
   if (v.nonObjectMessages !== d.nonObjectMessages) out.nonObjectMessages = v.nonObjectMessages;
   if (v.missingQuery !== d.missingQuery) out.missingQuery = v.missingQuery;
+  if (v.licensePages !== d.licensePages) out.licensePages = v.licensePages;
+  if (v.scanMaxPageSize !== d.scanMaxPageSize) out.scanMaxPageSize = String(v.scanMaxPageSize);
   return out;
 }
 

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { conformance, type CheckContext } from '../harness/conformance.js';
-import { ansNames, dsoAndSvs, isDsoProvided, isExpired, listAns, urlEmptyOrHttp } from '../harness/fixtures/scan.js';
+import { ansNames, CLOCK_SKEW_MS, dsoAndSvs, entryKey, isDsoProvided, isExpired, isObj, listAns, urlEmptyOrHttp, validatorUserIfAny, widePage, type AnsEntryLike } from '../harness/fixtures/scan.js';
 import { ansNamePrefix } from '../generators/scan/AnsNamePrefix.js';
 import { pageLimit } from '../generators/scan/PageLimits.js';
 
@@ -17,12 +17,14 @@ export interface AnsListingCheckIds {
   contractIdAbsentOnlyDso: string;
   expiresAtAbsentOnlyDso: string;
   urlEmptyOrHttp: string;
+  matchingListed: string;
 }
 
 const REQ = {
   listAnsEntries: {
     api: 'scan',
     atMostPageSize: 'scan.list-ans-entries.at-most-page-size',
+    matchingListed: 'scan.list-ans-entries.matching-listed',
     namePrefixMatch: 'scan.list-ans-entries.name-prefix-match',
     nonExpired: 'scan.list-ans-entries.non-expired-only',
     contractIdAbsentOnlyDso: 'scan.ans.contract-id-absent-only-dso',
@@ -32,6 +34,7 @@ const REQ = {
   listScanProxyAnsEntries: {
     api: 'validator',
     atMostPageSize: 'validator.list-scan-proxy-ans-entries.at-most-page-size',
+    matchingListed: 'validator.list-scan-proxy-ans-entries.matching-listed',
     namePrefixMatch: 'validator.list-scan-proxy-ans-entries.name-prefix-match',
     nonExpired: 'validator.list-scan-proxy-ans-entries.non-expired-only',
     contractIdAbsentOnlyDso: 'validator.ans.contract-id-absent-only-dso',
@@ -40,10 +43,76 @@ const REQ = {
   },
 } as const;
 
-/** name prefixes drawn from the names the listing shows (so results are not all empty), with page sizes up to maxPage */
+/**
+ * Names of entries the listing shows, and for the scan-proxy those scan shows too (a proxy that lists nothing is then
+ * still asked for names that exist), so that drawn prefixes are not all of names no one has.
+ */
+export async function knownAnsNames(t: CheckContext, op: AnsListingOperation): Promise<string[]> {
+  const own = await ansNames(t, op);
+  if (op !== 'listScanProxyAnsEntries' || t.config.targets.scan === undefined) return own;
+  return [...new Set([...own, ...(await ansNames(t, 'listAnsEntries'))])];
+}
+
+/** name prefixes drawn from the names the listings show (so results are not all empty), with page sizes up to maxPage */
 async function cases(t: CheckContext, op: AnsListingOperation, maxPage = 40) {
-  const names = await ansNames(t, op);
+  const names = await knownAnsNames(t, op);
   return fc.record({ prefix: ansNamePrefix(names), pageSize: pageLimit({ max: maxPage }) });
+}
+
+/** an entry the suite knows exists, and where it learnt of it */
+interface KnownEntry {
+  name: string;
+  from: string;
+  /** its expiry when the source gives one (ms) */
+  expiresMs?: number;
+}
+
+/** at most this many known names are each looked up by their full name */
+const KNOWN_LOOKUPS = 24;
+
+/**
+ * Entries the suite knows exist, whatever the listing under test shows: those the scan target names in creation order
+ * (fixtures.ansEntriesOldestFirst), those the validator user owns (GET /v0/entry/all, unexpired), and those of the
+ * unfiltered listings of scan and of the proxy (regular entries, unexpired).
+ */
+async function knownEntries(t: CheckContext, op: AnsListingOperation): Promise<{ known: KnownEntry[]; unfiltered: AnsEntryLike[] }> {
+  const out = new Map<string, KnownEntry>();
+  const add = (e: KnownEntry) => {
+    if (!out.has(e.name)) out.set(e.name, e);
+  };
+  const named = t.config.targets.scan?.fixtures.ansEntriesOldestFirst;
+  if (Array.isArray(named)) for (const n of named) if (typeof n === 'string' && n !== '') add({ name: n, from: "the scan target's fixtures.ansEntriesOldestFirst (an entry that expired since is to be taken off it)" });
+  const validator = t.config.targets.validator;
+  if (validator !== undefined) {
+    const auth = await validatorUserIfAny(t);
+    if (auth !== 'none') {
+      const x = await t.clientFor('validator').call('listOwnedAnsEntries', { auth, conform: false });
+      const entries = x.status === 200 && isObj(x.json) && Array.isArray(x.json.entries) ? x.json.entries.filter(isObj) : [];
+      for (const e of entries) {
+        const expiresMs = typeof e.expiresAt === 'string' ? Date.parse(e.expiresAt) : undefined;
+        if (typeof e.name === 'string' && e.name !== '') add({ name: e.name, from: "the validator user's GET /v0/entry/all", ...(expiresMs !== undefined && Number.isFinite(expiresMs) ? { expiresMs } : {}) });
+      }
+    }
+  }
+  const ops: AnsListingOperation[] = op === 'listScanProxyAnsEntries' && t.config.targets.scan !== undefined ? [op, 'listAnsEntries'] : [op];
+  let unfiltered: AnsEntryLike[] = [];
+  for (const o of ops) {
+    const l = await listAns(t, o, { page_size: widePage(t) });
+    if (o === op) unfiltered = l.entries;
+    for (const e of l.entries) {
+      const expiresMs = typeof e.expires_at === 'string' ? Date.parse(e.expires_at) : undefined;
+      if (typeof e.contract_id === 'string' && typeof e.name === 'string' && e.name !== '') add({ name: e.name, from: o === op ? 'an unfiltered listing' : "scan's unfiltered listing", ...(expiresMs !== undefined && Number.isFinite(expiresMs) ? { expiresMs } : {}) });
+    }
+  }
+  return { known: [...out.values()], unfiltered };
+}
+
+/** a bounded, deterministic choice of known entries: every fixture and owned one first, then the listing's ends */
+function sampleKnown(known: KnownEntry[]): KnownEntry[] {
+  const first = known.filter((k) => !k.from.includes('listing'));
+  const listed = known.filter((k) => k.from.includes('listing'));
+  const ends = [...listed.slice(0, 6), ...listed.slice(-6), ...listed.filter((_, i) => i % Math.max(1, Math.floor(listed.length / 6)) === 0)];
+  return [...new Set([...first, ...ends])].slice(0, KNOWN_LOOKUPS);
 }
 
 export function ansListingChecks(op: AnsListingOperation, ids: AnsListingCheckIds): void {
@@ -71,6 +140,43 @@ export function ansListingChecks(op: AnsListingOperation, ids: AnsListingCheckId
           t.expect(stray === undefined, `entry "${String(stray?.name)}" does not start with the prefix "${prefix}"`, { requirement: req.namePrefixMatch, exchange: l.exchange });
         });
       });
+    },
+  );
+
+  conformance(
+    {
+      id: ids.matchingListed,
+      title: 'lists every unexpired entry it knows of for a prefix of its name, unless the page is full',
+      api,
+      operations,
+      requirements: [req.matchingListed],
+    },
+    async (t) => {
+      const { known, unfiltered } = await knownEntries(t, op);
+      if (known.length === 0) t.skip('no entry is known to exist: no listing shows one, the validator user owns none and no fixtures.ansEntriesOldestFirst is configured, so nothing tells what must be listed');
+      const max = widePage(t);
+      const alive = (k: KnownEntry) => k.expiresMs === undefined || k.expiresMs > Date.now() + CLOCK_SKEW_MS;
+      // each known entry, asked for by its whole name: the page holds it unless it is full of other entries
+      for (const k of sampleKnown(known).filter(alive)) {
+        const l = await listAns(t, op, { name_prefix: k.name, page_size: max });
+        if (l.entries.some((e) => e.name === k.name) || l.entries.length >= max) continue;
+        t.fail(`entry "${k.name}", known from ${k.from}, is not listed for name_prefix "${k.name}" (page_size ${max}, ${l.entries.length} entries listed)`, { requirement: req.matchingListed, exchange: l.exchange });
+      }
+      // prefixes of the known names with small pages: a page with room holds every entry of the unfiltered listing
+      // (when that one was not full) that matches
+      const complete = unfiltered.length < max;
+      const names = known.map((k) => k.name);
+      await t.property(
+        fc.record({ prefix: ansNamePrefix(names), pageSize: pageLimit({ max: 40 }) }),
+        async ({ prefix, pageSize }) => {
+          const l = await listAns(t, op, { name_prefix: prefix, page_size: pageSize });
+          if (l.entries.length >= pageSize || !complete) return;
+          const listed = new Set(l.entries.map(entryKey));
+          const missed = unfiltered.find((e) => typeof e.name === 'string' && e.name.startsWith(prefix) && typeof e.contract_id === 'string' && !listed.has(entryKey(e)) && !isExpired(e, Date.now() + 2 * CLOCK_SKEW_MS));
+          t.expect(missed === undefined, `entry "${String(missed?.name)}" (${String(missed?.contract_id)}) matches name_prefix "${prefix}" and is listed without a prefix, but the listing for "${prefix}" with page_size ${pageSize} leaves it out with room to spare (${l.entries.length} entries)`, { requirement: req.matchingListed, exchange: l.exchange });
+        },
+        { runs: t.scaledRuns(15), concurrent: true },
+      );
     },
   );
 

@@ -35,6 +35,10 @@ export interface ListAnsEntriesFaults {
   ftpUrls?: boolean;
   /** descriptions come from a stale copy */
   staleDescriptions?: boolean;
+  /** every listing is empty */
+  empty?: boolean;
+  /** a listing with a non-empty name_prefix leaves out its second matching entry */
+  prefixDropsMatching?: boolean;
 }
 
 export function listAnsEntriesHandler(ans: AnsStore, faults: ListAnsEntriesFaults = {}) {
@@ -63,6 +67,8 @@ export function listAnsEntriesHandler(ans: AnsStore, faults: ListAnsEntriesFault
     } else {
       entries = ans.list(faults.prefixIgnored ? '' : prefix, size, now);
     }
+    if (faults.empty) entries = [];
+    if (faults.prefixDropsMatching && prefix !== '' && entries.length >= 2) entries.splice(1, 1);
     const firstRegular = entries.find((e) => e.contract_id != null);
     if (faults.dropContractId && firstRegular !== undefined) delete firstRegular.contract_id;
     if (faults.dropExpiry && firstRegular !== undefined) firstRegular.expires_at = null;

@@ -1,4 +1,5 @@
 import './faults-derived.js';
+import { SCAN_ABSENCE_FAULTS as XF } from './faults-absence.js';
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import { listAnsEntriesHandler } from '../data/ans-routes.js';
@@ -73,7 +74,8 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
     const body = objectBody(req.body, false);
     const pageSize = body.page_size;
     if (typeof pageSize !== 'number' || !Number.isInteger(pageSize)) throw undecodable('page_size', 'is missing or not an integer');
-    if (pageSize < 1 || pageSize > (ctx.faults.has(EF.listPageSize) ? 500 : 1000)) throw new HttpError(400, 'page_size must be between 1 and 1000');
+    const maxPageSize = ctx.faults.has(EF.listPageSize) ? Math.floor(ctx.world.variant.scanMaxPageSize / 2) : ctx.world.variant.scanMaxPageSize;
+    if (pageSize < 1 || pageSize > maxPageSize) throw new HttpError(400, `page_size must be between 1 and ${ctx.world.variant.scanMaxPageSize}`);
     const enc = encoding(body.daml_value_encoding, 'body');
     let after: { migrationId: number; recordMicros: number } | undefined;
     if (body.after !== undefined && body.after !== null) {
@@ -89,12 +91,16 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
     const events = history
       .listAfter(after, pageSize)
       .map((e) => applyEventFaults(history.render(e, enc), { faults: ctx.faults, mode: 'list', rejectedVerdict: history.verdicts.rejected.find((v) => v.update_id === e.updateId) }));
+    if (ctx.faults.has(XF.emptyListings) || ctx.faults.has(XF.eventsEmpty)) return reply.send({ events: [] });
     return reply.send(ctx.faults.has(EF.listSchema) ? { items: events } : { events });
   });
 
   app.get(
     '/v0/ans-entries',
     listAnsEntriesHandler(data.ans, {
+      maxPageSize: ctx.world.variant.scanMaxPageSize,
+      empty: ctx.faults.has(XF.emptyListings),
+      prefixDropsMatching: ctx.faults.has(XF.prefixDropsMatching),
       pageSizeExceeded: ctx.faults.has(SCAN_LIST_ANS_ENTRIES_PAGE_SIZE_EXCEEDED),
       prefixIgnored: ctx.faults.has(SCAN_LIST_ANS_ENTRIES_PREFIX_IGNORED),
       userMissing: ctx.faults.has(SCAN_LIST_ANS_ENTRIES_USER_MISSING),
@@ -102,28 +108,34 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
     }),
   );
 
-  const lf = licenseFaults(ctx.faults);
+  const lf = licenseFaults(ctx.faults, ctx.world.variant.scanMaxPageSize);
   app.get('/v0/admin/validator/licenses', async (req, reply) => {
     const limit = intParam(req.query, 'limit', { min: lf.min, max: lf.max, required: false, default: lf.defaultLimit })!;
     const afterRaw = queryParam(req.query, 'after');
     let after: number | undefined;
     if (afterRaw !== undefined) {
       const malformed = () => new FrameworkRejection(400, `The query parameter 'after' was malformed: ${JSON.stringify(afterRaw.slice(0, 40))} is not a 64-bit integer`);
-      if (!/^-?\d{1,19}$/.test(afterRaw)) throw malformed();
+      if (!(lf.has(LF.afterBeyondInt64) ? /^-?\d{1,24}$/ : /^-?\d{1,19}$/).test(afterRaw)) throw malformed();
       const big = BigInt(afterRaw);
-      if (big > 9223372036854775807n || big < -9223372036854775808n) throw malformed();
+      if ((big > 9223372036854775807n || big < -9223372036854775808n) && !lf.has(LF.afterBeyondInt64)) throw malformed();
       after = big > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : big < 0n ? 0 : Number(big);
     }
     const page = data.licenses.page(after !== undefined && lf.has(LF.skipOne) ? after - 1 : after, Math.max(0, limit + (lf.has(LF.plusOne) ? 1 : 0)));
     let licenses: Record<string, unknown>[] = page.licenses as unknown as Record<string, unknown>[];
+    if (ctx.faults.has(XF.emptyListings)) return reply.send({ validator_licenses: [], next_page_token: null });
+    if (ctx.faults.has(XF.licenseHidden) && data.licenses.size > 0) {
+      const oldest = data.licenses.license(1).contract_id;
+      licenses = licenses.filter((l) => l.contract_id !== oldest);
+    }
     if (lf.has(LF.reversed)) licenses = [...licenses].reverse();
     if (lf.has(LF.template)) licenses = licenses.map((l, k) => (k % 10 === 3 ? { ...l, template_id: TEMPLATES.featuredAppRight } : l));
     if (lf.has(LF.schema)) licenses = licenses.map(({ created_event_blob: _b, ...rest }) => rest);
     // an unset next_page_token is null, as Splice's encoder writes unset optional fields
     const body: Record<string, unknown> = { validator_licenses: licenses, next_page_token: null };
     if (page.next !== undefined && !(after !== undefined && lf.has(LF.tokenDropped))) body.next_page_token = page.next;
-    // the last page names its last license (sequence number 1): the page after it is empty and carries no token
-    if (lf.has(LF.shortPageToken) && page.next === undefined && licenses.length > 0) body.next_page_token = 1;
+    // without look-ahead (Splice, FACTS.md) every page that holds a license carries a token: the last page of licenses
+    // names its last license (sequence number 1), and the page after it is empty and carries none
+    if (ctx.world.variant.licensePages === 'no-look-ahead' && page.next === undefined && licenses.length > 0) body.next_page_token = 1;
     if (lf.has(LF.tokenLoops) && page.next === undefined) {
       // the last page of licenses names its last license (sequence number 1); the empty page after it repeats the token
       if (licenses.length > 0) body.next_page_token = 1;
@@ -148,6 +160,6 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
     if (ctx.faults.has(AF.schema)) listed = listed.map((a) => ({ ...a, round: String(a.round) }));
     if (ctx.faults.has(AF.twoKinds)) listed = listed.map((a) => ('mint' in a ? { ...a, tap: structuredClone(a.mint) } : a));
     if (ctx.faults.has(AF.emptyItem) && listed.length > 0) listed = [{} as (typeof listed)[number], ...listed.slice(1)];
-    return reply.send({ activities: listed });
+    return reply.send({ activities: ctx.faults.has(XF.emptyListings) ? [] : listed });
   });
 }

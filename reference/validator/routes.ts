@@ -1,4 +1,5 @@
 import './faults-derived.js';
+import { VALIDATOR_ABSENCE_FAULTS as XF } from './faults-absence.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ReferenceContext } from '../index.js';
 import { REFERENCE_VALIDATOR_USER } from '../index.js';
@@ -50,6 +51,7 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
   /** the scan-proxy routes: any valid token (a planted fault answers without one) */
   const proxyAuth = async (req: FastifyRequest): Promise<void> => {
     if (ctx.faults.has(PF.noAuth) && req.headers.authorization === undefined) return;
+    if (ctx.faults.has(XF.anyToken) && req.headers.authorization !== undefined) return;
     await authenticated(req);
   };
 
@@ -68,13 +70,14 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
     if (ctx.faults.has(EF.othersListed)) owned = [...owned, ...data.ans.ownedBy(party(ctx.world, 'alice')).slice(0, 3)];
     let active = owned.filter((i) => ctx.faults.has(EF.expiredListed) || data.ans.isActive(i, now));
     if (ctx.faults.has(EF.oldestOmitted)) active = active.slice(1);
-    const entries = active.map((i) => data.ans.entryResponse(i));
+    const entries = ctx.faults.has(XF.emptyListings) ? [] : active.map((i) => data.ans.entryResponse(i));
     if (ctx.faults.has(VALIDATOR_LIST_OWNED_ANS_ENTRIES_AMOUNT_NUMBER)) return reply.send({ entries: entries.map((e) => ({ ...e, amount: Number(e.amount) })) });
     return reply.send({ entries });
   });
 
   app.get('/v0/scan-proxy/open-and-issuing-mining-rounds', async (req, reply) => {
     await proxyAuth(req);
+    if (ctx.faults.has(XF.emptyListings)) return reply.send({ open_mining_rounds: [], issuing_mining_rounds: [] });
     return reply.send(
       ctx.faults.has(PF.roundsSchema)
         ? { open_mining_rounds: structuredClone(data.rounds.open) }
@@ -86,7 +89,7 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
     const provider = wildcardSegment(req.params);
     if (provider === undefined) throw routeNotFound(req);
     await proxyAuth(req);
-    let right = data.featuredApps.get(provider);
+    let right = ctx.faults.has(XF.emptyListings) ? undefined : data.featuredApps.get(provider);
     if (right !== undefined && ctx.faults.has(PF.featuredOther)) {
       const all = [...data.featuredApps.values()];
       right = all[(all.indexOf(right) + 1) % all.length];
@@ -99,7 +102,13 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
     return reply.send({ featured_app_right: right === undefined ? null : structuredClone(right) });
   });
 
-  const listAns = listAnsEntriesHandler(data.ans, proxyAnsFaults(ctx.faults));
+  // the scan the proxy reads keeps its operator's maximum page size
+  const listAns = listAnsEntriesHandler(data.ans, {
+    maxPageSize: ctx.world.variant.scanMaxPageSize,
+    empty: ctx.faults.has(XF.emptyListings),
+    prefixDropsMatching: ctx.faults.has(XF.prefixDropsMatching),
+    ...proxyAnsFaults(ctx.faults),
+  });
   app.get('/v0/scan-proxy/ans-entries', async (req, reply) => {
     await proxyAuth(req);
     return listAns(req, reply);

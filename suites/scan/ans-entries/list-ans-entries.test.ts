@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import { ansNames, dsoAndSvs, entryKey, isDsoProvided, listAns, type AnsEntryLike } from '../../../harness/fixtures/scan.js';
+import { ansNames, dsoAndSvs, entryKey, isDsoProvided, listAns, scanMaxPageSize, widePage, type AnsEntryLike } from '../../../harness/fixtures/scan.js';
 import { ansNamePrefix, nonEmptyAnsNamePrefix } from '../../../generators/scan/AnsNamePrefix.js';
-import { invalidPageLimitAbove, invalidPageLimitBelow, MAX_PAGE, MIN_PAGE, pageLimit } from '../../../generators/scan/PageLimits.js';
+import { invalidPageLimitAbove, invalidPageLimitBelow, pageLimit, pageLimitBounds } from '../../../generators/scan/PageLimits.js';
 import { ansListingChecks } from '../../ans-listing-checks.js';
 import { expectStatus, MISSING_QUERY_STATUSES, judgeRejection } from '../../v0-http-checks.js';
 
@@ -30,6 +30,7 @@ describe('GET /v0/ans-entries', () => {
     contractIdAbsentOnlyDso: 'scan.ans.contract-id-absent-only-dso',
     expiresAtAbsentOnlyDso: 'scan.ans.expires-at-absent-only-dso',
     urlEmptyOrHttp: 'scan.ans.url-empty-or-http',
+    matchingListed: 'scan.list-ans-entries.matching-listed',
   });
 });
 
@@ -44,10 +45,11 @@ async function judgeNamedOrder(t: CheckContext): Promise<string | undefined> {
   const named = t.fixture<unknown>('ansEntriesOldestFirst');
   if (named === undefined) return 'no fixtures.ansEntriesOldestFirst (entry names in creation order, oldest first) is configured';
   if (!Array.isArray(named) || named.some((n) => typeof n !== 'string')) return 'fixtures.ansEntriesOldestFirst is not a list of entry names';
-  const l = await listAns(t, 'listAnsEntries', { page_size: MAX_PAGE });
+  const page = widePage(t);
+  const l = await listAns(t, 'listAnsEntries', { page_size: page });
   const at = new Map(l.entries.map((e, i) => [String(e.name), i]));
   const listed = (named as string[]).filter((n) => at.has(n));
-  if (listed.length < 2) return `fewer than two of the ${named.length} entries of fixtures.ansEntriesOldestFirst are among the ${l.entries.length} entries of an unfiltered page of ${MAX_PAGE} (expired, or beyond that page)`;
+  if (listed.length < 2) return `fewer than two of the ${named.length} entries of fixtures.ansEntriesOldestFirst are among the ${l.entries.length} entries of an unfiltered page of ${page} (whether they should be is judged by scan.list-ans-entries.matching-listed)`;
   for (let i = 1; i < listed.length; i++) {
     const [older, newer] = [listed[i - 1]!, listed[i]!];
     t.expect(at.get(older)! < at.get(newer)!, `entry "${older}", created before "${newer}" (fixtures.ansEntriesOldestFirst), is listed after it (positions ${at.get(older)} and ${at.get(newer)})`, { exchange: l.exchange });
@@ -83,6 +85,7 @@ describe('GET /v0/ans-entries: page size', () => {
       requirements: ['scan.list-ans-entries.page-size-below-min-rejected'],
     },
     async (t) => {
+      for (const pageSize of pageLimitBounds(scanMaxPageSize(t)).invalidBelow) expectStatus(t, await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400);
       await t.property(invalidPageLimitBelow(), async (pageSize) => expectStatus(t, await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400), { runs: t.scaledRuns(10), concurrent: true });
     },
   );
@@ -90,26 +93,28 @@ describe('GET /v0/ans-entries: page size', () => {
   conformance(
     {
       id: 'scan.list-ans-entries.page-size-above-max',
-      title: 'rejects a page_size above 1000 with 400',
+      title: "rejects a page_size above the scan's maximum page size (1000 unless configured) with 400",
       api: 'scan',
       operations: ['listAnsEntries'],
       requirements: ['scan.list-ans-entries.page-size-above-max-rejected'],
     },
     async (t) => {
-      await t.property(invalidPageLimitAbove(), async (pageSize) => expectStatus(t, await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400), { runs: t.scaledRuns(10), concurrent: true });
+      const max = scanMaxPageSize(t);
+      for (const pageSize of pageLimitBounds(max).invalidAbove) expectStatus(t, await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400);
+      await t.property(invalidPageLimitAbove(max), async (pageSize) => expectStatus(t, await t.call('listAnsEntries', { query: { page_size: pageSize } }), 400), { runs: t.scaledRuns(10), concurrent: true });
     },
   );
 
   conformance(
     {
       id: 'scan.list-ans-entries.page-size-bounds',
-      title: 'accepts page_size 1 and 1000',
+      title: "accepts page_size 1 and the scan's maximum page size (1000 unless configured)",
       api: 'scan',
       operations: ['listAnsEntries'],
       requirements: ['scan.list-ans-entries.page-size-bounds-accepted'],
     },
     async (t) => {
-      for (const pageSize of [MIN_PAGE, MAX_PAGE]) expectStatus(t, await t.call('listAnsEntries', { query: { page_size: pageSize } }), 200);
+      for (const pageSize of pageLimitBounds(scanMaxPageSize(t)).valid) expectStatus(t, await t.call('listAnsEntries', { query: { page_size: pageSize } }), 200);
     },
   );
 });
@@ -124,16 +129,16 @@ describe('GET /v0/ans-entries: contents', () => {
       requirements: ['scan.list-ans-entries.empty-prefix-lists-all'],
     },
     async (t) => {
-      const absent = await listAns(t, 'listAnsEntries', { page_size: MAX_PAGE });
-      const empty = await listAns(t, 'listAnsEntries', { name_prefix: '', page_size: MAX_PAGE });
+      const absent = await listAns(t, 'listAnsEntries', { page_size: widePage(t) });
+      const empty = await listAns(t, 'listAnsEntries', { name_prefix: '', page_size: widePage(t) });
       t.expect(JSON.stringify(keys(absent.entries)) === JSON.stringify(keys(empty.entries)), `name_prefix "" lists ${empty.entries.length} entries, no name_prefix ${absent.entries.length}, or in another order`, { exchange: empty.exchange });
       const all = regular(absent.entries);
-      const full = absent.entries.length >= MAX_PAGE;
+      const full = absent.entries.length >= widePage(t);
       const names = await ansNames(t, 'listAnsEntries');
       await t.property(
         nonEmptyAnsNamePrefix(names),
         async (prefix) => {
-          const some = regular((await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: MAX_PAGE })).entries);
+          const some = regular((await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: widePage(t) })).entries);
           if (!full) {
             const known = new Set(keys(all));
             const stray = some.find((e) => !known.has(entryKey(e)));
@@ -191,7 +196,7 @@ describe('GET /v0/ans-entries: contents', () => {
       const dsoProvided = (e: Listed) => (dso === undefined ? e.contract_id === undefined || e.contract_id === null : isDsoProvided(e, dso, svs));
       let seen = 0;
       // prefixes come from the listed names and from the names of DSO-provided entries an unfiltered listing shows
-      const wide = await listAns(t, 'listAnsEntries', { page_size: MAX_PAGE });
+      const wide = await listAns(t, 'listAnsEntries', { page_size: widePage(t) });
       const dsoNames = wide.entries.filter(dsoProvided).map((e) => String(e.name));
       const regularNames = ansNamePrefix(await ansNames(t, 'listAnsEntries'));
       await t.property(
@@ -204,7 +209,7 @@ describe('GET /v0/ans-entries: contents', () => {
           const timed = provided.find((e) => e.expires_at !== undefined && e.expires_at !== null);
           t.expect(timed === undefined, `DSO-provided entry "${String(timed?.name)}" has expires_at ${String(timed?.expires_at)}`, { exchange: l.exchange });
           const mine = regular(l.entries).length;
-          const more = regular((await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: MAX_PAGE })).entries).length;
+          const more = regular((await listAns(t, 'listAnsEntries', { name_prefix: prefix, page_size: widePage(t) })).entries).length;
           t.expect(mine >= Math.min(more, pageSize), `page_size ${pageSize} for "${prefix}" adds ${provided.length} DSO-provided entries but lists only ${mine} of the ${more} matching entries`, { exchange: l.exchange });
         },
         { runs: t.scaledRuns(20), concurrent: true },

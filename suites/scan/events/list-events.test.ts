@@ -1,7 +1,7 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import { discoverScan, isObj, sameJson, type DiscoveredEvent } from '../../../harness/fixtures/scan.js';
-import { pageLimitWithBounds } from '../../../generators/scan/PageLimits.js';
+import { discoverScan, isObj, sameJson, scanMaxPageSize, type DiscoveredEvent } from '../../../harness/fixtures/scan.js';
+import { pageLimitBounds, pageLimitWithBounds } from '../../../generators/scan/PageLimits.js';
 import { BUSY_STATUSES, expectStatus, notBusy } from '../../v0-http-checks.js';
 
 type Obj = Record<string, unknown>;
@@ -72,22 +72,22 @@ describe('POST /v0/events', () => {
   conformance(
     {
       id: 'scan.list-events.page-size-range',
-      title: 'accepts every page_size from 1 to 1000',
+      title: "accepts every page_size from 1 to the scan's maximum page size (1000 unless configured)",
       api: 'scan',
       operations: ['listEvents'],
       requirements: ['scan.list-events.page-size-range-accepted'],
     },
     async (t) => {
-      await t.property(
-        pageLimitWithBounds(),
-        async (pageSize) => {
-          const x = await t.call('listEvents', { json: { page_size: pageSize } });
-          expectStatus(t, x, 200);
-          const events = (x.json as { events?: unknown[] } | undefined)?.events;
-          t.expect(!Array.isArray(events) || events.length <= pageSize, `${events?.length} events for page_size ${pageSize}`, { exchange: x });
-        },
-        { runs: t.scaledRuns(12), concurrent: true },
-      );
+      const max = scanMaxPageSize(t);
+      const judge = async (pageSize: number) => {
+        const x = await t.call('listEvents', { json: { page_size: pageSize } });
+        expectStatus(t, x, 200);
+        const events = (x.json as { events?: unknown[] } | undefined)?.events;
+        t.expect(!Array.isArray(events) || events.length <= pageSize, `${events?.length} events for page_size ${pageSize}`, { exchange: x });
+      };
+      // the bounds every run (1 and the maximum), then random draws between them
+      for (const pageSize of pageLimitBounds(max).valid) await judge(pageSize);
+      await t.property(pageLimitWithBounds(max), judge, { runs: t.scaledRuns(12), concurrent: true });
     },
   );
 
@@ -112,6 +112,69 @@ describe('POST /v0/events', () => {
         }
         t.expect(x.status === 200, `update ${x.updateId} is listed by POST /v0/events but GET /v0/events/{update_id} answered ${x.status}`, x.exchange !== undefined ? { exchange: x.exchange } : {});
       }
+    },
+  );
+});
+
+/** an ISO-8601 record time one microsecond earlier, in the same form (six fractional digits, Z); undefined when it does not parse */
+function microsecondBefore(time: string): string | undefined {
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z$/.exec(time);
+  if (m === null) return undefined;
+  const seconds = Date.parse(`${m[1]}Z`);
+  if (!Number.isFinite(seconds)) return undefined;
+  const micros = BigInt(seconds) * 1000n + BigInt(((m[2] ?? '') + '000000').slice(0, 6)) - 1n;
+  const whole = micros / 1_000_000n;
+  const frac = micros % 1_000_000n;
+  return `${new Date(Number(whole) * 1000).toISOString().slice(0, 19)}.${frac.toString().padStart(6, '0')}Z`;
+}
+
+const KNOWN_LISTED = 'scan.list-events.known-listed';
+/** the page size of each look-up by cursor: updates of one record time rarely number more */
+const CURSOR_PAGE = 10;
+
+describe('POST /v0/events: what must be listed', () => {
+  conformance(
+    {
+      id: 'scan.list-events.known-listed',
+      title: 'lists every update GET /v0/events/{update_id} answers, on the page that starts just before its record time',
+      api: 'scan',
+      operations: ['listEvents', 'getEventById'],
+      requirements: [KNOWN_LISTED],
+    },
+    async (t) => {
+      // the updates GET answers (discovered or fixtures.updateIds): each has a migration and a record time, and a
+      // listing that starts one microsecond before it must hold it, whatever the walk from the start reached
+      const d = await discoverScan(t);
+      const known = d.events.filter((e) => e.status === 200 && e.body !== undefined).slice(0, 40);
+      if (known.length === 0) t.skip(`no update is answered by GET /v0/events/{update_id}: ${d.walkProblem ?? 'the event history is empty'}, and no fixtures.updateIds configured`);
+      let judged = 0;
+      for (const e of known) {
+        const u = isObj(e.body!.update) ? e.body!.update : undefined;
+        const v = isObj(e.body!.verdict) ? e.body!.verdict : undefined;
+        const ev = isObj(u?.event) ? (u!.event as Obj) : undefined;
+        const migration = [u?.migration_id, ev?.migration_id, v?.migration_id].find((m) => typeof m === 'number');
+        const time = [u?.record_time, v?.record_time].find((x) => typeof x === 'string') as string | undefined;
+        const before = time !== undefined ? microsecondBefore(time) : undefined;
+        if (typeof migration !== 'number' || before === undefined) continue;
+        const x = await t.call('listEvents', { json: { page_size: CURSOR_PAGE, after: { after_migration_id: migration, after_record_time: before } } });
+        notBusy(t, x);
+        expectStatus(t, x, 200, { requirement: KNOWN_LISTED });
+        const events = ((x.json as { events?: unknown } | undefined)?.events ?? []) as unknown[];
+        const ids = events.filter(isObj).map((l) => (isObj(l.update) ? l.update.update_id : isObj(l.verdict) ? l.verdict.update_id : undefined));
+        if (ids.includes(e.updateId)) {
+          judged++;
+          continue;
+        }
+        // a full page of updates of that same record time may hold it further on: nothing to judge then
+        const times = events.filter(isObj).map((l) => (isObj(l.update) ? l.update.record_time : isObj(l.verdict) ? l.verdict.record_time : undefined));
+        if (events.length >= CURSOR_PAGE && times.every((x) => x === time)) continue;
+        judged++;
+        t.fail(
+          `update ${e.updateId} (migration ${migration}, record time ${time}) is answered by GET /v0/events/{update_id}, but POST /v0/events after ${before} lists ${events.length === 0 ? 'nothing' : `${events.length} other updates`}`,
+          { exchange: x },
+        );
+      }
+      if (judged === 0) t.skip('no known update carries a migration id and a record time to list it by');
     },
   );
 });

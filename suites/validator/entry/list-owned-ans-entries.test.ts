@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
-import { CLOCK_SKEW_MS } from '../../../harness/fixtures/scan.js';
+import { CLOCK_SKEW_MS, widePage } from '../../../harness/fixtures/scan.js';
 import { expectStatus, hasChallenge, judgeBadRequests, judgeRejection, notBusy, validatorUser } from '../../v0-http-checks.js';
 
 /**
@@ -170,7 +170,7 @@ describe('GET /v0/entry/all: owner and expiry', () => {
       for (const e of entries.slice(0, 3)) party ??= await scanOwnerOf(t, e);
       if (party === undefined) t.skip("the caller's party is unknown: it lists no entry and no fixtures.validatorParty is configured");
       const listed = new Set(entries.map((e) => String(e.contractId)));
-      const all = await t.clientFor('scan').call('listAnsEntries', { query: { page_size: 1000 } });
+      const all = await t.clientFor('scan').call('listAnsEntries', { query: { page_size: widePage(t) } });
       const scanEntries = (all.json as { entries?: Array<{ contract_id?: unknown; user?: unknown; name?: unknown; expires_at?: string | null }> } | undefined)?.entries ?? [];
       const now = Date.now();
       const missed = scanEntries.find((s) => s.user === party && typeof s.contract_id === 'string' && !listed.has(s.contract_id) && (typeof s.expires_at !== 'string' || Date.parse(s.expires_at) > now + CLOCK_SKEW_MS));

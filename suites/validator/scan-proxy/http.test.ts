@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe } from 'vitest';
 import { conformance, type CallOptions } from '../../../harness/conformance.js';
@@ -82,6 +83,51 @@ describe('Validator scan-proxy authentication', () => {
       await judgeBadRequests(t, 'validator.auth.unauthenticated-401', refused, [401]);
       if (refused.length === 0) t.notObserved('validator.auth.unauthenticated-401', 'no scan-proxy request without a token was refused with a 4xx');
       if (unauthorized === 0) t.notObserved('validator.auth.www-authenticate', 'no scan-proxy request without a token was answered 401');
+    },
+  );
+});
+
+const INVALID_TOKEN = 'validator.scan-proxy.invalid-token-rejected';
+
+/**
+ * Bearer tokens no validator may take: garbage, a JWT signed with a secret the target does not know, an unsigned one
+ * (alg none), each naming the configured validator user (so that only the signature is wrong).
+ */
+function invalidTokens(sub: string): Array<[what: string, token: string]> {
+  const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const claims = { sub, aud: 'https://canton.network.global', exp: Math.floor(Date.now() / 1000) + 600 };
+  const head = `${enc({ alg: 'HS256', typ: 'JWT' })}.${enc(claims)}`;
+  return [
+    ['garbage', 'not-a-jwt'],
+    ['wrongly signed', `${head}.${createHmac('sha256', randomBytes(32)).update(head).digest('base64url')}`],
+    ['unsigned (alg none)', `${enc({ alg: 'none', typ: 'JWT' })}.${enc(claims)}.`],
+  ];
+}
+
+describe('Validator scan-proxy authentication: invalid tokens', () => {
+  conformance(
+    {
+      id: 'validator.scan-proxy.invalid-token',
+      title: 'refuses every scan-proxy request with a garbage, wrongly signed or unsigned bearer token with 401 or 403, proxying no data',
+      api: 'validator',
+      operations: SCAN_PROXY_PROBES.map(([op]) => op),
+      requirements: [INVALID_TOKEN],
+    },
+    async (t) => {
+      const auth = t.target.auth as { kind: string; users?: Record<string, string> };
+      const sub = (auth.kind === 'hs256' ? auth.users?.user : undefined) ?? t.fixture<string>('validatorUser') ?? 'validator_user';
+      for (const [op, o, data] of SCAN_PROXY_PROBES) {
+        for (const [what, token] of invalidTokens(sub)) {
+          const x = await t.call(op, { ...o, auth: { token } });
+          notBusy(t, x);
+          await t.judge(INVALID_TOKEN, () => {
+            t.expect([401, 403].includes(x.status), `${op} with a ${what} bearer token answered ${x.status}, not 401 or 403: the scan-proxy routes take only a valid user token (FACTS.md)`, { requirement: INVALID_TOKEN, exchange: x });
+            const body = x.json as Record<string, unknown> | undefined;
+            const leaked = data.filter((k) => body !== null && typeof body === 'object' && body[k] !== undefined && body[k] !== null);
+            t.expect(leaked.length === 0, `${op} with a ${what} bearer token sent ${leaked.join(', ')}`, { requirement: INVALID_TOKEN, exchange: x });
+          });
+        }
+      }
     },
   );
 });
