@@ -52,7 +52,7 @@ export const mayAnswerAnywhere = (api: string, status: number): boolean => (ANY_
 export const saysNothingOfTheRule = (api: string, status: number): boolean => mayAnswerAnywhere(api, status) || status === 502 || status === 504;
 
 /**
- * 401 and 403, which an authenticating proxy or gateway in front of any endpoint may answer (issue 11): on an operation
+ * 401 and 403, which an authenticating proxy or gateway in front of any endpoint may answer: on an operation
  * that does not document them they are allowed, not a documented-status failure. Whether an endpoint's own
  * authentication rules hold is judged by the auth checks, which expect a 2xx for a valid token and a refusal without
  * one; the body of such an answer is not judged (no schema is documented for it).
@@ -66,14 +66,14 @@ const proxyAuthPage = (x: Exchange): boolean => PROXY_AUTH_STATUSES.includes(x.s
 /**
  * A response that is no answer of the operation: an overload or cancellation status any endpoint may send, or a redirect
  * the operation does not document (a misrouted URL, a gateway). The status rules judge nothing on it: neither a failure
- * nor a pass (issue 12: no requirement passes on responses that judged nothing).
+ * nor a pass (no requirement passes on responses that judged nothing).
  */
 const answersNothing = (operation: OperationInfo, x: Exchange): boolean =>
   mayAnswerAnywhere(operation.api, x.status) || (x.status >= 300 && x.status < 400 && operation.responses[String(x.status)] === undefined) || routeNotServed(x) || gatewayPage(x);
 
 /**
  * A 502 or 504 without an error body of the target's own (a JsCantonError's code, an {error}): the page of a gateway in
- * front of the target that could not reach it, or not in time (issue 20). It says nothing of the target: no rule judges
+ * front of the target that could not reach it, or not in time. It says nothing of the target: no rule judges
  * its status, content type or body (a check that needed an answer ends in error), so one such page on a clean target
  * fails nothing. A 502 or 504 in the target's own error form is the target's answer, judged as any 5xx.
  */

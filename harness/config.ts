@@ -437,8 +437,8 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
 /** The options the configuration schema is compiled with (bin/build.mjs precompiles it into the CLI bundle with these). */
 export const CONFIG_AJV_OPTIONS = { allErrors: false, strict: false, discriminator: true, verbose: true } as const;
 /**
- * The configuration's validator, compiled on first use (issue 13: compiling it took 0.3 s at every import of this
- * module, in the main thread and again in every suite worker, which never validate a configuration). The CLI bundle
+ * The configuration's validator, compiled on first use (compiling takes about 0.3 s, which every import of this module
+ * would pay, in the main thread and in every suite worker, which never validate a configuration). The CLI bundle
  * replaces `undefined` below by the validator precompiled at build time from config.schema.json (bin/build.mjs).
  */
 const PRECOMPILED_VALIDATOR: ValidateFunction | undefined = undefined;

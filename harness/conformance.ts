@@ -950,7 +950,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
     const failed = new Set(check.failures.map((f) => f.requirement));
     // a requirement a judge() block saw hold passes whatever else the check did, unless another step failed it
     for (const r of check.held) if (!failed.has(r)) check.judged.add(r);
-    // a generic status rule the check declares passes only on a response it could judge (issue 12): a run of 429, 503,
+    // a generic status rule the check declares passes only on a response it could judge: a run of 429, 503,
     // redirects or transport errors judged none, and the check's own pass says nothing about it
     // (an errored check leaves them in error, not merely unobserved)
     if (outcome.verdict !== 'error') for (const r of decl.requirements) {

@@ -1,5 +1,5 @@
 /**
- * Each suite file's time in the last complete run, and the order files start in (issue 23). A conformance run loads
+ * Each suite file's time in the last complete run, and the order files start in. A conformance run loads
  * its files in one group per worker (harness/run-groups.ts), balanced by these times, with the files that lock shared
  * target state together. Runs that give vitest the files themselves (the self-test's) start them in the order below: a
  * worker thread runs such files one after another, so a file that takes long and starts late makes the run end late.

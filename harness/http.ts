@@ -139,7 +139,7 @@ export interface ClientOptions {
   onExchange?: (x: ExchangeRecord) => void;
   /**
    * told of each request as it leaves (its record, without a response yet; the same object onExchange gets once the
-   * exchange ended): what it asks for counts from here, whether or not an answer comes (the footprint, issue 20)
+   * exchange ended): what it asks for counts from here, whether or not an answer comes (the footprint)
    */
   onRequest?: (x: ExchangeRecord) => void;
   /** how often a 429 or 503 is retried (run.retries); 0 switches retries off */
@@ -308,7 +308,7 @@ export function redactedCut(text: string): { body: string; truncated: boolean } 
 function describeBody(body: string | Uint8Array | undefined): string | undefined {
   if (body === undefined) return undefined;
   if (typeof body === 'string') return redactedCut(body).body;
-  // the digest tells two uploads of the same archive apart from two of different ones (the footprint, issue 12)
+  // the digest tells two uploads of the same archive apart from two of different ones (the footprint)
   return `<${body.byteLength} bytes of binary data, sha256 ${createHash('sha256').update(body).digest('hex').slice(0, 32)}>`;
 }
 

@@ -1,5 +1,5 @@
 /**
- * run.concurrency as one limit for the whole run (issue 23): the requests in flight of every suite worker thread count
+ * run.concurrency as one limit for the whole run: the requests in flight of every suite worker thread count
  * against one shared counter, rather than each worker against a fixed share. A worker whose checks wait on a long chain
  * of slow requests (one request in flight for seconds) leaves its slots to the workers that have many to send, so the
  * run sends at most run.concurrency requests at once in all, and up to that many whenever it has them.
@@ -55,7 +55,7 @@ const WAITING = 9;
 export const IN_FLIGHT_CELLS = 10;
 
 /**
- * Adaptive concurrency (issue 23), from the target's answers: a 429 or 503 halves the limit, and latency that rose to
+ * Adaptive concurrency, from the target's answers: a 429 or 503 halves the limit, and latency that rose to
  * `SLOW_RATIO` times the target's usual for the same operations (`latency` says so: LatencyWatch) takes a quarter off it,
  * each at most once per limit's worth of releases (one burst is one step down); each run of `limit` answers in a row
  * that were neither refused nor slow raises it by one, up to run.concurrency and never below 1. The verdicts do not

@@ -1,7 +1,7 @@
 /**
- * Response validators compiled ahead of the run (issue 13). Each suite worker used to compile, with ajv, every response
- * schema its checks met: 0.3 to 0.6 s of CPU per worker thread and per run, on the two cores the checks and the
- * reference share. The main thread now writes them once, as ajv's standalone code (the same code ajv would generate
+ * Response validators compiled ahead of the run. Compiling, with ajv, every response schema its checks meet would cost
+ * each suite worker 0.3 to 0.6 s of CPU per run, on the cores the checks and the reference share. The main thread
+ * writes them once instead, as ajv's standalone code (the same code ajv would generate
  * and run, from the same schemas and options), into node_modules/.cache/canton-conformance/validators/, named by a hash
  * of everything that decides them: the OpenAPI documents, this module and schemas.ts (which transform the documents and
  * set ajv's options) and the ajv versions. A worker loads the module (about 60 ms) instead of compiling; any schema it

@@ -1,8 +1,8 @@
 /**
- * Suite files run in groups (issue 23): a vitest worker runs its test files one after another, and a file holds its
- * worker until its slowest check ends, so a file whose one long check waits on a chain of slow requests (hundreds of
- * party allocations, a model of topology-speed updates) left the worker's other slots idle for seconds, and the run's
- * length was set by how files fell on workers rather than by its chains. A conformance run therefore gives each worker
+ * Suite files run in groups: a vitest worker runs its test files one after another, and a file holds its worker until
+ * its slowest check ends, so a file whose one long check waits on a chain of slow requests (hundreds of party
+ * allocations, a model of topology-speed updates) would leave the worker's other slots idle for seconds, and the run's
+ * length would be set by how files fell on workers rather than by its chains. A conformance run therefore gives each worker
  * one group file (harness/groups/group-N.ts), which loads its share of the suite files, each in a describe block of its
  * own: every check of the group runs beside the others, whichever file it comes from (as many at once as the worker's
  * slots allow: conformance.ts, CheckSlots), and a file's checks that share target state still run one after another, in

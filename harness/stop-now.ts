@@ -1,5 +1,5 @@
 /**
- * How a stop reaches the checks in vitest's worker threads: a BroadcastChannel named for the run (issue 12 item 7).
+ * How a stop reaches the checks in vitest's worker threads: a BroadcastChannel named for the run.
  * vitest's own cancellation is not used: it ends a running test at once, without waiting for it, so the check's
  * clean-up (users, rights, moved contracts) would be lost with the worker, and its verdict too.
  * - 'stop' (a first Ctrl-C, run.maxRunMs): no further check starts (each skips at its start); the running ones finish

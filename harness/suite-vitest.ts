@@ -45,7 +45,7 @@ const MAX_TESTS_AT_ONCE = 100_000;
 type ReporterEntry = Reporter | [string, Record<string, unknown>];
 
 /**
- * Memory (issue 13): V8 lets a heap grow far past what it keeps alive (a snapshot of a suite worker finds 25-35 MiB live
+ * Memory: V8 lets a heap grow far past what it keeps alive (a snapshot of a suite worker finds 25-35 MiB live
  * under a 70-200 MiB heap: parsed response bodies not collected yet). Smaller young generations for the worker threads
  * created from here on, and heaps (this thread's too) that grow 35% past their live size per full collection, keep
  * them near their live size at the same CPU time (paired runs: peak RSS of the default run 527 -> 371 MiB).
@@ -118,7 +118,7 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       experimental: { fsModuleCache: true },
       pool: 'threads',
       isolate: false,
-      // Concurrency (issue 13): every check of a file is a concurrent vitest test (sequence.concurrent), describe blocks
+      // Concurrency: every check of a file is a concurrent vitest test (sequence.concurrent), describe blocks
       // included; a check that declares shared state (`shares`) is a sequential test and takes a lock on its resources
       // (conformance.ts). vitest's own scheduler is used rather than one of ours: it keeps the files, hooks, reporters
       // and cancellation as they are, and verdicts do not depend on the order (each check's seed comes from the run seed

@@ -1,5 +1,5 @@
 /**
- * A realistic latency profile for the benchmark (issue 23): a loopback proxy, in a worker thread of its own, that holds
+ * A realistic latency profile for the benchmark: a loopback proxy, in a worker thread of its own, that holds
  * each answer for the time its kind of operation takes on a real participant and its synchronizer, rather than one
  * flat delay for all. The classes and their delays are one table (LATENCY_PROFILE), overridable with
  * `--profile read=20,users=50,topology=400,submission=250,upload=800,vetting=500` (any subset).

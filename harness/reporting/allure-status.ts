@@ -2,11 +2,11 @@
  * The Allure results the HTML report is rendered from: one result per requirement, with the requirement's own verdict.
  *
  * allure-vitest writes one result per test, that is per check, and derives its status from the error the test threw.
- * Issue 12 item 10 gave each check's result the status of its verdict (a fail "failed", an error "broken", skipped and
- * unsupported "skipped" with the reason, a pass "passed"); issue 21: a check judges several requirements, each with its
- * own verdict in conformance.json, so a check's result painted every requirement of a failed check red and the HTML
- * counted checks. Now the check results are kept aside (in `allure-results/checks/`, which the renderer does not read,
- * each still given the status of its check's verdict), and the renderer reads one result per requirement of the
+ * Each check's result gets the status of its verdict (a fail "failed", an error "broken", skipped and unsupported
+ * "skipped" with the reason, a pass "passed"). A check judges several requirements, each with its own verdict in
+ * conformance.json, so a check's result would paint every requirement of a failed check red and the HTML would count
+ * checks: the check results are kept aside (in `allure-results/checks/`, which the renderer does not read, each still
+ * given the status of its check's verdict), and the renderer reads one result per requirement of the
  * report: its verdict (pass "passed", fail "failed", error "broken", skipped and unsupported "skipped", untested
  * "unknown") with the reason, grouped by interface and operation, and a step per check behind it (the check's own
  * verdict on this requirement, its seed and time) holding the check's attachments for this requirement. The HTML's

@@ -1,5 +1,5 @@
 /**
- * Where a check's time goes (issue 23): the longest chain of its requests that ran one after another, each sent after
+ * Where a check's time goes: the longest chain of its requests that ran one after another, each sent after
  * the previous one was answered. On a distant target a check lasts at least that chain's response times, whatever the
  * run's concurrency, so its length says what no concurrency can hide (and the run's longest chain, what no sharding can).
  *

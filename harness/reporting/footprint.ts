@@ -1,4 +1,4 @@
-/** The run's lasting footprint on its targets, summed over its checks (issue 12 item 7). */
+/** The run's lasting footprint on its targets, summed over its checks. */
 import type { CheckResultMeta } from '../types.js';
 
 export interface RunFootprint {

@@ -1,6 +1,6 @@
 /**
- * junit.xml: one testsuite per interface, one testcase per requirement with the requirement's own verdict (issue 21:
- * a check that failed one of its requirements does not fail the others), error and failure kept apart. Each testcase
+ * junit.xml: one testsuite per interface, one testcase per requirement with the requirement's own verdict (a
+ * check that failed one of its requirements does not fail the others), error and failure kept apart. Each testcase
  * names the checks behind its verdict as properties; a requirement no check covers is a skipped testcase ("untested").
  */
 import type { RunReport } from './model.js';

@@ -1,5 +1,5 @@
 /**
- * Response times per operation (issue 21 item 3), information only: no verdict depends on them.
+ * Response times per operation, information only: no verdict depends on them.
  *
  * Each check tallies its own exchanges as they are recorded (in the worker), per operation, into a bounded histogram:
  * the count, the exact maximum and a sparse map of logarithmic buckets 5% wide (below 1 ms, buckets of 0.1 ms). No

@@ -78,7 +78,7 @@ function makeDirs(dir: string, fail: (why: string) => Error): string[] {
 }
 
 /**
- * Checks the reports directory before a run starts (issue 20): under /proc or /sys, a file in the way, a directory
+ * Checks the reports directory before a run starts: under /proc or /sys, a file in the way, a directory
  * that cannot be created or is not writable (a file is created and removed in it) is a configuration error (exit 2)
  * naming the directory. Creates it when missing; returns its absolute path. Only stat, mkdir and a file created with
  * O_EXCL: nothing here blocks on a FIFO or reads a pseudo-file.
