@@ -11,6 +11,7 @@ export const CC_DEBUG_EXCLUDED_BY_DEFAULT = 'registry-choice-context-debug-exclu
 export const CC_DEBUG_CREATED_AT_NOT_DATE_TIME = 'registry-choice-context-debug-created-at-not-date-time';
 export const CC_META_REQUIRED = 'registry-choice-context-meta-required';
 export const CC_EXCLUDE_DEBUG_FIELDS_REQUIRED = 'registry-choice-context-exclude-debug-fields-required';
+export const CC_EMPTY_LISTINGS = 'registry-empty-listings';
 export const CC_DEPENDS_ON_CONTRACT_IDS = 'registry-choice-context-depends-on-contract-ids';
 export const CC_EXCLUDED_DEBUG_FIELDS_NULL = 'registry-choice-context-excluded-debug-fields-null-not-omitted';
 export const CC_SYNCHRONIZER_ID_NULL = 'registry-choice-context-synchronizer-id-null';
@@ -79,6 +80,11 @@ registerFaults([
     name: CC_EXCLUDE_DEBUG_FIELDS_REQUIRED,
     requirement: 'registry.choice-context.debug-default-included',
     description: 'choice-context requests without excludeDebugFields (default false) are answered 400 on all three endpoints, for both instruction kinds',
+  },
+  {
+    name: CC_EMPTY_LISTINGS,
+    requirement: 'registry.choice-context.disclosed-contract-fields',
+    description: 'every registry listing is empty: the three choice-context endpoints answer 200 with disclosedContracts [] (and choiceContextData without values), although the registry\'s choice contexts disclose its rules and mining round',
   },
   {
     name: CC_DEPENDS_ON_CONTRACT_IDS,

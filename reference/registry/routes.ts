@@ -171,6 +171,8 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
         choiceContextData: contextData(s),
         disclosedContracts: [disclose(ctx, rules!, excludeDebugFields), disclose(ctx, round!, excludeDebugFields)],
       };
+      // planted fault (empty-listings): every list answered empty
+      if (f.has(CC.CC_EMPTY_LISTINGS)) return { choiceContextData: { values: {} }, disclosedContracts: [] };
       if (allocation && f.has(AI.AI_MISSING_CHOICE_CONTEXT_DATA)) return { disclosedContracts: context.disclosedContracts };
       if (!allocation && f.has(TI.TI_MISSING_DISCLOSED_CONTRACTS)) return { choiceContextData: context.choiceContextData };
       return context;
@@ -201,6 +203,7 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
       choiceContextData: contextData(s, extra),
       disclosedContracts: [factory!, rules!, round!].map((r) => disclose(ctx, r, excludeDebugFields)),
     };
+    if (f.has(CC.CC_EMPTY_LISTINGS)) return { factoryId: factory!.contractId, choiceContext: { choiceContextData: { values: {} }, disclosedContracts: [] } };
     if (f.has(AF.AF_MISSING_FACTORY_ID)) return { choiceContext };
     return { factoryId: factory!.contractId, choiceContext };
   });
