@@ -8,11 +8,12 @@ import { inject, test, type TestContext } from 'vitest';
 import * as allure from 'allure-js-commons';
 import fc from 'fast-check';
 import { loadCatalogue, type Requirement } from './catalogue.js';
-import { runGenericChecks, saysNothingOfTheRule } from './checks.js';
+import { foreignAuthPage, runGenericChecks, saysNothingOfTheRule, unreadableContentType } from './checks.js';
 import { newFootprint, noteFootprint, noteRequest, reportedFootprint } from './fixtures/footprint.js';
 import { STOP_CLEANUP_MS, stoppedAt, stopping, whenStoppedNow } from './stop-now.js';
 import { CHECK_LABEL } from './reporting/allure-status.js';
 import { noteLatency } from './reporting/latency.js';
+import { binaryBodyFor, bodyAttachmentName, keepBinaryBody } from './reporting/bodies.js';
 import { newChainTally, noteChain, reportedChain } from './reporting/chains.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
 import { HttpClient, NoDecidingAnswer, ReadOnlyRefused, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './http.js';
@@ -123,11 +124,13 @@ export class ApiClient {
       ...(token !== undefined ? { token } : {}),
       ...(o.burst === true ? { burst: true } : {}),
     });
+    // a binary body's bytes, for a failure's report to attach (the record holds a description of them)
+    keepBinaryBody(x.record, o.body);
     if (o.conform !== false) {
       // the 429 and 503 answers that were retried are responses of the target too: judged like the last one
       for (const e of x.earlier ?? []) this.onExchange(e);
       this.onExchange(x);
-      if (o.burst !== true && o.anyAnswer !== true) this.decides(op, x);
+      if (o.burst !== true && o.anyAnswer !== true) this.decides(op, x, o.auth === undefined || (typeof o.auth === 'object' && !('token' in o.auth)));
     }
     return x;
   }
@@ -137,13 +140,29 @@ export class ApiClient {
    * can forget it: an overload, cancellation or gateway status (429, 503, the ledger's 499, 502, 504) says nothing of
    * any rule but the generic ones, which judged it above; a 2xx whose documented body is JSON and did not parse would
    * make every reader see an empty list or object, so reading its body (x.json) ends the check in error, while its
-   * status still decides a rule about the status (a 2xx is no rejection).
+   * status still decides a rule about the status (a 2xx is no rejection). The same for an error answer whose body
+   * cannot be read (JSON that does not parse, a Content-Type sent twice): its status decides, its body nothing, so a
+   * check that reads it (an error code that would excuse the refusal) ends in error rather than failing a rule on it.
+   * A 401 or 403 to the configured credentials (`configured`) that is not in the target's own error form (a gateway's
+   * login page: foreignAuthPage) refused the caller, not the request: nothing is judged.
    */
-  private decides(op: OperationInfo, x: Exchange): void {
+  private decides(op: OperationInfo, x: Exchange, configured = true): void {
     const what = `${x.record.request.method} ${op.operationId}`;
     const excerpt = x.text.length > 200 ? `${x.text.slice(0, 200)}...` : x.text;
     if (saysNothingOfTheRule(this.api, x.status)) {
       throw new TargetOverloaded(`${what} answered ${x.status} (${x.status === 502 || x.status === 504 ? 'a gateway in front of the target could not reach it in time' : 'overload or cancellation, which any endpoint may answer'}): nothing judged${excerpt ? `: ${excerpt}` : ''}`);
+    }
+    if (configured && foreignAuthPage(x)) {
+      throw new NoDecidingAnswer(`${what} answered ${x.status} with ${x.mediaType === undefined ? 'no Content-Type' : `Content-Type ${x.mediaType}`}, not in the target's own error form (a gateway's login or refusal page?): the configured credentials were refused before the request reached the target, nothing judged${excerpt ? `: ${excerpt}` : ''}`);
+    }
+    if (x.status >= 400 && (unreadableContentType(x) || (x.json === undefined && x.jsonError !== undefined))) {
+      const why = `${what} answered ${x.status} with ${unreadableContentType(x) ? `a Content-Type that names several media types (${x.mediaType})` : `a body that is not JSON (${x.jsonError})`}: its status decides, but nothing its body should say could be read${excerpt ? `: ${excerpt}` : ''}`;
+      Object.defineProperty(x, 'json', {
+        get: () => {
+          throw new NoDecidingAnswer(why);
+        },
+      });
+      return;
     }
     if (x.status >= 200 && x.status < 300 && x.json === undefined) {
       const media = this.schemas.response(op, x.status)?.content ?? {};
@@ -653,14 +672,23 @@ class Check implements CheckContext {
   /**
    * Runs clean-ups in reverse order, each retried up to CLEANUP_ATTEMPTS times with a growing wait when it throws or
    * resolves to an answer other than 2xx or 404 (a target briefly overloaded, a connection reset), all before
-   * `deadline` (retriedStep): a step still waiting then is abandoned, later ones are not tried. Their failures never
-   * change the verdict; what could not be cleaned up is returned, for the report.
+   * `deadline` (retriedStep): a step still waiting then is abandoned, later ones are not tried. Once
+   * OVERLOADED_STEPS steps in a row ended refused as overloaded (429 or 503 after every retry), the target refuses
+   * everything: the later steps are not tried either (against such a target each step took some 3.5 s of retries, and a
+   * property whose twenty cases each left a user to delete waited out the check's whole time limit). Their failures
+   * never change the verdict; what could not be cleaned up is returned, for the report.
    */
   async cleanUp(deadline: CleanupDeadline = () => undefined): Promise<string[]> {
     const problems: string[] = [];
+    let overloaded = 0;
     for (const c of this.cleanups.reverse()) {
+      if (overloaded >= OVERLOADED_STEPS) {
+        problems.push(`${c.what ?? 'a clean-up step'}: not tried, the target refused the ${OVERLOADED_STEPS} clean-up steps before it as overloaded (429 or 503)`);
+        continue;
+      }
       // past the deadline, a step is not tried ('not tried, ...')
       const problem = await retriedStep(c.run, deadline);
+      overloaded = OVERLOAD_PROBLEM.test(problem) ? overloaded + 1 : 0;
       if (problem !== '') problems.push(`${c.what ?? 'a clean-up step'}: ${problem}`);
     }
     return problems;
@@ -733,6 +761,11 @@ export async function retriedStep(run: () => Promise<unknown>, deadline: Cleanup
 /** why a check did not start: the run was stopped (harness/stop-now.ts) */
 const NOT_STARTED = 'not run: the run was interrupted before this check started';
 
+/** Clean-up steps in a row refused as overloaded after which the check's later steps are not tried (Check.cleanUp). */
+const OVERLOADED_STEPS = 2;
+/** a step's problem that says the target refused it as overloaded: its answer, or the check's TargetOverloaded error */
+const OVERLOAD_PROBLEM = /answered (429|503)\b/;
+
 /** How often a clean-up step is tried, and the wait before the second try (doubled before each further one). */
 const CLEANUP_ATTEMPTS = 3;
 const CLEANUP_BACKOFF_MS = 250;
@@ -789,7 +822,7 @@ export function gate(decl: CheckDeclaration, config: Config, requirements: Requi
 }
 
 /** the rules the generic checks judge on every response, which a check declares without judging them itself */
-const GENERIC_STATUS_RULE = /^[a-z]+\.http\.(documented-status|no-server-error|documented-content-type)$/;
+const GENERIC_STATUS_RULE = /^[a-z]+\.(http\.(documented-status|no-server-error|documented-content-type)|errors\.error-body)$/;
 
 function describeTraffic(t: TrafficCounts): string {
   if (t.requests === 0) return 'no request was sent';
@@ -985,7 +1018,18 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       durationMs: Math.round(performance.now() - started),
     });
     if (outcome.verdict === 'fail' || outcome.verdict === 'error') {
-      for (const f of check.failures) if (f.exchange !== undefined) await allure.attachment(`${f.requirement} exchange`, JSON.stringify(f.exchange, null, 2), 'application/json');
+      const attachedBodies = new Set<string>();
+      for (const f of check.failures) {
+        if (f.exchange === undefined) continue;
+        await allure.attachment(`${f.requirement} exchange`, JSON.stringify(f.exchange, null, 2), 'application/json');
+        // the bytes of a binary request body, once per requirement and body: its curl line sends them from a file
+        const bytes = binaryBodyFor(f.exchange);
+        const key = `${f.requirement}\n${f.exchange.request.body ?? ''}`;
+        if (bytes !== undefined && !attachedBodies.has(key)) {
+          attachedBodies.add(key);
+          await allure.attachment(bodyAttachmentName(f.requirement), Buffer.from(bytes), 'application/octet-stream');
+        }
+      }
       if (outcome.verdict === 'error') await allure.attachment('recent exchanges', JSON.stringify(check.exchanges, null, 2), 'application/json');
       const text = check.failures.map((f) => `[${f.requirement}] ${f.message}`).join('\n') || outcome.error || 'failed';
       const err = new Error(text);

@@ -17,10 +17,13 @@
  */
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { redactText } from '../redact.js';
 import type { CheckResultMeta, RequirementVerdict, Verdict } from '../types.js';
+import { bodyAttachmentName } from './bodies.js';
 import type { RunReport } from './model.js';
+import { binaryBodyOf, bodyFileName, curlLine, groupFailures, rerunCommand } from './reproduce.js';
+import { checkSpans, requirementSpan, runSpan } from './spans.js';
 
 /** names the check of an Allure result written by allure-vitest (set in conformance()) */
 export const CHECK_LABEL = 'conformanceCheck';
@@ -168,18 +171,28 @@ export function writeRequirementResults(resultsDir: string, report: RunReport): 
     copyFileSync(join(resultsDir, a.source), join(resultsDir, copy));
     return { ...a, source: copy };
   };
-  const started = Date.parse(report.startedAt);
+  const run = runSpan(report);
+  const spans = checkSpans(report);
+  // the binary request bodies of the failures, saved beside the reports for their curl lines (RunReport.bodies)
+  const bodiesDir = join(dirname(resultsDir), 'bodies');
+  const saveBody = (a: Attachment) => {
+    const bytes = readFileSync(join(resultsDir, a.source));
+    const sha = createHash('sha256').update(bytes).digest('hex').slice(0, 32);
+    const name = `bodies/${bodyFileName(sha)}`;
+    if (report.bodies?.[sha] === undefined) {
+      mkdirSync(bodiesDir, { recursive: true });
+      writeFileSync(join(dirname(resultsDir), name), bytes);
+      report.bodies = { ...(report.bodies ?? {}), [sha]: name };
+    }
+  };
 
   let written = 0;
   for (const q of report.requirements) {
     const steps: StepResult[] = [];
     let passes = 0;
-    let start: number | undefined;
-    let stop: number | undefined;
     for (const ref of q.checks) {
       const raw = checkResults.get(ref.id);
-      if (raw?.start !== undefined) start = Math.min(start ?? raw.start, raw.start);
-      if (raw?.stop !== undefined) stop = Math.max(stop ?? raw.stop, raw.stop);
+      const span = spans.get(ref.id);
       if (ref.verdict === 'pass' && ++passes > LISTED_PASSES) continue;
       const check = checks.get(ref.id);
       const own = q.failures.filter((f) => f.checkId === ref.id);
@@ -191,8 +204,10 @@ export function writeRequirementResults(resultsDir: string, report: RunReport): 
         : ref.verdict === 'pass' ? undefined
         : ref.reason !== undefined ? `${ref.verdict}: ${ref.reason}` : undefined;
       // the check's attachments for this requirement: the exchange of each of its failures; of an errored check, its last exchanges
-      const attachments = (raw !== undefined ? attachmentsOf(raw) : [])
-        .filter((a) => (own.length > 0 && a.name === `${q.id} exchange`) || (ref.verdict === 'error' && a.name === 'recent exchanges'))
+      const found = raw !== undefined ? attachmentsOf(raw) : [];
+      for (const a of found) if (own.length > 0 && a.name === bodyAttachmentName(q.id) && existsSync(join(resultsDir, a.source))) saveBody(a);
+      const attachments = found
+        .filter((a) => (own.length > 0 && (a.name === `${q.id} exchange` || a.name === bodyAttachmentName(q.id))) || (ref.verdict === 'error' && a.name === 'recent exchanges'))
         .flatMap((a) => attach(a, q.id) ?? []);
       steps.push({
         name: `${ref.id}: ${ref.title}`,
@@ -201,11 +216,13 @@ export function writeRequirementResults(resultsDir: string, report: RunReport): 
         stage: 'finished',
         steps: [],
         attachments,
-        parameters: (raw?.parameters ?? []).filter((p) => p.name === 'seed'),
-        ...(raw?.start !== undefined ? { start: raw.start } : {}),
-        ...(raw?.stop !== undefined ? { stop: raw.stop } : {}),
+        // the check's own property seed, derived from the run seed: --seed takes the run seed (the result's parameter)
+        parameters: (raw?.parameters ?? []).filter((p) => p.name === 'seed').map((p) => ({ name: `property seed (derived from --seed ${report.seed})`, value: p.value })),
+        ...(span !== undefined ? { start: span.start, stop: span.end } : {}),
       });
     }
+    // a requirement no check judged says why in its body, where a check's step would be
+    if (q.checks.length === 0) steps.push({ name: `${q.verdict}: ${redactText(q.reason ?? 'no reason given')}`, status: STATUS[q.verdict], stage: 'finished', steps: [], attachments: [], parameters: [] });
     if (passes > LISTED_PASSES) steps.push({ name: `and ${passes - LISTED_PASSES} more checks that kept this requirement (conformance.json lists every one)`, status: 'passed', stage: 'finished', steps: [], attachments: [], parameters: [] });
 
     const why = known.get(q.id);
@@ -216,9 +233,11 @@ export function writeRequirementResults(resultsDir: string, report: RunReport): 
       : `${q.verdict}: ${q.reason ?? 'no reason given'}`;
     const uuid = uuidOf(`requirement ${q.id}`);
     const id = md5(`requirement ${q.id}`);
+    // one group per requirement: a requirement of several operations under each of them was counted once per operation
+    // in the interface's counts; it sits under its first operation, and the description names them all
     const labels = [
       { name: 'epic', value: q.api },
-      ...q.operations.map((op) => ({ name: 'feature', value: op })),
+      { name: 'feature', value: q.operations[0] ?? 'no single operation' },
       { name: 'story', value: q.id },
       { name: 'requirement', value: q.id },
       { name: REQUIREMENT_LABEL, value: q.id },
@@ -226,6 +245,7 @@ export function writeRequirementResults(resultsDir: string, report: RunReport): 
       ...(q.verdict === 'untested' ? [{ name: 'tag', value: 'untested' }] : []),
       { name: 'severity', value: q.level === 'MUST' ? 'critical' : q.level === 'SHOULD' ? 'normal' : 'minor' },
     ];
+    const span = requirementSpan(q.checks.map((c) => c.id), spans);
     const checkList = q.checks.length === 0 ? '' : `\n\nJudged by ${q.checks.length} check${q.checks.length === 1 ? '' : 's'}: ${q.checks.map((c) => `\`${c.id}\` (${c.blocked === true ? 'not decided' : c.verdict})`).slice(0, 50).join(', ')}${q.checks.length > 50 ? ', ...' : ''}.`;
     const result = {
       uuid,
@@ -234,19 +254,62 @@ export function writeRequirementResults(resultsDir: string, report: RunReport): 
       name: `${q.id} (${q.level})`,
       fullName: `canton-conformance:requirement:${q.id}`,
       status: STATUS[q.verdict],
-      ...(message !== undefined ? { statusDetails: { message: redactText(message) } } : {}),
+      ...(message !== undefined ? { statusDetails: { message: redactText(message), ...(q.verdict === 'fail' ? { trace: redactText(reproduction(report, q)) } : {}) } } : {}),
       stage: 'finished',
-      description: `**${q.id}** (${q.level}): ${q.statement}\n\nSource: ${q.source}.${checkList}`,
+      description: `**${q.id}** (${q.level}): ${q.statement}\n\nSource: ${q.source}.${verdictText(report, q, why)}${checkList}`,
       steps,
       attachments: [],
-      parameters: [],
+      parameters: [{ name: 'run seed (--seed)', value: String(report.seed) }],
       labels,
       links: [],
-      start: start ?? started,
-      stop: stop ?? start ?? started,
+      start: span?.start ?? run.start,
+      stop: span?.end ?? run.start,
     };
     writeAtomic(join(resultsDir, `${OWN_PREFIX}${uuid}-result.json`), JSON.stringify(result));
     written++;
   }
   return written;
+}
+
+const fenced = (s: string, lang = '') => `\n\n\`\`\`${lang}\n${s.replace(/```/g, '`\u200b``')}\n\`\`\`\n`;
+
+/**
+ * What the description says of the verdict: a failure's run seed, the command that reruns exactly this requirement and a
+ * curl line for each distinct failing exchange (a binary body sent from its file, saved in the run's directory and
+ * attached); a requirement not judged, why.
+ */
+function verdictText(report: RunReport, q: RunReport['requirements'][number], known: string | undefined): string {
+  const ops = q.operations.length > 1 ? `\n\nOperations: ${q.operations.map((o) => `\`${o}\``).join(', ')}.` : '';
+  if (q.verdict === 'pass') return ops;
+  if (q.verdict !== 'fail') {
+    const what = q.verdict === 'untested' ? 'Untested' : q.verdict === 'error' ? 'Not decided (error)' : q.verdict === 'unsupported' ? 'Unsupported' : 'Skipped';
+    return `${ops}\n\n**${what}:** ${q.reason ?? 'no reason given'}`;
+  }
+  const lines: string[] = [ops, '\n\n### Reproduce', `\n\n- run seed: **${report.seed}** (\`--seed ${report.seed}\`)`];
+  if (known !== undefined) lines.push(`\n- known failure of the baseline: ${known}`);
+  lines.push(`\n- rerun exactly this requirement:${fenced(rerunCommand(report, q), 'sh')}`);
+  const groups = groupFailures(q.failures).filter((g) => g.failure.exchange !== undefined).slice(0, 3);
+  for (const { failure: f } of groups) {
+    const x = f.exchange!;
+    const binary = binaryBodyOf(x);
+    const file = binary !== undefined ? report.bodies?.[binary.sha256] : undefined;
+    const note = binary === undefined ? '' : file !== undefined ? ` (its ${binary.bytes}-byte body is attached as "${bodyAttachmentName(q.id)}" and saved as \`${file}\` in the run's directory, where the command runs)` : ` (its ${binary.bytes}-byte body was not kept)`;
+    lines.push(`\n- curl for \`${f.checkId}\`${note}:${fenced(curlLine(x, file), 'sh')}`);
+  }
+  if (groups.length === 0) lines.push('\n- no single request shows this failure: the checks below say what they compared');
+  const tokenEnv = `${q.api.toUpperCase()}_TOKEN`;
+  if (groups.some((g) => g.failure.exchange?.request.headers.authorization !== undefined)) lines.push(`\nThe curl lines read the bearer token from \`$${tokenEnv}\`.`);
+  return lines.join('');
+}
+
+/** The error's trace of a failed requirement: the run seed, the command that reruns it and its first curl line. */
+function reproduction(report: RunReport, q: RunReport['requirements'][number]): string {
+  const x = groupFailures(q.failures).find((g) => g.failure.exchange !== undefined)?.failure.exchange;
+  const binary = x !== undefined ? binaryBodyOf(x) : undefined;
+  const file = binary !== undefined ? report.bodies?.[binary.sha256] : undefined;
+  return [
+    `run seed: ${report.seed}`,
+    `rerun exactly this requirement: ${rerunCommand(report, q)}`,
+    ...(x !== undefined ? [`curl${file !== undefined ? " (from the run's directory)" : ''}: ${curlLine(x, file)}`] : []),
+  ].join('\n');
 }

@@ -4,10 +4,10 @@
  * errors; then the verdict and the counts last, where a reader of a log looks first. The seed of each property only
  * with --verbose.
  */
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import type { Level } from '../types.js';
 import type { RunReport } from './model.js';
-import { curlLine, errorCauses, firstExchange, oneLine, rerunCommand } from './reproduce.js';
+import { binaryBodyOf, curlLine, errorCauses, firstExchange, oneLine, rerunCommand } from './reproduce.js';
 
 /** failed requirements listed by name before "and N more in summary.md" */
 export const LISTED_FAILURES = 10;
@@ -37,7 +37,7 @@ function propertyLines(r: RunReport, verbose: boolean): string[] {
 }
 
 /** The failed requirements (known failures of the baseline left out), MUST first, grouped by interface. */
-function failureLines(r: RunReport): string[] {
+function failureLines(r: RunReport, dir: string, cwd: string): string[] {
   const known = new Set((r.baseline?.known ?? []).map((e) => e.requirement));
   const failed = r.requirements.filter((q) => q.verdict === 'fail' && !known.has(q.id));
   if (failed.length === 0) return [];
@@ -54,7 +54,10 @@ function failureLines(r: RunReport): string[] {
       const x = firstExchange(q);
       if (x === undefined) out.push('      (no single request shows it: see summary.md)');
       else {
-        const curl = curlLine(x.exchange);
+        // a binary body is sent from its file, saved in the run's directory
+        const binary = binaryBodyOf(x.exchange);
+        const file = binary !== undefined ? r.bodies?.[binary.sha256] : undefined;
+        const curl = curlLine(x.exchange, file !== undefined ? relative(cwd, join(dir, file)) : undefined);
         out.push(curl.length <= CURL_MAX ? `      ${curl}` : `      (its curl line, ${curl.length} characters, is in summary.md)`);
       }
     }
@@ -89,7 +92,7 @@ export function consoleLines(result: { report: RunReport; dir: string; files: st
   const cwd = o.cwd ?? process.cwd();
   const out: string[] = [...propertyLines(r, o.verbose === true)];
   if (r.exitCode !== 0 || r.requirements.some((q) => q.verdict === 'fail')) {
-    out.push(...failureLines(r));
+    out.push(...failureLines(r, result.dir, cwd));
     out.push(...errorLines(r));
   }
   out.push(r.outcome);

@@ -13,6 +13,7 @@ import { writeRequirementResults } from './allure-status.js';
 import { V8_FLAGS } from '../../bin/v8-flags.mjs';
 import { renderJunit } from './junit.js';
 import { renderSummary } from './summary.js';
+import { runSpan, type Span } from './spans.js';
 
 export function newRunId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z').replace('T', '-');
@@ -166,7 +167,7 @@ function writeRunReports(dir: string, report: RunReport): string[] {
  */
 export async function writeEveryReport(dir: string, report: RunReport, html: boolean | AllureHtml, onWritten?: () => void): Promise<string[]> {
   writeRequirementResultsOf(dir, report);
-  const rendering = html === false ? undefined : (html === true ? startAllureHtml(dir) : html).render();
+  const rendering = html === false ? undefined : (html === true ? startAllureHtml(dir) : html).render(runSpan(report));
   const files = writeRunReports(dir, report);
   onWritten?.();
   if (rendering === undefined) return files;
@@ -262,10 +263,34 @@ try {
 }
 `;
 
+/**
+ * The rendered HTML made to load nothing from anywhere when opened: Allure's generator adds Google Analytics (a script
+ * from www.googletagmanager.com sent the report's id, with no setting to switch it off), taken out here with any other
+ * script or style sheet from an http(s) URL. With `run`, the header's duration is the run's wall time. Throws when an
+ * element that loads from an http(s) URL is left (the report is then not kept).
+ */
+export function localOnlyHtml(html: string, run?: Span): string {
+  let out = html
+    .replace(/<script\b[^>]*\ssrc\s*=\s*["']?(?:https?:)?\/\/[^>]*>\s*<\/script>/gi, '')
+    .replace(/<script\b[^>]*>(?:(?!<\/script>)[\s\S])*\bgtag\s*\((?:(?!<\/script>)[\s\S])*<\/script>/gi, '')
+    .replace(/<link\b[^>]*\shref\s*=\s*["']?(?:https?:)?\/\/[^>]*>/gi, '');
+  if (run !== undefined) {
+    const start = Math.round(run.start);
+    const stop = Math.round(run.end);
+    out = out.replace(/"start":\d+,"stop":\d+,"duration":\d+/g, `"start":${start},"stop":${stop},"duration":${Math.max(0, stop - start)}`);
+  }
+  const left = /<(?:script|link|img|iframe|source|embed|object)\b[^>]*\s(?:src|href|data)\s*=\s*["']?((?:https?:)?\/\/[^"'\s>]+)/i.exec(out);
+  if (left !== null) throw new Error(`it would load ${left[1]} when opened`);
+  return out;
+}
+
 /** An HTML rendering started ahead (its library loading while the checks run). */
 export interface AllureHtml {
-  /** Renders the run's Allure results, once; returns a note when rendering failed. */
-  render(): Promise<string | undefined>;
+  /**
+   * Renders the run's Allure results, once; returns a note when rendering failed. `run`: the run's span, which the
+   * report's header then shows as its duration (Allure's own is the results' earliest start to their latest stop).
+   */
+  render(run?: Span): Promise<string | undefined>;
   /** Ends the child without rendering (the run failed before its reports). */
   cancel(): void;
 }
@@ -297,7 +322,7 @@ export function startAllureHtml(dir: string, timeoutMs = 60_000, raisePriority =
     cancel: () => {
       if (rendered === undefined) renderer.child.kill();
     },
-    render: () =>
+    render: (run?: Span) =>
       (rendered ??= (async () => {
         if (renderer.lowered && !raisePriority(renderer.child)) {
           renderer.child.kill();
@@ -317,7 +342,16 @@ export function startAllureHtml(dir: string, timeoutMs = 60_000, raisePriority =
         const r = await ended;
         clearTimeout(timer);
         if (r instanceof Error) return `the HTML report could not be rendered: ${r.message}`;
-        if (r.code === 0 && existsSync(join(out, 'index.html'))) return undefined;
+        if (r.code === 0 && existsSync(join(out, 'index.html'))) {
+          const file = join(out, 'index.html');
+          try {
+            writeAtomic(file, localOnlyHtml(readFileSync(file, 'utf8'), run));
+          } catch (e) {
+            rmSync(file, { force: true });
+            return `the HTML report was not kept: ${(e as Error).message}`;
+          }
+          return undefined;
+        }
         return `the HTML report could not be rendered (${r.signal ?? `exit ${r.code}`}): ${renderer.stderr().trim().split('\n').slice(-3).join(' ')}`;
       })()),
   };
