@@ -64,12 +64,30 @@ const isJsonMedia = (mediaType: string | undefined) => mediaType === 'applicatio
 const proxyAuthPage = (x: Exchange): boolean => PROXY_AUTH_STATUSES.includes(x.status) && !isJsonMedia(x.mediaType);
 
 /**
+ * A 401 or 403 that is not in a form the target answers errors in: neither JSON (its error bodies, judged against the
+ * operation's documented 401 or 403 where there is one) nor the text/plain body its HTTP framework answers for a
+ * missing or invalid token (FACTS.md). An authenticating gateway's login page (HTML), or an empty refusal: it refuses
+ * the caller, not the input, and says nothing of the target, so no rule judges its status, content type or body, and a
+ * check that sent the configured credentials and got it ends in error (ApiClient.decides).
+ */
+export function foreignAuthPage(x: Exchange): boolean {
+  return PROXY_AUTH_STATUSES.includes(x.status) && x.mediaType !== 'text/plain' && !isJsonMedia(x.mediaType);
+}
+
+/**
+ * A Content-Type header that names more than one media type (the header sent twice, joined by a comma): which one the
+ * body is in cannot be told, so no rule judges the content type or the body (ApiClient.decides makes reading its JSON
+ * an error).
+ */
+export const unreadableContentType = (x: Exchange): boolean => x.mediaType?.includes(',') ?? false;
+
+/**
  * A response that is no answer of the operation: an overload or cancellation status any endpoint may send, or a redirect
  * the operation does not document (a misrouted URL, a gateway). The status rules judge nothing on it: neither a failure
  * nor a pass (no requirement passes on responses that judged nothing).
  */
 const answersNothing = (operation: OperationInfo, x: Exchange): boolean =>
-  mayAnswerAnywhere(operation.api, x.status) || (x.status >= 300 && x.status < 400 && operation.responses[String(x.status)] === undefined) || routeNotServed(x) || gatewayPage(x);
+  mayAnswerAnywhere(operation.api, x.status) || (x.status >= 300 && x.status < 400 && operation.responses[String(x.status)] === undefined) || routeNotServed(x) || gatewayPage(x) || foreignAuthPage(x);
 
 /**
  * A 502 or 504 without an error body of the target's own (a JsCantonError's code, an {error}): the page of a gateway in
@@ -121,7 +139,7 @@ export const contentTypeDocumented: GenericCheck = {
   name: 'content_type_documented',
   description: 'the response content type is one the operation documents for that status',
   run({ exchange, operation, schemas }) {
-    if (mayAnswerAnywhere(operation.api, exchange.status) || proxyAuthPage(exchange) || routeNotServed(exchange) || gatewayPage(exchange)) return undefined;
+    if (mayAnswerAnywhere(operation.api, exchange.status) || proxyAuthPage(exchange) || routeNotServed(exchange) || gatewayPage(exchange) || foreignAuthPage(exchange) || unreadableContentType(exchange)) return undefined;
     const response = schemas.response(operation, exchange.status);
     if (response === undefined) return undefined;
     const documented = Object.keys(response.content);
@@ -152,7 +170,7 @@ export const bodyMatchesSchema: GenericCheck = {
     const requirement = media.requirement ?? response.requirement ?? `${operation.api}.http.documented-status`;
     const isJson = isJsonMedia(exchange.mediaType);
     // an overload status from a gateway may carry any body: only a JSON one is judged, against its documented schema
-    if (gatewayPage(exchange)) return undefined;
+    if (gatewayPage(exchange) || foreignAuthPage(exchange)) return undefined;
     if ((mayAnswerAnywhere(operation.api, exchange.status) || proxyAuthPage(exchange) || routeNotServed(exchange)) && (!isJson || exchange.json === undefined)) return undefined;
     if (isJson && exchange.json === undefined) {
       return {
