@@ -1,4 +1,4 @@
-/** Bounded reports at nightly depth (issue 13): a requirement failed on every response keeps a bounded record. */
+/** Bounded reports at nightly depth: a requirement failed on every response keeps a bounded record. */
 import { describe, expect, it } from 'vitest';
 import { boundedFailures } from '../../harness/conformance.js';
 import type { ExchangeRecord, FailureRecord } from '../../harness/types.js';

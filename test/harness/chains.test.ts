@@ -1,5 +1,5 @@
 /**
- * Where the time goes (issue 23): each check measures, as its exchanges end, its longest chain of requests sent one after
+ * Where the time goes: each check measures, as its exchanges end, its longest chain of requests sent one after
  * another (each after the previous answer), without keeping the exchanges; the reports list it per check and
  * summary.md the ten slowest checks. The run's requests in flight count against one limit shared by every worker.
  */

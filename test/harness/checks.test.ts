@@ -112,7 +112,7 @@ describe('statuses any endpoint may answer (429, 503, the ledger 499)', () => {
     expect(run('scan', 'getEventById', 404, 'application/json', { error: 5 }).failures.map((f) => f.requirement)).toEqual(['scan.errors.error-body']);
   });
 
-  it("a 502 or 504 gateway page (no error body of the target's own) is judged by no rule; one in the target's error form is (issue 20)", () => {
+  it("a 502 or 504 gateway page (no error body of the target's own) is judged by no rule; one in the target's error form is", () => {
     const page = { 502: '<html><body><h1>502 Bad Gateway</h1>nginx</body></html>', 504: '<html><body><h1>504 Gateway Time-out</h1></body></html>' };
     for (const status of [502, 504] as const) {
       // the ledger documents a JSON 504 for getUser: a gateway's HTML page breaks neither its content type nor no-5xx

@@ -109,8 +109,8 @@ describe('canton-conformance CLI', () => {
     expect(r.err).toContain('run.reportsDir');
   });
 
-  // issue 20: checked before the run starts (and before the CLI takes the signals); Node's recursive mkdir loops forever
-  // under /proc, where a run used to hang deaf to SIGTERM. As root, chmod does not stop writes: the unwritable cases
+  // checked before the run starts (and before the CLI takes the signals): Node's recursive mkdir loops forever under
+  // /proc, where a run would hang deaf to SIGTERM. As root, chmod does not stop writes: the unwritable cases
   // are a path under a file and the kernel's pseudo-filesystems (and a read-only directory when not root).
   describe('a reports directory that cannot take the reports: exit 2 at once, naming it', () => {
     writeFileSync(join(tmp, 'in-the-way'), '');

@@ -1,6 +1,6 @@
 /**
- * Concurrency (issue 13): the in-flight limit of the HTTP client, the locks on shared target state, and the same
- * verdicts at any run.concurrency. Issue 23: run.concurrency is one limit over every worker of a run (a worker takes
+ * Concurrency: the in-flight limit of the HTTP client, the locks on shared target state, and the same verdicts at any
+ * run.concurrency. run.concurrency is one limit over every worker of a run (a worker takes
  * the slots the others leave), and the verdicts stay those of concurrency 1 with it, however it splits, and when it
  * adapts to a target that refuses load (a gateway answering 503 above 4 requests in flight).
  */

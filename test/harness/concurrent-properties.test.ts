@@ -1,5 +1,5 @@
 /**
- * Property cases run at once (`t.property(..., { concurrent: true })`, issue 13): on a target with planted faults the
+ * Property cases run at once (`t.property(..., { concurrent: true })`): on a target with planted faults the
  * verdicts, and the failing properties' seeds and failing cases, are those of a run at concurrency 1, where every case runs
  * one after another. The faults are of checks whose properties run their cases at once (derived mutation kinds, the
  * user lifecycle model, user id round trips, rights grants, masked user updates spread over users, scan listings and walks,

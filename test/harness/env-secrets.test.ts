@@ -1,5 +1,5 @@
 /**
- * Values read from `${NAME}` in a configuration file are secrets (issue 12 item 5): a target header value, a static
+ * Values read from `${NAME}` in a configuration file are secrets: a target header value, a static
  * token and a fixture sent in a query, all from the environment, against a target that echoes every request header
  * and its URL into its bodies; no output file of the run nor its console lines hold any of them. The target URL, also
  * read from the environment, is no secret and stays readable, but an API key read from `${NAME}` into its query or

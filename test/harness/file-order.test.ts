@@ -1,5 +1,5 @@
 /**
- * The order a run starts its suite files in (harness/file-order.ts, issue 23): longest first, and a file whose checks
+ * The order a run starts its suite files in (harness/file-order.ts): longest first, and a file whose checks
  * lock shared target state placed where the file that holds that state is expected to end, so that no worker waits
  * on a lock with nothing to do.
  */

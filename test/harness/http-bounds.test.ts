@@ -8,7 +8,7 @@ import { servedDocumentHeaders } from '../../harness/spec-diff/document.js';
 import type { TargetConfig } from '../../harness/config.js';
 
 /**
- * The HTTP client's bounds against a hostile loopback target (issue 12 items 1 and 3): decoded size, JSON depth,
+ * The HTTP client's bounds against a hostile loopback target: decoded size, JSON depth,
  * redirects, the OAuth2 token request, and the retries of 429 and 503.
  */
 const ZEROS_GZIP = gzipSync(Buffer.alloc(64 * 1024 * 1024)); // about 64 KB on the wire, 64 MB decoded

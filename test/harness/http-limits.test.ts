@@ -1,5 +1,5 @@
 /**
- * run.maxRequestsPerSecond and run.maxHeaderBytes (issue 12 items 4 and 1): a loopback target counts the requests
+ * run.maxRequestsPerSecond and run.maxHeaderBytes: a loopback target counts the requests
  * that arrive in every one-second window of a run whose checks burst in two worker threads; another sends a header
  * larger than the bound.
  */

@@ -1,5 +1,5 @@
 /**
- * The benchmark's latency profile (issue 23, scripts/latency-profile.ts): which class each operation falls in, the proxy
+ * The benchmark's latency profile (scripts/latency-profile.ts): which class each operation falls in, the proxy
  * that holds each answer for its class's delay, and the critical path read from a report.
  */
 import { createServer } from 'node:http';

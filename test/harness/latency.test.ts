@@ -1,5 +1,5 @@
 /**
- * Response times per operation (issue 21 item 3): each check tallies its exchanges into bounded histograms, the run
+ * Response times per operation: each check tallies its exchanges into bounded histograms, the run
  * (and a merge of shards) adds them up. p50 and p95 are within 2.5% of the exact nearest-rank values, the maximum is
  * exact, the histogram stays small however many requests it counts, and adding the parts gives what one tally of all
  * of them gives.

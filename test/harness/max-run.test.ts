@@ -3,8 +3,8 @@
  * starts, the reports of what ran are written, say the run was cut at the limit, and the run exits 3 (1 when a MUST
  * failed among what ran).
  *
- * The target cannot let the run end first, whatever the machine's speed (issue 20: a stub answering after a fixed
- * 300 ms let a fast machine finish every check as the limit fired): it holds every request unanswered until the CLI has
+ * The target cannot let the run end first, whatever the machine's speed (a stub answering after a fixed
+ * 300 ms would let a fast machine finish every check as the limit fired): it holds every request unanswered until the CLI has
  * said the limit was reached, and answers 404 from then on. No check can end before its first answer, and no request
  * times out before the limit (run.timeoutMs and checkTimeoutMs are longer than run.maxRunMs, and both start after the
  * run does).

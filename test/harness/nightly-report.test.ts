@@ -1,5 +1,5 @@
 /**
- * Report size at nightly depth (issue 13): a run with --runs 200 keeps conformance.json bounded. A passing check keeps
+ * Report size at nightly depth: a run with --runs 200 keeps conformance.json bounded. A passing check keeps
  * no recorded exchange in the report however many requests its properties sent; a failing one keeps the exchange of its
  * failure in full (request and response, in conformance.json and as an Allure attachment) and its last few exchanges.
  */

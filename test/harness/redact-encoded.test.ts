@@ -1,5 +1,5 @@
 /**
- * Registered secrets are redacted in their encoded forms too (issue 20): JSON-escaped (`\/`, `\uXXXX` in either case
+ * Registered secrets are redacted in their encoded forms too: JSON-escaped (`\/`, `\uXXXX` in either case
  * of hex, in any mix with plain characters, and JSON.stringify's own escapes) and percent-encoded (encodeURIComponent's,
  * with lower-case hex, a form body's, RFC 3986's). Texts without a secret are returned unchanged.
  */

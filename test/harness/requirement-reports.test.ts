@@ -1,5 +1,5 @@
 /**
- * One verdict per requirement in every report (issue 21 items 1 to 3). A derived check judges several requirements (one
+ * One verdict per requirement in every report. A derived check judges several requirements (one
  * per mutation kind, and the form of the rejections); the planted fault `ledger-derived-wrong-type-accepted` breaks one
  * of them only. conformance.json, junit.xml, summary.md, the Allure results and the single-file HTML rendered from them
  * must then agree requirement by requirement: the wrong-type rule failed, the other rules of the same failed checks

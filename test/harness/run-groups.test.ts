@@ -1,5 +1,5 @@
 /**
- * The groups a run's suite files are loaded in, one per worker (harness/run-groups.ts, issue 23): every file exactly
+ * The groups a run's suite files are loaded in, one per worker (harness/run-groups.ts): every file exactly
  * once, the times balanced, the files that lock shared target state together in the first group, each group longest
  * first.
  */

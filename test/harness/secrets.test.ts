@@ -19,7 +19,7 @@ const URL_PASSWORD = 'url-password-b81d-must-not-leak';
 const TOKEN_URL_PASSWORD = 'token-url-password-c42e-must-not-leak';
 const CLIENT_SECRET = 'client-secret-d93f-must-not-leak';
 const ACCESS_TOKEN = 'opaque-oauth-access-token-1234';
-/** a gateway key with the characters JSON and percent-encoding write otherwise: a target echoes it encoded (issue 20) */
+/** a gateway key with the characters JSON and percent-encoding write otherwise: a target echoes it encoded */
 const GATEWAY_KEY = 'gw/key+e07b/must-not-leak==';
 const GATEWAY_KEY_FORMS = [
   'gw\\/key+e07b\\/must-not-leak==',

@@ -105,7 +105,7 @@ describe('sharded runs merged', () => {
     expect(r.out).toContain(merged.outcome);
   });
 
-  it('merges the Allure results into one per requirement with the merged verdict, and the response times per operation (issue 21)', () => {
+  it('merges the Allure results into one per requirement with the merged verdict, and the response times per operation', () => {
     const dir = join(tmp, 'merged', 'latest');
     const merged = JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as RunReport;
     const results = join(dir, 'allure-results');

@@ -99,9 +99,9 @@ describe('a run stopped by a signal', () => {
 });
 
 /**
- * Issue 20: a second (third, ...) signal during a stop only shortens its wait; the reports are written whatever the
- * number of signals. coreutils `timeout` sends SIGTERM twice (to the command, then to its process group), and a
- * second SIGTERM used to exit 143 without reports. These runs are against the embedded reference, with the signals
+ * A second (third, ...) signal during a stop only shortens its wait; the reports are written whatever the number of
+ * signals. coreutils `timeout` sends SIGTERM twice (to the command, then to its process group), and a second SIGTERM
+ * must not end the process with 143 and no reports. These runs are against the embedded reference, with the signals
  * sent `gapMs` apart at a given point of the run: as soon as the CLI said it runs (the reference and vitest starting),
  * or once the first test file reported (checks running).
  */
@@ -130,7 +130,7 @@ async function stopReferenceRun(dir: string, signals: NodeJS.Signals[], gapMs: n
   return { code: run.code, afterLastSignalMs: Date.now() - lastSignalAt, out: run.out, err: run.err };
 }
 
-describe('several signals during a stop (issue 20)', () => {
+describe('several signals during a stop', () => {
   const cases: Array<{ name: string; dir: string; signals: NodeJS.Signals[]; gapMs: number; when: 'starting' | 'checking'; by: string }> = [
     { name: 'SIGTERM twice 50 ms apart while the run starts', dir: 'term2-start', signals: ['SIGTERM', 'SIGTERM'], gapMs: 50, when: 'starting', by: 'SIGTERM' },
     { name: 'SIGTERM twice 200 ms apart while checks run', dir: 'term2-checks', signals: ['SIGTERM', 'SIGTERM'], gapMs: 200, when: 'checking', by: 'SIGTERM' },

@@ -1,5 +1,5 @@
 /**
- * The OAuth2 identity provider (issue 20): a token is reused until shortly before its expiry (a margin in proportion
+ * The OAuth2 identity provider: a token is reused until shortly before its expiry (a margin in proportion
  * to its lifetime), concurrent requests share one fetch, a failing provider is retried a bounded number of times and
  * its failure then remembered, and a token response has the depth and size bounds of every response. Every server here
  * is a stub on 127.0.0.1.

@@ -153,7 +153,7 @@ describe('a run over one check of each verdict kind', () => {
     expect(of('v.feature-off')).toMatchObject({ status: 'skipped', statusDetails: { message: 'skipped: feature items is switched off for this target' } });
   });
 
-  it('renders the HTML from one Allure result per requirement, with the requirement\'s own verdict (issue 21)', () => {
+  it('renders the HTML from one Allure result per requirement, with the requirement\'s own verdict', () => {
     const dir = join(result.dir, 'allure-results');
     const results = readdirSync(dir)
       .filter((f) => f.endsWith('-result.json'))

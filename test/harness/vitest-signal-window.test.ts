@@ -1,6 +1,6 @@
 /**
- * A Ctrl-C while the suite's vitest is being created must reach the CLI's own handler only (issue 12: reports on every
- * ending). vitest's logger registers, during creation, a handler that exits the process with 130 a millisecond later;
+ * A Ctrl-C while the suite's vitest is being created must reach the CLI's own handler only (reports are
+ * written however a run ends). vitest's logger registers, during creation, a handler that exits the process with 130 a millisecond later;
  * createSuiteVitest refuses it for the whole creation, so at no moment of it does a SIGINT or SIGTERM listener exist
  * besides the ones present before (a CLI run failed on this: exit 130, no report, after a Ctrl-C 0.3 s into the run).
  */

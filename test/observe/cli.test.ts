@@ -1,5 +1,5 @@
 /**
- * The observe and judge commands as a user runs them (issue 22): `serve --write-config` gives the reference's targets,
+ * The observe and judge commands as a user runs them: `serve --write-config` gives the reference's targets,
  * `observe --config` stands in front of them, plain HTTP calls go through it, reports come every --report-every
  * seconds and on SIGTERM, with the exit code of what was observed. `judge` reads any HAR (pretty-printed, as a
  * browser exports one); a file that is not a HAR is exit 2.

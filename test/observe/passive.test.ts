@@ -1,5 +1,5 @@
 /**
- * The passive judge on its own (issue 22): which operation a request is, what it judges on one exchange, what it keeps
+ * The passive judge on its own: which operation a request is, what it judges on one exchange, what it keeps
  * (bounded however many exchanges it sees), and the streaming HAR reader.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The observing proxy forwards unchanged (issue 22): statuses, status texts, headers (case, order, repeats) and bodies
+ * The observing proxy forwards unchanged: statuses, status texts, headers (case, order, repeats) and bodies
  * of any size reach the client as the target sent them, and requests reach the target as the client sent them, but
  * for the hop-by-hop fields and Host. What it hands to the judge is bounded: a body beyond the cap is forwarded whole
  * and not judged.

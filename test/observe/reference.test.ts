@@ -1,5 +1,5 @@
 /**
- * observe in front of the embedded reference (issue 22), driven by the suite's own run pointed at the proxy (its
+ * observe in front of the embedded reference, driven by the suite's own run pointed at the proxy (its
  * targets block with the proxy's URL, as `serve --write-config` writes one) and by plain HTTP calls. A clean reference
  * gives no observed failure; planted faults show up as observed failures on their requirements, each with its
  * recorded, redacted exchange. The same run, recorded with run --record and judged by judge, gives the same passive

@@ -1,5 +1,5 @@
 /**
- * Robustness (issue 12 item 8): the CLI, as a child process, runs a few cheap checks against the embedded reference
+ * Robustness: the CLI, as a child process, runs a few cheap checks against the embedded reference
  * server through a fault-injecting loopback proxy (fault-proxy.ts), one fault class per interface. For every class:
  * the run ends within a bound, exits 3, writes its reports, prints no stack trace, stays below a memory bound, fails
  * no requirement and passes none of the interface whose every response was damaged. A control interface behind a
@@ -36,7 +36,7 @@ const RUNS: Array<{ name: string; faults: Record<Api, FaultClass>; every?: Parti
   // one class on every second response only
   { name: 'd', faults: { ledger: 'redirect-loop', scan: 'cross-origin-redirect', validator: 'reset-mid-body', registry: 'duplicate-content-length' }, every: { validator: 2 }, exit: 3 },
   // an HTML page with 200 is an answer of the target, whose content type breaks a MUST rule (exit 1); a gateway's 502
-  // page is judged by no rule (issue 20: it says nothing of the target), and the rule its check expected another status
+  // page is judged by no rule (it says nothing of the target), and the rule its check expected another status
   // for decides nothing; the control damages nothing
   { name: 'e', faults: { ledger: 'none', scan: 'html-200', validator: 'html-502', registry: 'none' }, exit: 1 },
 ];

@@ -1,5 +1,5 @@
 /**
- * A fault-injecting loopback proxy for the robustness tests (issue 12 item 8): plain Node `http` and `net`. It forwards
+ * A fault-injecting loopback proxy for the robustness tests: plain Node `http` and `net`. It forwards
  * each request to an upstream (the embedded reference server), then answers with the upstream's response damaged by
  * one fault class, on every response or on every n-th. Framing faults are written as raw bytes on the socket, so the
  * client sees exactly what a broken server or gateway sends.
@@ -27,7 +27,7 @@ export const FAULT_CLASSES = [
   'cross-origin-redirect',
   'bad-chunked',
   'duplicate-content-length',
-  // issue 20: answers that decide nothing, and answers lost after the target carried the request out
+  // answers that decide nothing, and answers lost after the target carried the request out
   /** the request reaches the target; its answer never comes back (the connection is closed, no response) */
   'lost-answer',
   /** 429 and 503 in turn, with a JSON body in the Splice error form ({error}): a rate limiter that keeps the form */

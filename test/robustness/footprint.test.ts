@@ -1,10 +1,10 @@
 /**
- * A small, reusable footprint and retried clean-up (issue 12 item 7). Two runs against the same reference server: the
+ * A small, reusable footprint and retried clean-up. Two runs against the same reference server: the
  * parties the rights checks need exist, not fresh, so the second run finds the first run's again and allocates none;
  * the footprint (parties, package uploads, users not removed) is in conformance.json and summary.md. Clean-up steps
  * that fail for a while are retried; one that never succeeds is listed as not cleaned up.
  *
- * Issue 20: what a check asked to create counts from the request on. Through a proxy that drops the answer of every
+ * What a check asked to create counts from the request on. Through a proxy that drops the answer of every
  * user creation (the user is created, the answer never comes), every user the run left on the participant is in the
  * report, as left behind or as possibly left behind with its id; a user the clean-up deleted after all (a 2xx or 404
  * to its DELETE) is not. Before, the footprint counted only creations answered 2xx: none of them.
@@ -108,7 +108,7 @@ describe('the footprint counts what was asked from the request on', () => {
   });
 });
 
-describe('the footprint of a run whose user creations lose their answers (issue 20)', () => {
+describe('the footprint of a run whose user creations lose their answers', () => {
   let ref: ReferenceServer;
   let proxy: FaultProxy;
   let result: RunResult;

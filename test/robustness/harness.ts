@@ -1,5 +1,5 @@
 /**
- * The one set-up of the run-through tests (issue 20): a temporary directory, a small run configuration, the CLI
+ * The one set-up of the run-through tests: a temporary directory, a small run configuration, the CLI
  * spawner, loopback stub servers, the embedded reference behind fault-injecting proxies, and the report reader. Every
  * bound is here: each spawned run is killed at its time limit, each stub listens on 127.0.0.1 only, and every server,
  * proxy and directory a test makes is closed or removed by `cleanup()`.

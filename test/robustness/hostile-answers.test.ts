@@ -1,5 +1,5 @@
 /**
- * Answers that decide nothing (issue 20, item 6): the CLI runs against the embedded reference through fault-injecting
+ * Answers that decide nothing: the CLI runs against the embedded reference through fault-injecting
  * loopback proxies (fault-proxy.ts), one class of hostile answer per interface. The reference behind the damaged
  * interfaces carries planted faults, so that a rule that passed on the damage would be a planted fault reported as
  * pass; the ledger of the later runs is a clean reference that loses one answer, where a failure would be a clean target
@@ -240,7 +240,7 @@ describe.each(selectedRuns)('a run through hostile proxies ($name)', (run) => {
   }
 });
 
-describe('a run whose OAuth2 tokens live 20 s (issue 20)', () => {
+describe('a run whose OAuth2 tokens live 20 s', () => {
   it('fetches one token for many requests, and the clean target passes', async () => {
     const server = await startMiniServer();
     try {

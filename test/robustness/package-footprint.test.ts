@@ -1,5 +1,5 @@
 /**
- * Packages uploaded once (issue 12 item 7): the checks of the package and vetting area build the same archives in
+ * Packages uploaded once: the checks of the package and vetting area build the same archives in
  * every run, so a second run against the same participant uploads only packages it holds already and adds none (the
  * footprint says so, from the archives reports/state marks as accepted). The verdicts do not depend on the run, but
  * for the two rules that need a vetting change, which only the first run against a participant can make with the same

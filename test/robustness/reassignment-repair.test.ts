@@ -1,5 +1,5 @@
 /**
- * A contract left mid-reassignment is assigned back in the next run (issue 12 item 7). Run 1 goes through a loopback
+ * A contract left mid-reassignment is assigned back in the next run. Run 1 goes through a loopback
  * proxy in front of the reference's ledger that refuses every assignment back to the synchronizer a contract was first
  * unassigned from: the check's own move succeeds, its move back is unassigned and then refused (3 attempts), so the
  * instruction is left mid-reassignment and the state file under reports/state records it. Run 2, through the same

@@ -1,6 +1,6 @@
 /**
  * A run stopped at once (SIGTERM or a second Ctrl-C: the CLI aborts the runner's stopNow signal) cuts off the checks
- * that are running and still runs their clean-up, within a bound (issue 12 item 7): the check below waits on a request
+ * that are running and still runs their clean-up, within a bound: the check below waits on a request
  * the target never answers; once that request arrives, the run is stopped at once. Its first clean-up step must reach
  * the target, its second (held by the target too) is cut at the bound and listed as not cleaned up, and the run ends
  * within the bound with a report marked interrupted. (test/harness/signals.test.ts covers the signals themselves.)
@@ -59,7 +59,7 @@ describe('a run stopped at once', () => {
     }
   }, 60_000);
 
-  // issue 20: a further signal (a second SIGTERM, as coreutils `timeout` sends) shortens the stop's wait: the clean-up
+  // a further signal (a second SIGTERM, as coreutils `timeout` sends) shortens the stop's wait: the clean-up
   // held by the target is abandoned FINAL_GRACE_MS after it, not at STOP_CLEANUP_MS, and the reports are still written
   it('a further signal during the clean-up shortens the wait to the final grace; the reports are written', async () => {
     const held = new Set<ServerResponse>();
