@@ -3,11 +3,11 @@
 // The bundle is built at install ("prepare", which `npm ci` runs) and again on the first start after any of its
 // sources changed: it is kept under node_modules/.cache/canton-conformance/cli/ (never committed), named by a hash of the
 // contents of every file that went into it, so an edited check or harness file is never run from a stale bundle.
-// Packages stay outside the bundle (imported from node_modules as before). Where the bundle cannot be built (no
-// esbuild, a read-only node_modules), the CLI is loaded through tsx as before. CC_NO_BUNDLE=1 forces that path.
+// Packages stay outside the bundle (imported from node_modules). Where the bundle cannot be built (no esbuild, a
+// read-only node_modules), the CLI is loaded through tsx. CC_NO_BUNDLE=1 forces that path.
 // The suite files are entries of the same bundle, with the group loader and the recording setup of the suite workers:
 // a run from the bundle has its workers import them natively (harness/run-groups.ts), not through vitest's module
-// runner, which transformed and evaluated every suite and harness module in each worker (a group's files load in
+// runner, which would transform and evaluate every suite and harness module in each worker (a group's files load in
 // 280-420 ms instead of 390-630 ms, and the default run's peak RSS is about 20 MiB lower).
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
