@@ -253,16 +253,33 @@ export async function judgeHar(file: string, config: Config, maxKept: number): P
   const bases = interfaceBases(config.targets);
   const startedAt = new Date();
   const max = config.run.maxResponseBytes;
+  let read = 0;
+  let skipped = 0;
+  const skip = (why: string) => {
+    skipped++;
+    parts.judge.notJudged(`not judged: ${why}`);
+  };
   try {
-    // an entry holds its response body (at most maxResponseBytes, base64 a third more) and its request
-    for await (const e of readHarEntries(file, 2 * max + 1024 * 1024, (why) => parts.judge.notJudged(`not judged: ${why}`))) {
-      const x = observedFromHar(e, (url) => interfaceOf(bases, url), max);
-      if ('invalid' in x) parts.judge.notJudged(`not judged: ${x.invalid}`);
-      else parts.judge.judge(x);
+    // an entry holds its response body (at most maxResponseBytes, base64 a third more) and its request; nested no
+    // deeper than a response may be (run.maxJsonDepth)
+    for await (const e of readHarEntries(file, 2 * max + 1024 * 1024, skip, config.run.maxJsonDepth)) {
+      // one entry the judge cannot read is reported and skipped: the others are judged
+      try {
+        const x = observedFromHar(e, (url) => interfaceOf(bases, url), max);
+        if ('invalid' in x) skip(x.invalid);
+        else {
+          parts.judge.judge(x);
+          read++;
+        }
+      } catch (err) {
+        skip(`an entry the judge could not read (${redactText((err as Error).message)})`);
+      }
     }
   } catch (e) {
-    throw new ConfigError(`judge: ${(e as Error).message}`);
+    throw new ConfigError(`judge: ${redactText((e as Error).message)}`);
   }
+  // a capture of which nothing could be read judged nothing: never a pass
+  if (read === 0) throw new ConfigError(`judge: ${file} holds no entry that could be read${skipped > 0 ? ` (${skipped} skipped: ${[...parts.judge.tally.notJudged.keys()].map((k) => k.replace(/^not judged: /, '')).join('; ')})` : ' (its log.entries list is empty)'}`);
   const configured = config.run.only.filter((a) => config.targets[a] !== undefined);
   const seen = APIS.filter((a) => parts.judge.tally.byApi[a] !== undefined);
   const apis = configured.length > 0 ? configured : seen.length > 0 ? seen : [...APIS];

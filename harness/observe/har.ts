@@ -131,12 +131,52 @@ function headerRecord(list: readonly HarHeader[] | undefined): Record<string, st
   return out;
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** the reason counted for a response whose body the capture left out */
+export const BODY_LEFT_OUT = 'the capture left the body out (no content.text: a HAR saved without content, Playwright content "omit" or "attach", a size-limited or sanitized capture)';
+
+/**
+ * Why an entry is not valid HAR where the judge reads it (undefined: it is): the request and response objects, their
+ * header lists as lists of {name, value}.
+ */
+function invalidEntry(e: unknown): string | undefined {
+  if (!isObject(e)) return 'an entry that is not an object';
+  const req = e.request;
+  if (!isObject(req)) return 'an entry without a request object';
+  if (typeof req.url !== 'string' || typeof req.method !== 'string') return 'an entry without a request URL or method';
+  if (req.headers !== undefined && !Array.isArray(req.headers)) return 'an entry whose request.headers is not a list of {name, value}';
+  if (req.postData !== undefined && !isObject(req.postData)) return 'an entry whose request.postData is not an object';
+  const res = e.response;
+  if (res === undefined) return undefined;
+  if (!isObject(res)) return 'an entry whose response is not an object';
+  if (res.headers !== undefined && !Array.isArray(res.headers)) return 'an entry whose response.headers is not a list of {name, value}';
+  if (res.content !== undefined && !isObject(res.content)) return 'an entry whose response.content is not an object';
+  return undefined;
+}
+
+/**
+ * Whether the capture left a response body out: no content.text where the body was not empty or its size is not
+ * known (a HAR saved without content, Playwright's content "omit"; "attach" keeps it in a file of its own, `_file`),
+ * or a comment on the content (what sanitizing and size-limiting tools leave), or the recorder's own `_truncated`.
+ */
+function bodyLeftOut(content: Record<string, unknown> | undefined, bodySize: unknown): boolean {
+  if (content === undefined) return true;
+  if (content._file !== undefined) return true;
+  if (typeof content.comment === 'string' && content.comment.trim() !== '') return true;
+  if (typeof content.text === 'string') return false;
+  // no text: an empty body only where the capture says its size was 0
+  return content.size !== 0 || (typeof bodySize === 'number' && bodySize > 0);
+}
+
 /**
  * An entry as the passive judge takes it. `interfaceOf` names the interface and relative path of a URL (from the
- * configured base URLs); without one, the judge matches the path alone.
+ * configured base URLs); without one, the judge matches the path alone. An entry that is not valid HAR is `invalid`,
+ * with why.
  */
 export function observedFromHar(e: HarEntry, interfaceOf: (url: URL) => { api: Api; path: string } | undefined, maxBodyBytes: number): ObservedExchange | { invalid: string } {
-  if (typeof e?.request?.url !== 'string' || typeof e.request.method !== 'string') return { invalid: 'an entry without a request URL or method' };
+  const invalid = invalidEntry(e);
+  if (invalid !== undefined) return { invalid };
   let url: URL;
   try {
     url = new URL(e.request.url);
@@ -145,10 +185,11 @@ export function observedFromHar(e: HarEntry, interfaceOf: (url: URL) => { api: A
   }
   const at = interfaceOf(url);
   const status = typeof e.response?.status === 'number' && e.response.status > 0 ? e.response.status : undefined;
-  const content = e.response?.content;
+  const content = e.response?.content as Record<string, unknown> | undefined;
   let body: Buffer | undefined;
   let bodyNotJudged: string | undefined;
-  if (status !== undefined) {
+  if (status !== undefined && bodyLeftOut(content, e.response.bodySize)) bodyNotJudged = BODY_LEFT_OUT;
+  else if (status !== undefined) {
     const text = typeof content?.text === 'string' ? content.text : '';
     body = content?.encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
     if (e._truncated === true || (typeof content?.size === 'number' && content.size > maxBodyBytes) || body.length > maxBodyBytes) {
@@ -160,13 +201,16 @@ export function observedFromHar(e: HarEntry, interfaceOf: (url: URL) => { api: A
     }
   }
   const reqBody = e.request.postData?.text;
+  // the request body as sent: a rule about the request may read it (its size, where the capture gives one, agrees)
+  const reqBytes = typeof reqBody === 'string' ? Buffer.byteLength(reqBody) : -1;
+  const requestBodyComplete = typeof reqBody === 'string' && reqBody.length <= 16 * 1024 && (typeof e.request.bodySize !== 'number' || e.request.bodySize < 0 || e.request.bodySize === reqBytes);
   return {
     ...(at !== undefined ? { api: at.api } : {}),
     method: e.request.method,
     url: e.request.url,
     path: at !== undefined ? at.path : url.pathname,
     requestHeaders: headerRecord(e.request.headers),
-    ...(typeof reqBody === 'string' ? { requestBody: reqBody.length > 16 * 1024 ? reqBody.slice(0, 16 * 1024) : reqBody } : {}),
+    ...(typeof reqBody === 'string' ? { requestBody: reqBody.length > 16 * 1024 ? reqBody.slice(0, 16 * 1024) : reqBody, requestBodyComplete } : {}),
     startedAt: typeof e.startedDateTime === 'string' ? e.startedDateTime : new Date(0).toISOString(),
     durationMs: typeof e.time === 'number' ? e.time : 0,
     ...(status !== undefined
@@ -183,10 +227,12 @@ export function observedFromHar(e: HarEntry, interfaceOf: (url: URL) => { api: A
 
 /**
  * Reads the entries of a HAR file one at a time, without holding the file: a scanner finds `log.entries` and hands each
- * entry's text to JSON.parse. An entry larger than `maxEntryBytes` is skipped whole (`onSkipped`), so memory is
- * bounded by it whatever the file's size. Throws when the file is not a HAR (no log.entries array).
+ * entry's text to JSON.parse. An entry larger than `maxEntryBytes`, or nested deeper than `maxDepth` levels, is skipped
+ * whole (`onSkipped`), so memory is bounded by them whatever the file's size; so is an item of the list that is not an
+ * object, or not valid JSON. Throws when the file is not a HAR (not one JSON object, no log.entries list) or is cut
+ * short (it ends inside its JSON): the entries before are yielded first.
  */
-export async function* readHarEntries(file: string, maxEntryBytes: number, onSkipped: (why: string) => void = () => undefined): AsyncGenerator<HarEntry> {
+export async function* readHarEntries(file: string, maxEntryBytes: number, onSkipped: (why: string) => void = () => undefined, maxDepth = 512): AsyncGenerator<HarEntry> {
   let depth = 0;
   let inString = false;
   let escaped = false;
@@ -198,12 +244,20 @@ export async function* readHarEntries(file: string, maxEntryBytes: number, onSki
   const path: string[] = [];
   let entriesDepth = -1;
   let sawEntries = false;
+  /** the top-level object was opened, and closed */
+  let opened = false;
+  let closed = false;
+  /** at the entries' depth, the next value is an item of the list (after its `[` or a `,`) */
+  let expectItem = false;
+  let offset = 0;
+  let entries = 0;
   // the current entry: its chunks, size, and whether it is being skipped
   let entry: Buffer[] | undefined;
   let entrySize = 0;
   let entryStart = -1;
   let skipping = false;
   const pending: HarEntry[] = [];
+  const notJson = (at: number, c: number) => new Error(`${file} is not a HAR file: it is not one JSON object (${JSON.stringify(String.fromCharCode(c))} at byte ${at})`);
   for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
     if (entry !== undefined && !skipping) entryStart = 0;
     for (let i = 0; i < chunk.length; i++) {
@@ -221,6 +275,25 @@ export async function* readHarEntries(file: string, maxEntryBytes: number, onSki
           }
         }
         continue;
+      }
+      // whitespace, and a byte-order mark before the object
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || (!opened && offset + i < 3 && (c === 0xef || c === 0xbb || c === 0xbf))) continue;
+      if (depth === 0) {
+        if (closed || c !== 0x7b) throw notJson(offset + i, c);
+        opened = true;
+      }
+      if (depth === entriesDepth && entry === undefined) {
+        if (c === 0x2c) {
+          expectItem = true;
+          continue;
+        }
+        if (expectItem && c !== 0x7b && c !== 0x5d) {
+          // a list, a string, a number in the entries: skipped whole (a list by its depth, a scalar by the next comma)
+          onSkipped('an entry that is not an object');
+          expectItem = false;
+          if (c !== 0x5b && c !== 0x22) continue;
+        }
+        if (c !== 0x5d) expectItem = false;
       }
       if (c === 0x22) {
         inString = true;
@@ -240,19 +313,29 @@ export async function* readHarEntries(file: string, maxEntryBytes: number, onSki
           if (depth === 2 && c === 0x5b && path[1] === 'log' && key === 'entries') {
             entriesDepth = depth + 1;
             sawEntries = true;
+            expectItem = true;
           }
         }
         depth++;
         key = '';
+        if (entry !== undefined && !skipping && depth - entriesDepth > maxDepth) {
+          skipping = true;
+          entry = [];
+          onSkipped(`an entry nested deeper than ${maxDepth} levels (run.maxJsonDepth)`);
+        }
         continue;
       }
       if (c === 0x7d || c === 0x5d) {
         depth--;
+        if (depth < 0) throw notJson(offset + i, c);
+        if (depth === 0) closed = true;
         if (entry !== undefined && depth === entriesDepth) {
+          entries++;
           if (!skipping) {
             entry.push(chunk.subarray(entryStart, i + 1));
             entrySize += i + 1 - entryStart;
             const text = Buffer.concat(entry, entrySize).toString('utf8');
+            entry = undefined;
             try {
               pending.push(JSON.parse(text) as HarEntry);
             } catch {
@@ -267,6 +350,7 @@ export async function* readHarEntries(file: string, maxEntryBytes: number, onSki
         continue;
       }
     }
+    offset += chunk.length;
     if (entry !== undefined && !skipping) {
       const part = chunk.subarray(Math.max(entryStart, 0));
       entrySize += part.length;
@@ -283,5 +367,7 @@ export async function* readHarEntries(file: string, maxEntryBytes: number, onSki
     }
     for (const e of pending.splice(0)) yield e;
   }
+  if (!opened) throw new Error(`${file} is not a HAR file: it is empty`);
   if (!sawEntries) throw new Error(`${file} is not a HAR file: it has no log.entries list`);
+  if (!closed || inString) throw new Error(`${file} is cut short: it ends inside its JSON, after ${entries} whole entr${entries === 1 ? 'y' : 'ies'} (a capture still being written, or copied in part?)`);
 }

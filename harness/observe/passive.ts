@@ -15,7 +15,7 @@ import { GENERIC_CHECKS, noServerError, statusDocumented, type GenericCheck } fr
 import type { Catalogue } from '../catalogue.js';
 import type { TargetConfig } from '../config.js';
 import { redactedCut, toExchange, TransportError, type Exchange } from '../http.js';
-import { redactHeaders, redactText } from '../redact.js';
+import { REDACTED, redactHeaders, redactText } from '../redact.js';
 import type { SchemaRegistry } from '../schemas.js';
 import type { Api, ExchangeRecord, FailureRecord } from '../types.js';
 import { outOfRange } from '../versions.js';
@@ -33,6 +33,8 @@ export interface ObservedExchange {
   requestHeaders: Record<string, string | string[] | undefined>;
   /** the start of the request body as text (a record keeps 8 KiB of it), or a description of a binary body */
   requestBody?: string;
+  /** `requestBody` is the whole request body as sent (not cut, not a description): rules about the request may read it */
+  requestBodyComplete?: boolean;
   startedAt: string;
   durationMs: number;
   /** no answer (refused, reset, cut off): nothing to judge */
@@ -63,6 +65,49 @@ export const DEFAULT_MAX_KEPT_FAILURES = 20;
 const MAX_LISTED_NOT_IN_SPEC = 50;
 /** the rules a response decides by its status alone, judged on a response whose body is not */
 const STATUS_CHECKS: readonly GenericCheck[] = [noServerError, statusDocumented];
+
+export const MALFORMED_REQUIREMENT = 'ledger.errors.malformed-request-text-plain';
+/**
+ * Answers that say nothing about how the target treats a malformed body: the credentials come first (401, 403), a
+ * route not served (404, 405), a request the target did not read (408, 413), overload (429, 503) and redirects.
+ */
+const NOT_ABOUT_THE_BODY = new Set([401, 403, 404, 405, 408, 413, 429, 503]);
+
+/**
+ * The ledger's rule on malformed input, judged on a request the capture holds whole: a JSON request body of an
+ * operation that takes one, which does not parse as JSON, must be answered 400 with a text/plain message (SPEC.md:
+ * Errors). Only JSON that does not parse is judged here: whether a value is of the wrong JSON type depends on how
+ * leniently the target decodes (FACTS.md), which a passive judge cannot tell. Undefined: the exchange does not decide it.
+ */
+export function judgeMalformedRequest(
+  x: Pick<ObservedExchange, 'method' | 'path' | 'requestHeaders' | 'requestBody' | 'requestBodyComplete'>,
+  status: number,
+  headers: Record<string, string>,
+  body: Buffer | undefined,
+  takesJsonBody: boolean,
+): { requirement: string; message?: string } | undefined {
+  if (!takesJsonBody || x.requestBodyComplete !== true || x.requestBody === undefined) return undefined;
+  const text = x.requestBody;
+  // a body the redaction changed cannot be read as sent
+  if (text.trim() === '' || text.includes(REDACTED)) return undefined;
+  const type = x.requestHeaders['content-type'];
+  const mediaType = (Array.isArray(type) ? type[0] : type)?.split(';')[0]?.trim().toLowerCase();
+  if (mediaType !== 'application/json') return undefined;
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch {
+    // JSON that does not parse: the rule applies
+  }
+  if (NOT_ABOUT_THE_BODY.has(status) || (status >= 300 && status < 400)) return undefined;
+  const answered = headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  const what = `${x.method.toUpperCase()} ${x.path} with a JSON body that does not parse`;
+  if (status !== 400) return { requirement: MALFORMED_REQUIREMENT, message: `${what} was answered ${status}, not 400 with a text/plain message` };
+  if (answered !== 'text/plain') return { requirement: MALFORMED_REQUIREMENT, message: `${what} was answered 400 with Content-Type ${answered ?? '(none)'}, not text/plain` };
+  // the message's emptiness is the body's rule: judged where the body was (the schema of the text/plain 400 says it too)
+  if (body !== undefined && body.toString('utf8').trim() === '') return { requirement: MALFORMED_REQUIREMENT, message: `${what} was answered 400 text/plain with an empty message` };
+  return { requirement: MALFORMED_REQUIREMENT };
+}
 
 export interface RequirementTally {
   /** exchanges that judged the requirement */
@@ -122,6 +167,8 @@ export class PassiveJudge {
   readonly tally: PassiveTally = { exchanges: 0, judged: 0, byApi: {}, requirements: new Map(), notInSpecification: new Map(), notInSpecificationTotal: 0, notJudged: new Map() };
   readonly matcher: OperationMatcher;
   private readonly maxKept: number;
+  /** per ledger operation, whether it takes a JSON request body */
+  private readonly jsonBodies = new Map<string, boolean>();
 
   constructor(private readonly o: PassiveJudgeOptions) {
     this.matcher = new OperationMatcher(o.schemas);
@@ -213,8 +260,10 @@ export class PassiveJudge {
     // harness/checks.ts's runGenericChecks, but a failure's record is made only where it is kept
     const failedHere = new Set<string>();
     const judgedHere = new Set<string>();
-    for (const c of checks) {
-      const j = c.run({ exchange, operation, schemas: this.o.schemas });
+    const judgements: Array<{ name: string; run: () => { requirement: string; message?: string } | undefined }> = checks.map((c) => ({ name: c.name, run: () => c.run({ exchange, operation, schemas: this.o.schemas }) }));
+    if (api === 'ledger') judgements.push({ name: 'malformedRequest', run: () => judgeMalformedRequest(x, x.status!, headers, body, this.takesJsonBody(api, operation.operationId)) });
+    for (const c of judgements) {
+      const j = c.run();
       if (j === undefined || !this.judgedHere(api, j.requirement)) continue;
       if (!judgedHere.has(j.requirement)) {
         judgedHere.add(j.requirement);
@@ -228,6 +277,19 @@ export class PassiveJudge {
       // a message may quote the body: redacted like the recorded exchange
       if (r.kept.length < this.maxKept) r.kept.push({ requirement: j.requirement, message: redactText(j.message), check: c.name, exchange: record() });
     }
+  }
+
+  private takesJsonBody(api: Api, operationId: string): boolean {
+    let v = this.jsonBodies.get(operationId);
+    if (v === undefined) {
+      try {
+        v = this.o.schemas.requestBodyValidator(api, operationId) !== undefined;
+      } catch {
+        v = false;
+      }
+      this.jsonBodies.set(operationId, v);
+    }
+    return v;
   }
 
   private lazyRecord(x: Omit<Exchange, 'record'>, record: () => ExchangeRecord): Exchange {

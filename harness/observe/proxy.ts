@@ -193,7 +193,7 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
         url: `${up.base.origin}${r.upstreamPath}`,
         path: r.relPath,
         requestHeaders: reqHeaders,
-        ...(body !== undefined ? { requestBody: body } : {}),
+        ...(body !== undefined ? { requestBody: body, requestBodyComplete: textualRequest && reqKept === reqSize } : {}),
         startedAt,
         durationMs: Math.round((performance.now() - t0) * 10) / 10,
         ...rest,

@@ -223,7 +223,11 @@ export function writeObservedReports(reportsDir: string, report: ObservedReport)
   const dir = createRunDir(reportsDir, report.runId);
   const files = writeReports(dir, report);
   // summary.md with the observed section before its failures (the writers above know nothing of it)
-  const summary = renderSummary(report);
+  // no generation seed: a passive judgement generates nothing, and "rerun with --seed" means nothing here
+  const summary = renderSummary(report)
+    .split('\n')
+    .filter((l) => !/^- generation: seed /.test(l) && !/--seed\b/.test(l))
+    .join('\n');
   const at = summary.indexOf('\n## Failures (');
   const section = renderObservedSection(report).join('\n');
   const text = at < 0 ? `${summary}\n${section}\n` : `${summary.slice(0, at + 1)}${section}\n${summary.slice(at + 1)}`;
