@@ -129,8 +129,14 @@ function scanFixtures(ctx: ReferenceContext): Record<string, unknown> {
     firstVerdict: { updateId: scanFixtureIds().duplicateVerdictAttempt, verdict: { verdict_result: 'VERDICT_RESULT_ACCEPTED' } },
     updateIds: Object.values(scanFixtureIds()),
     licensedValidators: licensed,
+    ...dsoFixtures(ctx),
     maxPageSize: ctx.world.variant.scanMaxPageSize,
   };
+}
+
+/** The DSO party and the SVs, whose ANS entries may come without contract id and expiry (the licenses' sponsors). */
+function dsoFixtures(ctx: ReferenceContext): { dsoParty: string; svParties: string[] } {
+  return { dsoParty: sharedScanData(ctx).dso, svParties: ['sv-1', 'sv-2', 'sv-3', 'sv-4'].map((n) => party(ctx.world, n)) };
 }
 
 /** Validator fixtures: the validator user's party, a provider with a featured app right, the scan's page maximum. */
@@ -141,6 +147,7 @@ function validatorFixtures(ctx: ReferenceContext): Record<string, unknown> {
     // a second validator user (alice_user, acting for alice) and its party: whose entries a token lists
     secondUserParty: party(ctx.world, 'alice'),
     validatorParty: data.validatorParty,
+    ...dsoFixtures(ctx),
     ...(featured !== undefined ? { featuredProvider: featured } : {}),
     maxPageSize: ctx.world.variant.scanMaxPageSize,
   };

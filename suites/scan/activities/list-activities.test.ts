@@ -20,6 +20,9 @@ async function list(t: CheckContext, body: Obj): Promise<{ x: Exchange; activiti
 
 const ids = (as: Obj[]) => as.map((a) => String(a.event_id));
 
+/** an empty listing passes every "each listed activity is ..." rule: it judges none of them, and nothing tells what is missing */
+const EMPTY = 'the listing holds no activity, so no listed activity can be judged (and nothing the scan serves tells which activities must be listed)';
+
 describe('POST /v0/activities (removed in 0.6.8)', () => {
   conformance(
     {
@@ -140,6 +143,7 @@ describe('POST /v0/activities (removed in 0.6.8)', () => {
       requirements: ['scan.list-activities.at-most-page-size'],
     },
     async (t) => {
+      if ((await list(t, { page_size: 100 })).activities.length === 0) t.skip(EMPTY);
       await t.property(
         fc.integer({ min: 1, max: 60 }),
         async (pageSize) => {
@@ -161,6 +165,7 @@ describe('POST /v0/activities (removed in 0.6.8)', () => {
     },
     async (t) => {
       const { x, activities } = await list(t, { page_size: 100 });
+      if (activities.length === 0) t.skip(EMPTY);
       for (const a of activities) {
         const kinds = KINDS.filter((k) => a[k] !== undefined && a[k] !== null);
         t.expect(kinds.length === 1, `activity ${String(a.event_id)} carries ${kinds.length === 0 ? 'none' : kinds.join(' and ')} of ${KINDS.join(', ')}`, { exchange: x });
