@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { schemaRegistry } from '../../harness/schemas.js';
 import { DAML_VALUE_ENCODINGS, damlValueEncoding, invalidDamlValueEncoding } from '../../generators/scan/DamlValueEncoding.js';
-import { invalidPageLimitAbove, invalidPageLimitBelow, pageLimit, pageLimitWithBounds } from '../../generators/scan/PageLimits.js';
+import { invalidPageLimitAbove, invalidPageLimitBelow, pageLimit, pageLimitBounds, pageLimitWithBounds } from '../../generators/scan/PageLimits.js';
 import { ansNamePrefix, nonEmptyAnsNamePrefix } from '../../generators/scan/AnsNamePrefix.js';
 import { invalidEventsRequestBody, invalidIntegerText, invalidPathOrQueryText } from '../../generators/scan/Malformed.js';
 
@@ -38,6 +38,17 @@ describe('generators/scan', () => {
     for (const v of fc.sample(invalidIntegerText(), { seed: 1, numRuns: 50 })) expect(/^-?\d{1,18}$/.test(v)).toBe(false);
     for (const v of fc.sample(invalidPathOrQueryText(), { seed: 1, numRuns: 50 })) expect(v.includes('/')).toBe(false);
     for (const b of fc.sample(invalidEventsRequestBody(), { seed: 1, numRuns: 50 })) expect(s.validateComponent('scan', 'EventHistoryRequest', b)).not.toEqual([]);
+  });
+
+  it("follows the scan's configured maximum page size, and names the bounds every check sends", () => {
+    for (const n of fc.sample(pageLimitWithBounds(500), { seed: 3, numRuns: 200 })) expect(n >= 1 && n <= 500).toBe(true);
+    expect(fc.sample(pageLimitWithBounds(500), { seed: 3, numRuns: 200 })).toContain(500);
+    for (const n of fc.sample(invalidPageLimitAbove(500), { seed: 3, numRuns: 100 })) expect(n > 500 && n < 2 ** 31).toBe(true);
+    expect(fc.sample(invalidPageLimitAbove(2000), { seed: 3, numRuns: 100 }).every((n) => n > 2000)).toBe(true);
+    expect(pageLimitBounds(500)).toEqual({ valid: [1, 500], invalidBelow: [0, -(2 ** 31)], invalidAbove: [501, 2 ** 31 - 1] });
+    expect(pageLimitBounds()).toEqual({ valid: [1, 1000], invalidBelow: [0, -(2 ** 31)], invalidAbove: [1001, 2 ** 31 - 1] });
+    // a maximum at the int32 limit leaves nothing above it that is still an int32
+    expect(pageLimitBounds(2 ** 31 - 1).invalidAbove).toEqual([]);
   });
 
   it('gives the same values for the same seed', () => {

@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import { discoverScan, isObj, sameJson, scanMaxPageSize, type DiscoveredEvent } from '../../../harness/fixtures/scan.js';
+import { discoverScan, isObj, microsecondBefore, sameJson, scanMaxPageSize, type DiscoveredEvent } from '../../../harness/fixtures/scan.js';
 import { pageLimitBounds, pageLimitWithBounds } from '../../../generators/scan/PageLimits.js';
 import { BUSY_STATUSES, expectStatus, notBusy } from '../../v0-http-checks.js';
 
@@ -115,18 +115,6 @@ describe('POST /v0/events', () => {
     },
   );
 });
-
-/** an ISO-8601 record time one microsecond earlier, in the same form (six fractional digits, Z); undefined when it does not parse */
-function microsecondBefore(time: string): string | undefined {
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z$/.exec(time);
-  if (m === null) return undefined;
-  const seconds = Date.parse(`${m[1]}Z`);
-  if (!Number.isFinite(seconds)) return undefined;
-  const micros = BigInt(seconds) * 1000n + BigInt(((m[2] ?? '') + '000000').slice(0, 6)) - 1n;
-  const whole = micros / 1_000_000n;
-  const frac = micros % 1_000_000n;
-  return `${new Date(Number(whole) * 1000).toISOString().slice(0, 19)}.${frac.toString().padStart(6, '0')}Z`;
-}
 
 const KNOWN_LISTED = 'scan.list-events.known-listed';
 /** the page size of each look-up by cursor: updates of one record time rarely number more */
