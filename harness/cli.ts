@@ -61,6 +61,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--compare <file>', 'an earlier conformance.json to diff against (default: the reports dir\'s latest run)')
     .option('--no-compare', 'do not diff against an earlier run')
     .addOption(new Option('--fail-on <level>', 'which failures fail the run (exit 1): "must" (default) or "should" (SHOULD failures too) (run.failOn)').choices(['must', 'should']))
+    .option('--no-preflight', 'send no preflight read before the checks (run.preflight: false): every target then needs its version configured; the fixture files are still checked')
     .option('--min-decided <percent>', 'exit 3 (INCOMPLETE) when fewer than this share of the selected MUST requirements a check covers were decided, pass or fail (run.minDecided)')
     .option('--read-only', 'read-only mode: send only GETs and the operations marked x-read-only (safe for a production node); checks that need a write are skipped')
     .option('--workers <n>', 'worker threads running the suite files (run.workers; default one per core, 2 to 4); each runs its checks side by side and costs 30 to 45 MB')
@@ -75,7 +76,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .action(done(async ({ record, verbose, ...opts }: ConfigFlags & { html: boolean; compare?: string | boolean; record?: string; verbose?: boolean }) => {
       await loadConsole();
       // commander sets negatable flags to true when absent: only an explicit --no-x overrides the config file
-      const flags = { ...opts, html: opts.html === false ? false : undefined, compare: opts.compare === true ? undefined : opts.compare } as ConfigFlags;
+      const flags = { ...opts, html: opts.html === false ? false : undefined, compare: opts.compare === true ? undefined : opts.compare, preflight: opts.preflight === false ? false : undefined } as ConfigFlags;
       if (record !== undefined) (await import('./observe/har-record.js')).checkRecordFile(record);
       const config = loadConfig({ flags });
       // run.redactNames: names whose values the recorded exchanges of this thread hide (the workers: har-setup.ts)
@@ -411,16 +412,30 @@ function serveCommand(program: Command, done: Done, out: (s: string) => void): C
       }
       const targetConfig = { targets: server.targetConfig() };
       if (o.writeConfig !== undefined) {
-        const { writeFileSync } = await import('node:fs');
+        const { copyFileSync, mkdirSync, writeFileSync } = await import('node:fs');
+        const { basename, dirname, extname, resolve } = await import('node:path');
         const { stringify } = await import('yaml');
-        const text = o.writeConfig.endsWith('.json') ? `${JSON.stringify(targetConfig, null, 2)}\n` : stringify(targetConfig);
+        // the ledger fixtures' DAR files live in a temporary folder that goes when serve stops: the configuration names
+        // copies beside it (<name>.dars/), which outlive serve (a serve started again with the same settings serves
+        // the same targets)
+        const darDir = resolve(dirname(o.writeConfig), `${basename(o.writeConfig, extname(o.writeConfig))}.dars`);
+        const fixtures = targetConfig.targets.ledger.fixtures ?? {};
+        const note = `written by "canton-conformance serve": its targets answer while that serve runs (${server.urls.ledger}); the DAR files it names are kept in ${darDir}`;
         try {
+          for (const [key, file] of Object.entries(fixtures)) {
+            if (!/File\d*$/.test(key) || typeof file !== 'string') continue;
+            mkdirSync(darDir, { recursive: true });
+            const copy = join(darDir, basename(file));
+            copyFileSync(file, copy);
+            fixtures[key] = copy;
+          }
+          const text = o.writeConfig.endsWith('.json') ? `${JSON.stringify(targetConfig, null, 2)}\n` : `# ${note}\n${stringify(targetConfig)}`;
           writeFileSync(o.writeConfig, text);
         } catch (e) {
           await server.close();
-          throw new UsageError(`--write-config: cannot write ${o.writeConfig}: ${(e as Error).message}`);
+          throw new UsageError(`--write-config: cannot write ${o.writeConfig} (and its DAR files in ${darDir}): ${(e as Error).message}`);
         }
-        out(`  target configuration written to ${o.writeConfig}: canton-conformance run --config ${o.writeConfig}\n`);
+        out(`  target configuration written to ${o.writeConfig} (DAR files in ${darDir}): canton-conformance run --config ${o.writeConfig}\n`);
       }
       if (o.printConfig === true) out(`target configuration (for run --config):\n${(await import('yaml')).stringify(targetConfig)}`);
       out(`try: curl -s -H "Authorization: Bearer $TOKEN" ${server.urls.ledger}/v2/version\n`);

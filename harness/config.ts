@@ -84,6 +84,8 @@ export interface RunConfig {
   failOn: 'must' | 'should';
   /** the least share (percent) of the selected MUST requirements a check covers that must be decided, else exit 3 */
   minDecided?: number;
+  /** the preflight's reads before any check (harness/preflight.ts); false: only what needs no request (versions, files) */
+  preflight: boolean;
   /** per interface, the target's own OpenAPI document (file, URL, or `served`) every response is also judged against */
   alsoValidateAgainst?: Partial<Record<Api, string>>;
 }
@@ -152,6 +154,7 @@ export const DEFAULT_RUN: RunConfig = {
   html: true,
   compare: true,
   failOn: 'must',
+  preflight: true,
 };
 
 /** A configuration problem: the CLI prints the message and exits 2. */
@@ -191,6 +194,8 @@ export interface ConfigFlags {
   failOn?: string;
   /** a percentage: the least share of the selected MUST requirements to decide */
   minDecided?: string;
+  /** false (--no-preflight): no preflight reads */
+  preflight?: boolean;
 }
 
 /** The environment variables read, each the same as the flag in its comment. */
@@ -396,6 +401,7 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
   if (flags.baseline !== undefined) ensureRun(raw).baseline = flags.baseline;
   if (flags.compare !== undefined) ensureRun(raw).compare = flags.compare;
   if (flags.readOnly === true) ensureRun(raw).readOnly = true;
+  if (flags.preflight === false) ensureRun(raw).preflight = false;
   // both checked by the schema below, like run.failOn and run.minDecided in a file
   if (flags.failOn !== undefined) ensureRun(raw).failOn = flags.failOn;
   if (flags.minDecided !== undefined) {

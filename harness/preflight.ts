@@ -77,8 +77,11 @@ export function versionsAgree(configured: string, reported: string): boolean {
   return c.every((n, i) => n === (r[i] ?? 0));
 }
 
-/** The problems a configuration shows without sending a request: versions that must be configured, fixture files. */
-export function staticProblems(config: Config, apis: readonly Api[]): Array<{ api: Api; text: string }> {
+/**
+ * The problems a configuration shows without sending a request: versions that must be configured (the validator's and
+ * the registry's, which no endpoint says; every one when `reads` is false, since none is read then), fixture files.
+ */
+export function staticProblems(config: Config, apis: readonly Api[], reads = true): Array<{ api: Api; text: string }> {
   const out: Array<{ api: Api; text: string }> = [];
   for (const api of apis) {
     const t = config.targets[api];
@@ -86,8 +89,10 @@ export function staticProblems(config: Config, apis: readonly Api[]): Array<{ ap
     if ((api === 'validator' || api === 'registry') && t.version === undefined) {
       out.push({
         api,
-        text: `targets.${api}.version is not set, and the ${LABEL[api]} serves no endpoint that says its version: set the Splice release it runs (rules are bound to releases, and none is assumed), e.g. "version: ${EXAMPLE_VERSION[api]}" under targets.${api}`,
+        text: `targets.${api}.version is not set, and the ${LABEL[api]} serves no endpoint that says its version: set the Splice release it runs (rules are bound to releases, and none is assumed), e.g. add version: ${EXAMPLE_VERSION[api]} under targets.${api}`,
       });
+    } else if (!reads && t.version === undefined) {
+      out.push({ api, text: `targets.${api}.version is not set, and without the preflight (--no-preflight, run.preflight: false) it is not read from the target: set it (none is assumed), e.g. add version: ${EXAMPLE_VERSION[api]} under targets.${api}` });
     }
     for (const [key, value] of Object.entries(t.fixtures)) {
       if (!FILE_FIXTURE.test(key) || typeof value !== 'string') continue;
@@ -189,7 +194,7 @@ function settleVersion(api: Api, target: TargetConfig, reported: string | undefi
   if (read !== undefined) return { version: { version: read, from: 'target' }, finding: { kind: 'ok', text: `version ${read}, read from ${where} ("${reported}")` } };
   const unread = reported !== undefined ? `${where} says "${reported}", which is no version` : `${where} ${why ?? 'names no version'}`;
   if (configured !== undefined) return { version: { version: configured, from: 'configuration' }, finding: { kind: 'ok', text: `version ${configured} (configured; ${unread})` } };
-  return { finding: { kind: 'problem', text: `the ${api}'s version is unknown: ${unread}, and targets.${api}.version is not set (e.g. "version: ${EXAMPLE_VERSION[api]}" under targets.${api}); no version is assumed` } };
+  return { finding: { kind: 'problem', text: `the ${api}'s version is unknown: ${unread}, and targets.${api}.version is not set (e.g. add version: ${EXAMPLE_VERSION[api]} under targets.${api}); no version is assumed` } };
 }
 
 async function ledgerPreflight(target: TargetConfig, config: Config, details: boolean): Promise<PreflightTarget> {
@@ -201,13 +206,13 @@ async function ledgerPreflight(target: TargetConfig, config: Config, details: bo
   if ('missing' in cred) out.findings.push({ kind: 'problem', text: `${cred.missing}: every ledger check needs the token of a user with ParticipantAdmin (role "admin"), so nothing could run` });
   if ('failed' in cred) out.findings.push({ kind: 'problem', text: cred.failed });
   const token = 'token' in cred ? cred.token : undefined;
-  const read: Read = { what: 'GET /v2/version as admin', req: { method: 'GET', path: '/v2/version' }, role: 'admin' };
+  const read: Read = { what: 'GET /v2/version', req: { method: 'GET', path: '/v2/version' }, role: 'admin' };
   const a = await send(client, { ...read.req, ...(token !== undefined ? { token } : {}) });
   const refusedWithout = token === undefined && 'x' in a && (a.x.status === 401 || a.x.status === 403);
   const problem = refusedWithout ? undefined : setUpProblem(api, target.url, read, a, token !== undefined);
   if (problem !== undefined) out.findings.push({ kind: 'problem', text: problem });
   if ('x' in a && a.x.status === 200 && isJson(a.x) && problem === undefined) {
-    out.findings.push({ kind: 'ok', text: `${read.what}: 200 in ${a.x.record.durationMs} ms` });
+    out.findings.push({ kind: 'ok', text: `${read.what} as admin: 200 in ${a.x.record.durationMs} ms` });
     const v = (a.x.json as { version?: unknown }).version;
     const settled = settleVersion(api, target, typeof v === 'string' ? v : undefined, 'GET /v2/version', typeof v === 'string' ? undefined : 'answers no version field');
     out.findings.push(settled.finding);
@@ -277,19 +282,19 @@ async function validatorPreflight(target: TargetConfig, config: Config): Promise
   const client = probeClient(api, target, config);
   const tokens = new TokenProvider(target.auth, config.run.timeoutMs, config.run.maxResponseBytes, config.run.maxHeaderBytes, config.run.maxJsonDepth);
   const user = await credential(tokens, target, api, 'user');
-  const entries: Read = { what: 'GET /v0/entry/all as user', req: { method: 'GET', path: '/v0/entry/all' }, role: 'user' };
+  const entries: Read = { what: 'GET /v0/entry/all', req: { method: 'GET', path: '/v0/entry/all' }, role: 'user' };
   if ('token' in user) {
     const a = await send(client, { ...entries.req, token: user.token });
     const problem = setUpProblem(api, target.url, entries, a, true);
     if (problem !== undefined) out.findings.push({ kind: 'problem', text: problem });
     else if ('x' in a) {
-      out.findings.push({ kind: 'ok', text: `${entries.what}: ${a.x.status} in ${a.x.record.durationMs} ms` });
+      out.findings.push({ kind: 'ok', text: `${entries.what} as user: ${a.x.status} in ${a.x.record.durationMs} ms` });
       // the scan-proxy routes need the token too (FACTS.md), whatever user it names
-      const proxy: Read = { what: 'GET /v0/scan-proxy/open-and-issuing-mining-rounds as user', req: { method: 'GET', path: '/v0/scan-proxy/open-and-issuing-mining-rounds' }, role: 'user' };
+      const proxy: Read = { what: 'GET /v0/scan-proxy/open-and-issuing-mining-rounds', req: { method: 'GET', path: '/v0/scan-proxy/open-and-issuing-mining-rounds' }, role: 'user' };
       const p = await send(client, { ...proxy.req, token: user.token });
       const pp = setUpProblem(api, target.url, proxy, p, true);
       if (pp !== undefined) out.findings.push({ kind: 'problem', text: pp });
-      else if ('x' in p) out.findings.push({ kind: 'ok', text: `${proxy.what}: ${p.x.status}` });
+      else if ('x' in p) out.findings.push({ kind: 'ok', text: `${proxy.what} as user: ${p.x.status}` });
     }
   } else {
     if ('failed' in user) out.findings.push({ kind: 'problem', text: user.failed });
@@ -305,9 +310,9 @@ async function validatorPreflight(target: TargetConfig, config: Config): Promise
   if (tokens.roles().includes('secondUser')) {
     const second = await credential(tokens, target, api, 'secondUser');
     if ('token' in second) {
-      const read: Read = { ...entries, what: 'GET /v0/entry/all as secondUser', role: 'secondUser' };
+      const read: Read = { ...entries, role: 'secondUser' };
       const problem = setUpProblem(api, target.url, read, await send(client, { ...read.req, token: second.token }), true);
-      out.findings.push(problem !== undefined ? { kind: 'problem', text: problem } : { kind: 'ok', text: `${read.what}: accepted` });
+      out.findings.push(problem !== undefined ? { kind: 'problem', text: problem } : { kind: 'ok', text: `${read.what} as secondUser: accepted` });
     } else out.findings.push({ kind: 'problem', text: 'failed' in second ? second.failed : second.missing });
   } else if ('token' in user) {
     out.findings.push({ kind: 'skip', text: 'no credential for role "secondUser": the check of whose entries a token lists is skipped' });
@@ -366,11 +371,29 @@ export async function preflight(config: Config, o: PreflightOptions = {}): Promi
   return { targets, problems };
 }
 
-/** The preflight of a run: the versions read are filled in; any problem throws PreflightFailed (exit 2). */
+/**
+ * The preflight of a run: the versions read are filled in; any problem throws PreflightFailed (exit 2). With
+ * run.preflight false, only what needs no request: every target's version configured, the fixture files.
+ */
 export async function preflightOrStop(config: Config, o: PreflightOptions = {}): Promise<PreflightResult> {
-  const result = await preflight(config, o);
+  const result = config.run.preflight === false ? staticOnly(config) : await preflight(config, o);
   if (result.problems.length > 0) throw new PreflightFailed(result);
   return result;
+}
+
+function staticOnly(config: Config): PreflightResult {
+  const apis = config.run.only.filter((api) => config.targets[api] !== undefined);
+  const statics = staticProblems(config, apis, false);
+  const targets: PreflightTarget[] = apis.map((api) => {
+    const t = config.targets[api]!;
+    return {
+      api,
+      url: t.url,
+      findings: [...statics.filter((s) => s.api === api).map((s) => ({ kind: 'problem' as const, text: s.text })), { kind: 'skip' as const, text: 'no preflight read (run.preflight: false)' }],
+      ...(t.version !== undefined ? { version: { version: t.version, from: 'configuration' as const } } : {}),
+    };
+  });
+  return { targets, problems: statics.map((s) => `${s.api}: ${s.text}`) };
 }
 
 /** One line per interface for a run's console: the version judged against, and what will be skipped. */

@@ -142,7 +142,7 @@ function undecidedReason(requirements: RequirementResult[], gates: Gates): strin
     if (must.length > 0 && !must.some(decided)) {
       const skipped = must.filter((r) => r.verdict === 'skipped');
       const first = (skipped[0] ?? must[0])!;
-      return `none of the ${must.length} selected MUST requirement${must.length === 1 ? '' : 's'} of ${api} was decided (${skipped.length} skipped${first.reason !== undefined ? `, e.g. ${first.id}: ${first.reason}` : ''}): nothing of ${api} was tested`;
+      return `${must.length === 1 ? `the selected MUST requirement of ${api} was not decided` : `none of the ${must.length} selected MUST requirements of ${api} was decided`} (${skipped.length} skipped${first.reason !== undefined ? `, e.g. ${first.id}: ${first.reason}` : ''}): nothing of ${api} was tested`;
     }
   }
   if (covered.length > 0 && !covered.some(decided)) return `none of the ${covered.length} selected requirements was decided: nothing was tested`;

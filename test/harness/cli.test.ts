@@ -193,7 +193,7 @@ describe('canton-conformance CLI', () => {
     expect(existsSync(join(tmp, 'interrupted', 'latest', 'conformance.json'))).toBe(true);
   });
 
-  it('doctor: names each target that answers, and the one whose credentials are refused', async () => {
+  it('doctor: names each target that answers, and the one whose credentials are refused (a set-up problem: exit 2)', async () => {
     const { startReference } = await import('../../reference/index.js');
     const server = await startReference();
     try {
@@ -203,7 +203,7 @@ describe('canton-conformance CLI', () => {
           'targets:',
           `  ledger: { url: "${server.urls.ledger}", auth: { kind: hs256, secret: "${server.auth.hs256Secret}", users: { admin: ${server.auth.adminUser} } } }`,
           `  scan: { url: "${server.urls.scan}" }`,
-          `  validator: { url: "${server.urls.validator}", auth: { kind: hs256, secret: "not-the-secret", users: { user: ${server.auth.validatorUser} } } }`,
+          `  validator: { url: "${server.urls.validator}", version: "0.8.0", auth: { kind: hs256, secret: "not-the-secret", users: { user: ${server.auth.validatorUser} } } }`,
           '',
         ].join('\n'),
       );
@@ -213,10 +213,10 @@ describe('canton-conformance CLI', () => {
         child.stdout.on('data', (d: Buffer) => (out += d.toString()));
         child.on('close', (code) => resolve({ code, out }));
       });
-      expect(r.code).toBe(3);
-      expect(r.out).toMatch(/ok {3}ledger/);
-      expect(r.out).toMatch(/ok {3}scan/);
-      expect(r.out).toMatch(/FAIL validator .*401.*credentials were refused/);
+      expect(r.code).toBe(2);
+      expect(r.out).toMatch(/^ok {6}ledger/m);
+      expect(r.out).toMatch(/^ok {6}scan/m);
+      expect(r.out).toMatch(/^PROBLEM validator .*\n {4}problem: the user token was refused on GET \/v0\/entry\/all \(401\): check targets\.validator\.auth/m);
     } finally {
       await server.close();
     }
@@ -259,18 +259,17 @@ describe('canton-conformance CLI', () => {
     expect(code).toBe(0);
   });
 
-  it('against a port where nothing listens: ends within the timeout with error verdicts and a written report', async () => {
+  it('against a port where nothing listens: the preflight names it at once, exit 2, no check and no report', async () => {
     const port = await closedPort();
     const started = Date.now();
     const r = cli(['run', '--ledger-url', `http://127.0.0.1:${port}`, '--only', 'ledger', '--timeout-ms', '500', '--no-html', '--reports-dir', 'out'], 90_000);
     expect(Date.now() - started).toBeLessThan(60_000);
-    expect(r.code).toBe(3);
-    expect(r.out).toContain('INCOMPLETE');
-    const report = JSON.parse(readFileSync(join(tmp, 'out', 'latest', 'conformance.json'), 'utf8')) as { checks: Array<{ verdict: string; error?: string }> };
-    const errors = report.checks.filter((c) => c.verdict === 'error');
-    expect(errors.length).toBeGreaterThan(0);
-    expect(errors[0]?.error).toContain('connection refused');
-    expect(existsSync(join(tmp, 'out', 'latest', 'summary.md'))).toBe(true);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`ledger: GET /v2/version: no answer from http://127.0.0.1:${port}: connection refused`);
+    // the missing admin token is named with it, every problem at once
+    expect(r.err).toContain('ledger: targets.ledger.auth is "none": no credential for role "admin"');
+    expect(r.err).not.toContain('canton-conformance: running');
+    expect(existsSync(join(tmp, 'out'))).toBe(false);
     expect(r.all).not.toMatch(/\n\s+at /);
   });
 });

@@ -7,7 +7,7 @@
  * against a closed port (ledger only, about 2 s).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,7 +103,9 @@ describe('the console at the end of a failing run', () => {
 describe('the console at the end of a run against a closed port', () => {
   it('names the commonest cause of the errors with the interface, its URL and how many checks it broke', async () => {
     const port = await closedPort();
-    const r = cli(['run', '--only', 'ledger', '--ledger-url', `http://127.0.0.1:${port}`, '--no-html', '--no-compare', '--reports-dir', join(tmp, 'closed')]);
+    // past the preflight, which stops at a closed port before any check (exit 2): the run's own errors are the subject
+    writeFileSync(join(tmp, 'closed.yaml'), `targets: { ledger: { url: "http://127.0.0.1:${port}", version: "3.5" } }\n`);
+    const r = cli(['run', '--config', 'closed.yaml', '--no-preflight', '--only', 'ledger', '--no-html', '--no-compare', '--reports-dir', join(tmp, 'closed')]);
     expect(r.code).toBe(3);
     const cause = new RegExp(`^ {2}connection refused by ledger at http://127\\.0\\.0\\.1:${port}\\b[^\\n]*: (\\d+) checks$`, 'm').exec(r.out);
     expect(cause, r.out).not.toBeNull();

@@ -52,7 +52,7 @@ afterAll(async () => {
 describe('run.maxRunMs', () => {
   it('cuts the run at the limit, writes the reports of what ran, says so, and exits 3 (or 1)', async () => {
     // timeoutMs and checkTimeoutMs far beyond the limit: nothing ends a check before the target answers
-    const config = writeConfig(join(tmp, 'config.json'), { run: { maxRunMs: LIMIT_MS, timeoutMs: 20000, checkTimeoutMs: 30000, html: false, compare: false, only: ['scan'], reportsDir: join(tmp, 'reports') }, targets: { scan: { url: server.url } } }, {});
+    const config = writeConfig(join(tmp, 'config.json'), { run: { maxRunMs: LIMIT_MS, timeoutMs: 20000, checkTimeoutMs: 30000, html: false, compare: false, only: ['scan'], reportsDir: join(tmp, 'reports'), preflight: false }, targets: { scan: { url: server.url, version: '0.8.0' } } }, {});
     const started = Date.now();
     const run = await spawnCli(['run', '--config', config], {
       cwd: tmp,
@@ -92,7 +92,7 @@ describe('run.maxRunMs', () => {
 
   it('a run that ends before the limit says nothing of it', async () => {
     const fast = await startStub((_req, res) => answer(res));
-    const config = writeConfig(join(tmp, 'fast.json'), { run: { maxRunMs: 600000, html: false, compare: false, only: ['scan'], reportsDir: join(tmp, 'fast-reports') }, targets: { scan: { url: fast.url } } }, {});
+    const config = writeConfig(join(tmp, 'fast.json'), { run: { maxRunMs: 600000, html: false, compare: false, only: ['scan'], reportsDir: join(tmp, 'fast-reports'), preflight: false }, targets: { scan: { url: fast.url, version: '0.8.0' } } }, {});
     const run = await spawnCli(['run', '--config', config], { cwd: tmp, limitMs: 60_000 });
     expect(run.err).not.toContain('run.maxRunMs');
     const rep = expectEndedWithReports(run, join(tmp, 'fast-reports'), [0, 1, 3]) as unknown as { outcome: string; exitCode: number; interrupted?: unknown; runErrors: string[] };

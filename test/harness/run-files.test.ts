@@ -22,8 +22,8 @@ function cli(args: string[]) {
 
 describe('a compare or baseline file that does not exist', () => {
   it('exits 2 naming the file, before anything runs, for the flags and for the config file settings', () => {
-    writeFileSync(join(tmp, 'compare.yaml'), 'run: { compare: no-such-earlier.json }\n');
-    writeFileSync(join(tmp, 'baseline.yaml'), 'run: { baseline: no-such-baseline.yaml }\n');
+    writeFileSync(join(tmp, 'compare.yaml'), 'run: { compare: no-such-earlier.json }\nreference: {}\n');
+    writeFileSync(join(tmp, 'baseline.yaml'), 'run: { baseline: no-such-baseline.yaml }\nreference: {}\n');
     const cases: Array<[string[], string, string]> = [
       [['--compare', 'missing-report.json'], '--compare', 'missing-report.json'],
       [['--baseline', 'missing-known.yaml'], '--baseline', 'missing-known.yaml'],

@@ -4,7 +4,7 @@
  * response bodies. Every output file of the run (conformance.json, summary.md, junit.xml, Allure results) and the
  * console are searched for each secret.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,8 +125,18 @@ describe('secrets in a target that echoes request headers', () => {
     // a port nothing listens on: every request is refused, and the error names the URL
     const port = await freePort();
     const dir = tempDir('secrets-cli');
+    // the preflight stops at the refused connection (exit 2), naming the URL
+    const stopped = await spawnCli(
+      ['run', '--scan-url', `http://urluser:${URL_PASSWORD}@127.0.0.1:${port}`, '--only', 'scan', '--timeout-ms', '300', '--no-html', '--no-compare', '--reports-dir', 'out'],
+      { cwd: dir, limitMs: 60_000 },
+    );
+    expect(stopped.code).toBe(2);
+    expect(stopped.err).toContain('http://<redacted>@127.0.0.1');
+    expect(leaks(stopped.out + stopped.err)).toEqual([]);
+    // past the preflight, the run's own errors name it in the console and the reports
+    writeFileSync(join(dir, 'url.yaml'), `targets: { scan: { url: "http://urluser:${URL_PASSWORD}@127.0.0.1:${port}", version: "0.8.0" } }\n`);
     const r = await spawnCli(
-      ['run', '--scan-url', `http://urluser:${URL_PASSWORD}@127.0.0.1:${port}`, '--only', 'scan', '--requirement', 'scan.get-event-by-id.response-schema', '--timeout-ms', '300', '--no-html', '--no-compare', '--reports-dir', 'out'],
+      ['run', '--config', 'url.yaml', '--no-preflight', '--only', 'scan', '--requirement', 'scan.get-event-by-id.response-schema', '--timeout-ms', '300', '--no-html', '--no-compare', '--reports-dir', 'out'],
       { cwd: dir, limitMs: 60_000 },
     );
     expect(r.killed).toBe(false);

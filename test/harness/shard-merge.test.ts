@@ -199,9 +199,9 @@ describe('the --shard setting', () => {
     expect(parseShard('2/3')).toEqual({ index: 2, count: 3 });
     expect(loadConfig({ flags: { shard: '1/1' }, env: {} }).run.shard).toEqual({ index: 1, count: 1 });
     const file = join(tmp, 'shard.yaml');
-    writeFileSync(file, 'run:\n  shard: 3/4\n');
+    writeFileSync(file, 'run:\n  shard: 3/4\nreference: {}\n');
     expect(loadConfig({ flags: { config: file }, env: {} }).run.shard).toEqual({ index: 3, count: 4 });
-    writeFileSync(file, 'run:\n  shard: 5/4\n');
+    writeFileSync(file, 'run:\n  shard: 5/4\nreference: {}\n');
     expect(errorOf(() => loadConfig({ flags: { config: file }, env: {} }))).toContain('run.shard: "5/4": the shard index must be between 1 and 4');
   });
 

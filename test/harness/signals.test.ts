@@ -4,7 +4,7 @@
  * so only a stop at once ends the run in time: a graceful stop would wait out the 20 s request timeout.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,7 +53,9 @@ async function stopRun(dir: string, signals: NodeJS.Signals[]): Promise<{ code: 
       })();
     };
   });
-  const run = await spawnCli(['run', '--scan-url', url, '--only', 'scan', '--timeout-ms', '20000', '--no-html', '--no-compare', '--reports-dir', dir], {
+  // no preflight: its read would be held too, before the run takes the signals
+  writeFileSync(join(tmp, 'held.json'), JSON.stringify({ targets: { scan: { url, version: '0.8.0' } } }));
+  const run = await spawnCli(['run', '--config', 'held.json', '--no-preflight', '--only', 'scan', '--timeout-ms', '20000', '--no-html', '--no-compare', '--reports-dir', dir], {
     cwd: tmp,
     limitMs: 60_000,
     onSpawn: (c) => (child = c),
