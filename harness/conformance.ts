@@ -398,8 +398,11 @@ class Check implements CheckContext {
       // run.concurrency as one limit over every worker of the run, where the run shares one
       ...(inFlightChannel() !== undefined ? { inFlight: sharedInFlight(inFlightChannel()!), latencySignal: !this.config.useReference } : {}),
       headers: target.headers,
+      // the target's TLS settings and proxy (targets.<api>.tls, targets.<api>.proxy)
+      ...(target.tls !== undefined || target.proxy !== undefined ? { transport: { ...(target.tls !== undefined ? { tls: target.tls } : {}), ...(target.proxy !== undefined ? { proxy: target.proxy } : {}) } } : {}),
       ...(this.config.secrets !== undefined ? { secrets: this.config.secrets } : {}),
-      ...(this.config.run.maxRequestsPerSecond !== undefined ? { pace: paceFor(this.config.run.maxRequestsPerSecond, workersFor(this.config)) } : {}),
+      // the run's threads keep to it together, in memory the run shares with its limit of requests in flight
+      ...(this.config.run.maxRequestsPerSecond !== undefined ? { pace: paceFor(this.config.run.maxRequestsPerSecond, workersFor(this.config), inFlightChannel() !== undefined ? { channel: inFlightChannel()!, memory: async () => (await sharedInFlight(inFlightChannel()!))?.pace } : undefined) } : {}),
       // read-only mode: the first refusal decides the verdict (skipped), also when a check caught it and went on
       ...(this.config.run.readOnly ? { readOnly: this.schemas.readOnlyPolicy(api), onRefused: (e: ReadOnlyRefused) => void (this.refused ??= { reason: e.message, failuresBefore: this.failures.length }) } : {}),
       // what the check asks to create counts from the request on, answered or not (the footprint)

@@ -14,6 +14,7 @@
  */
 import { cpus } from 'node:os';
 import { BroadcastChannel } from 'node:worker_threads';
+import { newPaceBuffer, type PaceMemory } from './pace.js';
 
 /**
  * What the HTTP client waits on before it sends a request, and tells when the exchange ended: with its status, and
@@ -217,8 +218,11 @@ export class SharedInFlight implements InFlightGate {
   private readonly queue = new SlotQueue();
   private pumping = false;
 
-  /** `latency`: this thread's latency signal (a test gives one that never finds the machine busy) */
-  constructor(private readonly cells: Int32Array, private readonly latency: LatencyWatch = new LatencyWatch()) {}
+  /**
+   * `latency`: this thread's latency signal (a test gives one that never finds the machine busy); `pace`: the run's
+   * memory for run.maxRequestsPerSecond, shared by every thread with this counter (harness/pace.ts)
+   */
+  constructor(private readonly cells: Int32Array, private readonly latency: LatencyWatch = new LatencyWatch(), readonly pace?: PaceMemory) {}
 
   get limit(): number {
     return Atomics.load(this.cells, LIMIT);
@@ -307,9 +311,12 @@ export function shareInFlight(channel: string, limit: number, o: { adaptive?: bo
   cells[LIMIT] = Math.max(1, limit);
   // the limit starts at run.concurrency and moves below it with the target's answers (adapt)
   if (o.adaptive !== false) cells[MAX] = Math.max(1, limit);
+  // the pace of run.maxRequestsPerSecond travels with the counter: one block for every thread of the run
+  const pace = newPaceBuffer();
+  const paceBase = Date.now();
   const bc = new BroadcastChannel(channel);
   bc.onmessage = (e) => {
-    if ((e as MessageEvent).data === 'want') bc.postMessage({ inFlight: buffer, ...(o.ignoreMachineLoad === true ? { ignoreMachineLoad: true } : {}) });
+    if ((e as MessageEvent).data === 'want') bc.postMessage({ inFlight: buffer, pace, paceBase, ...(o.ignoreMachineLoad === true ? { ignoreMachineLoad: true } : {}) });
   };
   // the channel never keeps the process alive
   (bc as unknown as { unref?: () => void }).unref?.();
@@ -333,11 +340,12 @@ export function sharedInFlight(channel: string): Promise<SharedInFlight | undefi
       };
       const timer = setTimeout(() => done(undefined), ASK_TIMEOUT_MS);
       bc.onmessage = (e) => {
-        const data = (e as MessageEvent).data as { inFlight?: unknown; ignoreMachineLoad?: boolean } | undefined;
+        const data = (e as MessageEvent).data as { inFlight?: unknown; pace?: unknown; paceBase?: number; ignoreMachineLoad?: boolean } | undefined;
         const buffer = data?.inFlight;
         // a test's run may have every answer's time count however busy this machine is (the project's tests run beside
         // each other)
-        if (buffer instanceof SharedArrayBuffer) done(new SharedInFlight(new Int32Array(buffer), new LatencyWatch(data?.ignoreMachineLoad === true ? () => false : machineBusy)));
+        const pace = data?.pace instanceof SharedArrayBuffer && typeof data.paceBase === 'number' ? { cells: new Int32Array(data.pace), base: data.paceBase } : undefined;
+        if (buffer instanceof SharedArrayBuffer) done(new SharedInFlight(new Int32Array(buffer), new LatencyWatch(data?.ignoreMachineLoad === true ? () => false : machineBusy), pace));
       };
       bc.postMessage('want');
     });

@@ -1,54 +1,142 @@
 /**
- * run.maxRequestsPerSecond: the run's requests are spread over time slots of 1/N s, at most one request a slot. The
- * checks run in several worker threads (harness/suite-vitest.ts) that share no memory, so the slots are dealt out in
- * turn: of `lanes` threads, thread `lane` sends only in the slots whose number modulo `lanes` is `lane`. Together they
- * never send more than N requests a second, without talking to each other; a thread alone (the others idle, near the
- * end of a run) sends at N/lanes a second.
+ * run.maxRequestsPerSecond: at most N requests a second leave the run, counted where it matters, at the moment each is
+ * sent. The checks run in several worker threads (harness/suite-vitest.ts); a conformance run shares a small block of
+ * memory between them (handed out with the run's limit of requests in flight, harness/in-flight.ts) that holds the time
+ * the next request may leave and the send times of the last N requests. A request leaves only when, at the moment it
+ * leaves (read again after every wait), 1/N s has passed since the run's previous request and one second plus a
+ * margin since the N-th before it: a thread that was starved (a machine short of CPU) and wakes with many requests
+ * due sends one of them, not all, and in no one-second window do more than N requests leave. A thread alone (the others
+ * idle, near the end of a run) sends at the full N a second.
+ *
+ * Where no run shares that memory (the self-test, doctor), the threads deal the slots out in turn instead: of `lanes`
+ * threads, thread `lane` sends only in the slots whose number modulo `lanes` is `lane`, with the same window on its own
+ * send times.
  */
+/** The layout of the shared pace memory: a lock, the next send time, the ring's head, then the ring of send times. */
+const LOCK = 0;
+const NEXT = 1;
+const HEAD = 2;
+const RING = 4;
+/** The most send times the window keeps: above this many requests a second, the spacing alone keeps the rate. */
+export const PACE_RING = 4096;
+/** Bytes of the shared pace memory (newPaceBuffer). */
+const PACE_BYTES = (RING + PACE_RING) * Int32Array.BYTES_PER_ELEMENT;
+
+/**
+ * Room added to the one-second window: a request recorded as sent reaches the target a little later (the socket write,
+ * a starved thread), and no two requests recorded a window apart may arrive in one.
+ */
+export const WINDOW_MARGIN_MS = 50;
+
+/** The memory a run's threads share for the pace: times in ms since `base` (a Date.now() value), plus one (0: none yet). */
+export interface PaceMemory {
+  cells: Int32Array;
+  base: number;
+}
+
+/** A new block of shared pace memory, made once by the run and handed to every worker thread. */
+export function newPaceBuffer(): SharedArrayBuffer {
+  return new SharedArrayBuffer(PACE_BYTES);
+}
+
 export class RequestPace {
   private readonly slotMs: number;
-  /** the first slot this thread has not yet handed out */
+  /** the first slot this thread has not yet handed out (lanes only) */
   private next = 0;
+  /** the send times this thread keeps itself where no run shares its memory */
+  private own: PaceMemory | undefined;
+  private memory: PaceMemory | undefined;
 
+  /**
+   * `shared`: the run's pace memory (its threads together keep to `perSecond`); without it, or when it resolves to
+   * undefined, the lanes deal the slots out between threads.
+   */
   constructor(
     readonly perSecond: number,
     private readonly lanes = 1,
     private readonly lane = 0,
     private readonly now: () => number = Date.now,
+    private readonly shared?: Promise<PaceMemory | undefined>,
   ) {
     if (!(perSecond > 0)) throw new Error(`requests per second must be positive, got ${perSecond}`);
     this.slotMs = 1000 / perSecond;
   }
 
+  /** how many send times the window holds: N a second (at least one) */
+  private get windowSize(): number {
+    return Math.min(PACE_RING, Math.max(1, Math.floor(this.perSecond)));
+  }
+
   /**
-   * Waits for this thread's next free slot; slots are handed out at once, so concurrent requests queue in order.
-   * Resolves to the slot's start time (ms since the epoch).
+   * Waits until this request may leave and records it as sent; call it right before the request is sent. Resolves to
+   * its send time (ms since the epoch).
    */
   async take(): Promise<number> {
+    const shared = this.memory ?? (this.shared !== undefined ? (this.memory = await this.shared) : undefined);
+    if (shared !== undefined) return this.leave(shared, true);
+    // the lanes: this thread's next slot, handed out at once, so concurrent requests queue in order
     const now = this.now();
     let slot = Math.max(this.next, Math.ceil(now / this.slotMs));
     slot += (((this.lane - slot) % this.lanes) + this.lanes) % this.lanes;
     this.next = slot + this.lanes;
     const wait = slot * this.slotMs - now;
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    return slot * this.slotMs;
+    if (wait > 0) await sleep(wait);
+    this.own ??= { cells: new Int32Array(new ArrayBuffer(PACE_BYTES)), base: this.now() };
+    // the slot's start where the clock has not reached it (a clock that stands still in a test)
+    return Math.max(slot * this.slotMs, await this.leave(this.own, false));
   }
+
+  /**
+   * Sends when the spacing (`spaced`: 1/N s since the previous request of all threads) and the window (a second plus
+   * WINDOW_MARGIN_MS since the N-th request before) allow, both read at the moment of sending, after every wait.
+   */
+  private async leave(m: PaceMemory, spaced: boolean): Promise<number> {
+    const n = this.windowSize;
+    const windowMs = 1000 + WINDOW_MARGIN_MS;
+    for (;;) {
+      lock(m.cells);
+      const now = this.now() - m.base;
+      const head = Atomics.load(m.cells, HEAD) % n;
+      const oldest = Atomics.load(m.cells, RING + head);
+      const at = Math.max(spaced ? Atomics.load(m.cells, NEXT) - 1 : Number.NEGATIVE_INFINITY, oldest === 0 ? Number.NEGATIVE_INFINITY : oldest - 1 + windowMs);
+      if (at <= now) {
+        Atomics.store(m.cells, RING + head, now + 1);
+        Atomics.store(m.cells, HEAD, (head + 1) % n);
+        Atomics.store(m.cells, NEXT, Math.ceil(now + this.slotMs) + 1);
+        unlock(m.cells);
+        return m.base + now;
+      }
+      unlock(m.cells);
+      await sleep(Math.max(1, at - now));
+    }
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** A spin lock over the few loads and stores of one request's turn (held for microseconds, by a few threads at most). */
+function lock(cells: Int32Array): void {
+  while (Atomics.compareExchange(cells, LOCK, 0, 1) !== 0);
+}
+function unlock(cells: Int32Array): void {
+  Atomics.store(cells, LOCK, 0);
 }
 
 const paces = new Map<string, RequestPace>();
 
 /**
  * The pace of this thread for a run-wide budget: one per thread and budget, shared by every client (all checks and
- * interfaces). `lanes` is the number of worker threads of a run; vitest numbers its workers from 1 (VITEST_POOL_ID),
- * and a process that is no worker (doctor) takes lane 0.
+ * interfaces). `shared`: the run's channel and its pace memory, where the run shares one (harness/in-flight.ts); else `lanes` is
+ * the number of worker threads of a run; vitest numbers its workers from 1 (VITEST_POOL_ID), and a process that is no
+ * worker (doctor) takes lane 0.
  */
-export function paceFor(perSecond: number, lanes: number): RequestPace {
+export function paceFor(perSecond: number, lanes: number, shared?: { channel: string; memory: () => Promise<PaceMemory | undefined> }): RequestPace {
   const pool = Number(process.env.VITEST_POOL_ID ?? '1');
   const lane = (Number.isInteger(pool) && pool > 0 ? pool - 1 : 0) % lanes;
-  const key = `${perSecond}/${lanes}/${lane}`;
+  const key = `${perSecond}/${lanes}/${lane}/${shared?.channel ?? ''}`;
   let p = paces.get(key);
   if (p === undefined) {
-    p = new RequestPace(perSecond, lanes, lane);
+    p = new RequestPace(perSecond, lanes, lane, Date.now, shared?.memory());
     paces.set(key, p);
   }
   return p;

@@ -56,10 +56,9 @@ describe('run.maxRequestsPerSecond', () => {
       expect(report.checks.map((c) => c.verdict)).toEqual(['pass', 'pass']);
       expect(arrivals).toHaveLength(24);
       // unlimited, the 24 requests arrive within a few milliseconds, and one limit per thread would let 20 through
-      // and end within 1.2 s. Requests leave one a slot, but a request sent late in its slot (the first of a burst
-      // opens a connection; timers are late on a loaded machine) comes close to its neighbour at the target: a few
-      // more than the limit in one window is that jitter, not a wrong count.
-      expect(busiestWindow(arrivals, 1000)).toBeLessThanOrEqual(13);
+      // and end within 1.2 s. The threads share the send times (harness/pace.ts): one more than the limit is the most
+      // a request sent a little late can add at the target (test/harness/pace-busy.test.ts holds it on a busy machine).
+      expect(busiestWindow(arrivals, 1000)).toBeLessThanOrEqual(11);
       expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeGreaterThanOrEqual(2000);
     } finally {
       rmSync(reports, { recursive: true, force: true });

@@ -1,0 +1,76 @@
+/**
+ * run.maxRequestsPerSecond holds at the target on a busy machine: four processes spin on the machine's cores while a run
+ * whose checks burst in two worker threads sends 48 requests at 10 a second; the loopback target counts their
+ * arrivals, and no one-second window carries more than the limit plus one.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runConformance } from '../../harness/runner.js';
+import { RequestPace } from '../../harness/pace.js';
+import { miniConfig } from '../robustness/harness.js';
+import { startBusy } from '../load/busy.js';
+
+/** The most arrivals within any window of `ms` milliseconds. */
+function busiestWindow(arrivals: number[], ms: number): number {
+  const a = [...arrivals].sort((x, y) => x - y);
+  let most = 0;
+  for (let i = 0, j = 0; i < a.length; i++) {
+    while (a[i]! - a[j]! >= ms) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
+describe('run.maxRequestsPerSecond on a busy machine', () => {
+  const arrivals: number[] = [];
+  let server: Server;
+  let url = '';
+
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      arrivals.push(Date.now());
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"items":[]}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+
+  it('lets no one-second window at the target carry more than the limit plus one, with four busy processes', async () => {
+    const reports = mkdtempSync(join(tmpdir(), 'cc-pace-busy-'));
+    const busy = startBusy(4, 90_000);
+    try {
+      const config = miniConfig(url, ['test/fixtures/mini/pace-busy/*.check.ts'], { reportsDir: reports, timeoutMs: 10_000, checkTimeoutMs: 60_000, maxRequestsPerSecond: 10, workers: 2 });
+      const { report } = await runConformance(config, { write: () => undefined });
+      busy.stop();
+      expect(report.checks.map((c) => c.verdict)).toEqual(['pass', 'pass']);
+      expect(arrivals).toHaveLength(48);
+      expect(busiestWindow(arrivals, 1000), `arrivals (ms from the first): ${arrivals.map((a) => a - arrivals[0]!).join(' ')}`).toBeLessThanOrEqual(11);
+    } finally {
+      busy.stop();
+      rmSync(reports, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('sends one request of those due after a stall, not all: the spacing is read again at the moment of sending', async () => {
+    const memory = { cells: new Int32Array(new SharedArrayBuffer(4 * 4200)), base: Date.now() };
+    const pace = new RequestPace(10, 1, 0, Date.now, Promise.resolve(memory));
+    const sent: number[] = [];
+    // ten requests ask at once, then this thread stalls for a second (a machine short of CPU) before any timer runs
+    const all = Array.from({ length: 10 }, () => pace.take().then(() => sent.push(Date.now())));
+    const end = Date.now() + 1000;
+    while (Date.now() < end);
+    await Promise.all(all);
+    const gaps = sent.slice(1).map((t, i) => t - sent[i]!);
+    expect(Math.min(...gaps), `gaps ${gaps.join(' ')}`).toBeGreaterThanOrEqual(99);
+  }, 30_000);
+});
