@@ -101,8 +101,9 @@ function rows(root: Schema, node: Schema, prefix: string, defaults: Record<strin
     // an object whose properties are alike and undescribed (one per interface) reads better as one row
     const plain = children.length > 0 && children.every(([, c]) => c.description === undefined && typeOf(c) === typeOf(children[0]![1]));
     const type = n.type !== 'object' || children.length === 0 ? typeOf(n) : plain ? `object: ${children.map(([k]) => code(k)).join(', ')}, each a ${typeOf(children[0]![1])}` : 'object';
-    out.push({ setting: path, type, default: defaultText(n.default ?? defaults[key]), flag: flagOf(key), description: n.description ?? '' });
-    if (n.type === 'object' && children.length > 0 && !plain && raw.$ref === undefined) out.push(...rows(root, n, path, {}, () => ''));
+    // a description beside a $ref (what this use of a shared definition is for) comes first
+    out.push({ setting: path, type, default: defaultText(n.default ?? defaults[key]), flag: flagOf(key), description: raw.description ?? n.description ?? '' });
+    if (n.type === 'object' && children.length > 0 && !plain) out.push(...rows(root, n, path, {}, () => ''));
   }
   return out;
 }
@@ -157,10 +158,11 @@ export async function renderConfigurationDocs(): Promise<string> {
     const settings = Object.entries(b.properties ?? {}).filter(([k]) => k !== 'kind');
     const list = settings.flatMap(([k, raw]) => {
       const n = resolve(schema, raw);
-      const own: Row = { setting: `auth.${k}`, type: typeOf(n), default: defaultText(n.default), flag: '', description: `${(b.required ?? []).includes(k) ? 'required. ' : ''}${n.description ?? ''}` };
+      const own: Row = { setting: `auth.${k}`, type: typeOf(n), default: defaultText(n.default), flag: '', description: `${(b.required ?? []).includes(k) ? 'required. ' : ''}${raw.description ?? n.description ?? ''}` };
       const value = typeof n.additionalProperties === 'object' ? n.additionalProperties : undefined;
-      const nested = value?.properties !== undefined ? rows(schema, value, `auth.${k}.<role>`, {}, () => '') : [];
+      const nested = value?.properties !== undefined ? rows(schema, value, `auth.${k}.<role>`, {}, () => '') : n.properties !== undefined ? rows(schema, n, `auth.${k}`, {}, () => '') : [];
       if (value?.properties !== undefined) own.type = 'map of role to object';
+      else if (n.properties !== undefined) own.type = 'object';
       return [own, ...nested];
     });
     return { kind, description: b.properties?.kind?.description ?? '', list };
