@@ -6,8 +6,12 @@
 import { SignJWT } from 'jose';
 import { request } from './undici-core.js';
 import type { AuthConfig } from './config.js';
-import { agent, DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_JSON_DEPTH, exchangeDeadline, isTimeout, jsonDepthExceeds, readBounded, TransportError } from './http.js';
+import { agentFor, DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_JSON_DEPTH, exchangeDeadline, isTimeout, jsonDepthExceeds, readBounded, TransportError } from './http.js';
 import { redactText, registerSecret, registerUrlCredentials } from './redact.js';
+import { describeTlsOrProxyFailure, proxyFor, type Transport } from './tls.js';
+
+/** How the token request names its settings in a TLS or proxy failure: the target's `auth` block (targets.<api>.auth). */
+const AUTH_SETTING = 'auth';
 
 /** The target's auth cannot provide what a check needs: the check is skipped with this reason. */
 export class AuthUnavailable extends Error {
@@ -202,6 +206,12 @@ export class TokenProvider {
     throw new TransportError(message);
   }
 
+  /** How the token request travels: the auth block's TLS settings and proxy (the target's proxy unless it sets its own). */
+  private transport(): Transport | undefined {
+    if (this.auth.kind !== 'oauth2' || (this.auth.tls === undefined && this.auth.proxy === undefined)) return undefined;
+    return { ...(this.auth.tls !== undefined ? { tls: this.auth.tls } : {}), ...(this.auth.proxy !== undefined ? { proxy: this.auth.proxy } : {}) };
+  }
+
   /** One token request, within the run's bounds (timeout, header and body size, JSON depth). */
   private async fetchOnce(role: string): Promise<Attempt> {
     if (this.auth.kind !== 'oauth2') throw new Error('unreachable');
@@ -217,7 +227,7 @@ export class TokenProvider {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
         body: form.toString(),
-        dispatcher: agent(this.maxHeaderBytes),
+        dispatcher: agentFor(this.auth.tokenUrl, this.transport(), AUTH_SETTING, this.maxHeaderBytes),
         ...deadline.options,
       });
       status = res.statusCode;
@@ -231,6 +241,16 @@ export class TokenProvider {
     } catch (e) {
       const err = e as Error & { code?: string; cause?: { code?: string } };
       const code = err.code ?? err.cause?.code;
+      if (e instanceof TransportError) return { failure: e.message, retry: false };
+      const route = proxyFor(this.auth.tokenUrl, this.transport(), AUTH_SETTING);
+      const named = describeTlsOrProxyFailure(e, {
+        where: 'the identity provider',
+        setting: AUTH_SETTING,
+        https: this.auth.tokenUrl.startsWith('https:'),
+        ...(this.auth.tls !== undefined ? { tls: this.auth.tls } : {}),
+        ...(route !== undefined ? { proxy: route } : {}),
+      });
+      if (named !== undefined) return { failure: named, retry: false };
       if (isTimeout(e)) return { failure: `no answer within ${this.timeoutMs} ms (run.timeoutMs)`, retry: false };
       if (code === 'UND_ERR_HEADERS_OVERFLOW') return { failure: `the answer's headers exceed the ${this.maxHeaderBytes}-byte cap (run.maxHeaderBytes)`, retry: false };
       if (code === 'ECONNREFUSED') return { failure: 'connection refused: is the identity provider running?', retry: true };

@@ -12,6 +12,7 @@ import type { LedgerVersion } from './versions.js';
 import { parseShard, type Shard } from './shard.js';
 import { parseYaml } from './lazy-yaml.js';
 import type { OwnDescriptionSource } from './spec-diff/validate.js';
+import { loadTlsSettings, pemSummary, registerTransport, type TlsSettings } from './tls.js';
 
 const schema = JSON.parse(readFileSync(new URL('./config.schema.json', import.meta.url), 'utf8')) as object;
 
@@ -31,6 +32,10 @@ export type AuthConfig =
       kind: 'oauth2';
       tokenUrl: string;
       clients: Record<string, { clientId: string; clientSecret: string; scope?: string; audience?: string }>;
+      /** the token URL's TLS settings (ca, cert and key as PEM text once loaded) */
+      tls?: TlsSettings;
+      /** the token request's proxy: its own setting, else the target's; false: none; unset: the environment's */
+      proxy?: string | false;
     };
 
 export interface TargetConfig {
@@ -41,6 +46,10 @@ export interface TargetConfig {
   fixtures: Record<string, unknown>;
   disabledRequirements: string[];
   headers: Record<string, string>;
+  /** how the target's TLS is checked and which client certificate it is shown (ca, cert and key as PEM text once loaded) */
+  tls?: TlsSettings;
+  /** the proxy requests go through (a URL); false: none, whatever the environment says; unset: HTTPS_PROXY, HTTP_PROXY, NO_PROXY */
+  proxy?: string | false;
 }
 
 export interface RunConfig {
@@ -220,11 +229,12 @@ function isObject(v: unknown): v is Json {
 }
 
 /**
- * Settings whose `${NAME}` values are not secrets: versions, and the run and reference sections (numbers, flags,
- * paths). Addresses (URL_SETTING) are secret only in their query and userinfo.
+ * Settings whose `${NAME}` values are not secrets: versions, the run and reference sections (numbers, flags, paths),
+ * and the public parts of TLS settings (a CA or client certificate, as a path or PEM text; the server name).
+ * Addresses (URL_SETTING, proxies among them) are secret only in their query and userinfo.
  */
-const NOT_SECRET_SETTING = /^(run|reference)(\.|$)|\.version$/;
-const URL_SETTING = /\.(url|tokenUrl)$|^run\.alsoValidateAgainst\.[a-z]+$/;
+const NOT_SECRET_SETTING = /^(run|reference)(\.|$)|\.version$|\.tls\.(ca|cert|serverName)$/;
+const URL_SETTING = /\.(url|tokenUrl|proxy)$|^run\.alsoValidateAgainst\.[a-z]+$/;
 
 /** A value as written and in the forms a URL may carry it (percent-encoded, decoded), to register them all. */
 function urlForms(value: string): string[] {
@@ -465,7 +475,7 @@ function describeError(e: ErrorObject): string {
     case 'required':
       return `${at}: missing required setting "${(e.params as { missingProperty: string }).missingProperty}"`;
     case 'pattern':
-      return `${at}: ${redactText(JSON.stringify(e.data))} is not valid here (${at.endsWith('url') || at.endsWith('Url') ? 'expected an http:// or https:// URL' : `expected to match ${(e.params as { pattern: string }).pattern}`})`;
+      return `${at}: ${redactText(JSON.stringify(e.data))} is not valid here (${at.endsWith('url') || at.endsWith('Url') || at.endsWith('proxy') ? 'expected an http:// or https:// URL' : `expected to match ${(e.params as { pattern: string }).pattern}`})`;
     case 'enum':
       return `${at}: ${JSON.stringify(e.data)} is not one of ${((e.params as { allowedValues: unknown[] }).allowedValues).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'discriminator':
@@ -571,6 +581,23 @@ function normalizeTargets(raw: unknown): Partial<Record<Api, TargetConfig>> {
       disabledRequirements: t.disabledRequirements ?? [],
       headers: t.headers ?? {},
     };
+    const target = targets[api]!;
+    const fail = (message: string): never => {
+      throw new ConfigError(message);
+    };
+    if ((t.proxy as unknown) === true) fail(`targets.${api}.proxy: true is not a proxy; give its URL (http://host:port), or false for none`);
+    if (t.proxy !== undefined) target.proxy = t.proxy;
+    // the files named are read once, here: a missing one, or one that holds no PEM, is a configuration error
+    if (t.tls !== undefined) target.tls = loadTlsSettings(t.tls, `targets.${api}.tls`, fail);
+    if (t.auth?.kind === 'oauth2' && (t.auth.tls !== undefined || t.auth.proxy !== undefined || t.proxy !== undefined)) {
+      if ((t.auth.proxy as unknown) === true) fail(`targets.${api}.auth.proxy: true is not a proxy; give its URL (http://host:port), or false for none`);
+      const proxy = t.auth.proxy ?? t.proxy;
+      target.auth = { ...t.auth, ...(t.auth.tls !== undefined ? { tls: loadTlsSettings(t.auth.tls, `targets.${api}.auth.tls`, fail) } : {}), ...(proxy !== undefined ? { proxy } : {}) };
+    }
+    // requests to the target's origin made without its settings at hand (doctor's, the preflight's) use them too
+    registerTransport(target.url, { ...(target.tls !== undefined ? { tls: target.tls } : {}), ...(target.proxy !== undefined ? { proxy: target.proxy } : {}) });
+    if (t.proxy) registerUrlCredentials(t.proxy);
+    if (t.auth?.kind === 'oauth2' && typeof t.auth.proxy === 'string') registerUrlCredentials(t.auth.proxy);
     // credentials in a URL (http://user:password@host) are redacted by shape, and their values wherever else they show
     registerUrlCredentials(t.url);
     if (t.auth?.kind === 'oauth2') registerUrlCredentials(t.auth.tokenUrl);
@@ -595,7 +622,26 @@ export function printableConfig(config: Config): unknown {
   // the settings marked x-secret are hidden whatever their length (a header's name stays, to show it was sent), then
   // every registered secret wherever it is
   const { secrets: _values, ...rest } = config;
-  return redactValue(mapMarked(schema, rest, () => REDACTED));
+  return redactValue(withPemSummaries(mapMarked(schema, rest, () => REDACTED)));
+}
+
+/** A printed configuration's CA and client certificates as their subjects and expiry, rather than pages of PEM. */
+function withPemSummaries(printable: unknown): unknown {
+  if (!isObject(printable) || !isObject(printable.targets)) return printable;
+  const summarized = (tls: unknown): unknown => {
+    if (!isObject(tls)) return tls;
+    const out = { ...tls };
+    for (const k of ['ca', 'cert'] as const) if (typeof out[k] === 'string') out[k] = pemSummary(out[k] as string);
+    return out;
+  };
+  const targets = Object.fromEntries(
+    Object.entries(printable.targets).map(([api, t]) => {
+      if (!isObject(t)) return [api, t];
+      const auth = isObject(t.auth) && 'tls' in t.auth ? { ...t.auth, tls: summarized(t.auth.tls) } : t.auth;
+      return [api, { ...t, ...('tls' in t ? { tls: summarized(t.tls) } : {}), ...(auth !== undefined ? { auth } : {}) }];
+    }),
+  );
+  return { ...printable, targets };
 }
 
 /** The schema node a `$ref` (local, `#/...`) points to. */

@@ -5,6 +5,7 @@
  */
 import type { Config } from './config.js';
 import { preflight } from './preflight.js';
+import { certificateChainLine } from './tls.js';
 import type { Api } from './types.js';
 
 export interface DoctorLine {
@@ -22,6 +23,11 @@ export interface DoctorLine {
 /** The preflight of `run`, with its informative extras, one line per configured interface. */
 export async function doctor(config: Config): Promise<DoctorLine[]> {
   const result = await preflight(config, { details: true });
+  // an https target's certificate chain as its server sends it (subjects, expiry): informative, judged by the preflight
+  for (const t of result.targets) {
+    const chain = await certificateChainLine(config, t.api);
+    if (chain !== undefined) t.findings.push({ kind: 'ok', text: chain });
+  }
   return result.targets.map((t) => {
     const status = t.findings.some((f) => f.kind === 'problem') ? 'problem' : t.findings.some((f) => f.kind === 'skip') ? 'skip' : 'ok';
     return { api: t.api, url: t.url, ok: status === 'ok', status, detail: t.findings.map((f) => f.text).join('; '), findings: t.findings };

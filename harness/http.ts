@@ -6,7 +6,8 @@ import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
-import { Agent, request } from './undici-core.js';
+import { Agent, request, undiciProxyAgent } from './undici-core.js';
+import { describeTlsOrProxyFailure, diagnoseClosedTls, mayBeClientCertRefusal, nodeTlsOptions, proxyFor, registeredTransport, type FailureContext, type Transport } from './tls.js';
 import { SAFE_METHODS } from './safe-methods.js';
 import type { Api, ExchangeRecord } from './types.js';
 import type { RequestPace } from './pace.js';
@@ -158,6 +159,11 @@ export interface ClientOptions {
   onRefused?: (e: ReadOnlyRefused) => void;
   /** values never recorded: the configuration's secrets (run-wide), registered in this thread too */
   secrets?: readonly string[];
+  /**
+   * The target's TLS settings and proxy (targets.<api>.tls, targets.<api>.proxy); unset: those registered for the base
+   * URL's origin when the configuration was loaded in this thread (registerTransport), else none.
+   */
+  transport?: Transport;
   /** the most requests per second this thread sends (run.maxRequestsPerSecond, already divided between threads) */
   pace?: RequestPace;
   /**
@@ -227,6 +233,43 @@ export function agent(maxHeaderSize = DEFAULT_MAX_HEADER_BYTES): Dispatcher {
   if (a === undefined) {
     a = new Agent({ keepAliveTimeout: 10_000, connections: 32, connect: { timeout: 5_000 }, maxHeaderSize });
     agents.set(maxHeaderSize, a);
+  }
+  return a;
+}
+
+const routedAgents = new Map<string, Dispatcher>();
+/** each TLS settings object's part of a pool's key, worked out once (the PEM texts are long) */
+const tlsKeys = new WeakMap<object, string>();
+
+/**
+ * The connection pool for requests to `url` with a transport's TLS settings and proxy (`setting` names its settings
+ * block in errors): undici's Agent with the TLS options in its connector, or its ProxyAgent, which tunnels with CONNECT
+ * and runs TLS to the target inside the tunnel. One per header bound, TLS settings and proxy. Without TLS settings and
+ * with no proxy for the URL: the plain pool of agent(), the start-up path of every run against the embedded reference.
+ */
+export function agentFor(url: string, transport: Transport | undefined, setting: string, maxHeaderSize = DEFAULT_MAX_HEADER_BYTES): Dispatcher {
+  const route = proxyFor(url, transport, setting);
+  if (route === undefined && transport?.tls === undefined) return agent(maxHeaderSize);
+  let tlsKey = '';
+  if (transport?.tls !== undefined) {
+    tlsKey = tlsKeys.get(transport.tls) ?? createHash('sha256').update(JSON.stringify(nodeTlsOptions(transport.tls))).digest('hex');
+    tlsKeys.set(transport.tls, tlsKey);
+  }
+  const key = `${maxHeaderSize} ${tlsKey} ${route?.uri ?? ''}`;
+  let a = routedAgents.get(key);
+  if (a === undefined) {
+    const tls = nodeTlsOptions(transport?.tls);
+    const common = { keepAliveTimeout: 10_000, connections: 32, maxHeaderSize };
+    if (route === undefined) a = new Agent({ ...common, connect: { timeout: 5_000, ...tls } });
+    else {
+      try {
+        const ProxyAgent = undiciProxyAgent();
+        a = new ProxyAgent({ ...common, uri: route.uri, proxyTls: { timeout: 5_000 }, requestTls: { timeout: 5_000, ...tls } });
+      } catch (e) {
+        throw new TransportError(`${route.from} is not a proxy URL undici can use (${redactText((e as Error).message)}): give one such as http://proxy.example:3128`);
+      }
+    }
+    routedAgents.set(key, a);
   }
   return a;
 }
@@ -327,6 +370,10 @@ export class HttpClient {
   private origin: string | undefined;
   /** this client's requests waiting for a slot or in flight */
   private sending = 0;
+  /** how its requests travel (TLS settings, proxy); undefined: directly, with the system's CAs */
+  private readonly transport: Transport | undefined;
+  /** its connection pool, chosen on its first request */
+  private dispatcher: Dispatcher | undefined;
 
   constructor(readonly options: ClientOptions) {
     // registered here, where exchanges are recorded, and not only where the configuration was loaded: the checks run
@@ -335,6 +382,7 @@ export class HttpClient {
     for (const v of Object.values(options.headers ?? {})) registerSecret(v);
     for (const v of options.secrets ?? []) registerSecret(v);
     registerUrlCredentials(options.baseUrl);
+    this.transport = options.transport ?? registeredTransport(options.baseUrl);
     if (options.maxInFlight !== undefined) inFlight.setLimit(options.maxInFlight);
     this.configuredHeaders = new Set(Object.keys(options.headers ?? {}).map((h) => h.toLowerCase()));
   }
@@ -471,7 +519,7 @@ export class HttpClient {
       return x;
     } catch (e) {
       record.durationMs = Math.round((performance.now() - t0) * 10) / 10;
-      const err = e instanceof TransportError ? e : new TransportError(describeTransportError(e, url, this.options.timeoutMs, this.options.maxHeaderBytes));
+      const err = e instanceof TransportError ? e : new TransportError(await this.describeFailure(e, url));
       if (errorCode(e) === 'ECONNREFUSED') err.neverSent = true;
       if (isTimeout(e)) timeoutsInARow.set(origin, { count: (timeoutsInARow.get(origin)?.count ?? 0) + 1, lastAt: Date.now() });
       record.transportError = redactText(err.message);
@@ -479,6 +527,41 @@ export class HttpClient {
       this.options.onExchange?.(record);
       throw err;
     }
+  }
+
+  /**
+   * A failed request's message: a TLS or proxy failure names its cause and the setting to change (harness/tls.ts); a
+   * connection over TLS closed before any answer is looked into once per origin (a server refusing the client
+   * certificate after a TLS 1.3 handshake closes it so); anything else as describeTransportError says.
+   */
+  private async describeFailure(e: unknown, url: string): Promise<string> {
+    const context = this.failureContext(url);
+    const named = describeTlsOrProxyFailure(e, context);
+    if (named !== undefined) return named;
+    const plain = describeTransportError(e, url, this.options.timeoutMs, this.options.maxHeaderBytes);
+    if (!mayBeClientCertRefusal(e, context.https)) return plain;
+    const origin = new URL(url).origin;
+    const byOrigin = closedTlsDiagnoses.get(this.transport ?? NO_TRANSPORT) ?? new Map<string, Promise<string | undefined>>();
+    closedTlsDiagnoses.set(this.transport ?? NO_TRANSPORT, byOrigin);
+    let diagnosis = byOrigin.get(origin);
+    if (diagnosis === undefined) {
+      diagnosis = diagnoseClosedTls(url, this.transport, context, this.options.timeoutMs).catch(() => undefined);
+      byOrigin.set(origin, diagnosis);
+    }
+    const found = await diagnosis;
+    return found === undefined ? plain : `${found} (${plain})`;
+  }
+
+  private failureContext(url: string): FailureContext {
+    const setting = `targets.${this.options.api}`;
+    const route = proxyFor(url, this.transport, setting);
+    return {
+      where: redactText(url),
+      setting,
+      https: url.startsWith('https:'),
+      ...(this.transport?.tls !== undefined ? { tls: this.transport.tls } : {}),
+      ...(route !== undefined ? { proxy: route } : {}),
+    };
   }
 
   private recordedHeaders(headers: Record<string, string>): Record<string, string> {
@@ -500,7 +583,7 @@ export class HttpClient {
         method: method as Dispatcher.HttpMethod,
         headers,
         body,
-        dispatcher: agent(maxHeaderBytes),
+        dispatcher: (this.dispatcher ??= this.transport === undefined ? agent(maxHeaderBytes) : agentFor(url, this.transport, `targets.${this.options.api}`, maxHeaderBytes)),
         ...deadline.options,
       });
       const resHeaders: Record<string, string> = {};
@@ -680,11 +763,22 @@ export function scanJsonText(text: string, maxDepth: number): { tooDeep: boolean
   return { tooDeep: false, mayOverflow };
 }
 
-/** An undici or abort timeout (headers or body not in time). */
+/**
+ * An undici or abort timeout (headers or body not in time). undici's refusal of a proxy's answer to CONNECT is an
+ * AbortError too, and no timeout.
+ */
 export function isTimeout(e: unknown): boolean {
   const err = e as Error & { code?: string };
+  if (err.name === 'AbortError' && err.code === 'UND_ERR_ABORTED' && /^Proxy response \(/.test(err.message)) return false;
   return err.name === 'TimeoutError' || err.name === 'AbortError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT';
 }
+
+/**
+ * Per transport (its TLS settings decide what the server says) and origin, what a TLS connection of its own found when
+ * a request over TLS was closed before any answer: looked into once.
+ */
+const closedTlsDiagnoses = new WeakMap<Transport, Map<string, Promise<string | undefined>>>();
+const NO_TRANSPORT: Transport = {};
 
 /** The system or undici error code of a failed request (ECONNREFUSED, UND_ERR_...), on the error or its cause. */
 function errorCode(e: unknown): string | undefined {
@@ -696,7 +790,7 @@ function describeTransportError(e: unknown, url: string, timeoutMs: number, maxH
   const err = e as Error & { code?: string };
   const code = errorCode(e);
   const where = redactText(url);
-  if (err.name === 'TimeoutError' || err.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+  if (isTimeout(e)) {
     return `no response from ${where} within ${timeoutMs} ms (run.timeoutMs)`;
   }
   if (code === 'UND_ERR_HEADERS_OVERFLOW') return `the response headers from ${where} exceed the ${maxHeaderBytes}-byte cap (run.maxHeaderBytes)`;

@@ -13,6 +13,17 @@ const require = createRequire(import.meta.url);
 export const Agent = require('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
 const apiRequest = require('undici/lib/api/api-request.js') as (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
 
+/**
+ * undici's ProxyAgent (a target reached through an HTTP proxy) and Client (doctor's CONNECT tunnel), loaded the first
+ * time one is needed: a run without a proxy never compiles them.
+ */
+export function undiciProxyAgent(): typeof import('undici').ProxyAgent {
+  return require('undici/lib/dispatcher/proxy-agent.js') as typeof import('undici').ProxyAgent;
+}
+export function undiciClient(): typeof import('undici').Client {
+  return require('undici/lib/dispatcher/client.js') as typeof import('undici').Client;
+}
+
 export type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path'> & { dispatcher: Dispatcher };
 
 /** undici's `request(url, options)` with an explicit dispatcher (the only way the suite calls it). */
