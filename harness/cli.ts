@@ -104,7 +104,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       const { runConformance, FINAL_GRACE_S } = await import('./runner.js');
       const interactive = process.stderr.isTTY === true;
       const share = config.run.shard !== undefined ? `shard ${config.run.shard.index}/${config.run.shard.count} of the checks of ` : '';
-      const where = config.useReference ? `the embedded reference server${config.reference.variant !== undefined ? ` (variant ${config.reference.variant})` : ''}` : Object.entries(config.targets).map(([a, t]) => `${a} ${redactText(t.url)}`).join(', ');
+      const where = config.useReference ? `the embedded reference server${config.reference.variant !== undefined ? ` (variant ${config.reference.variant})` : ''}` : Object.entries(config.targets).filter(([a]) => config.run.only.includes(a as Api)).map(([a, t]) => `${a} ${redactText(t.url)}`).join(', ');
       // a first SIGINT lets the running checks finish (and clean up); SIGTERM (CI runners, docker stop) and a second
       // SIGINT stop them at once; a further signal (coreutils `timeout` sends SIGTERM twice: to the command and to its
       // process group) shortens what is left of the wait to a final grace. Every stop writes the reports of what ran,
