@@ -73,6 +73,11 @@ export interface Variant {
   licensePages: 'look-ahead' | 'no-look-ahead';
   /** scan's maximum page size, an operator's setting (FACTS.md: default 1000); the reference's target config names it */
   scanMaxPageSize: number;
+  /**
+   * a ledger command without its acting parties (no submitter, an empty actAs): refused 400 by validation (as built), or
+   * checked against the token's rights first and refused 403, as a real participant does (FACTS.md)
+   */
+  authorization: 'as-built' | 'authorize-first';
 }
 
 export const DEFAULT_NAMESPACE = '1220aa00000000000000000000000000000000000000000000000000000000000001';
@@ -112,6 +117,7 @@ export const DEFAULT_VARIANT: Variant = Object.freeze({
   missingQuery: 'as-built',
   licensePages: 'look-ahead',
   scanMaxPageSize: 1000,
+  authorization: 'as-built',
 }) as Variant;
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -154,8 +160,8 @@ export const CHOICES = {
   'non-object-messages': ['as-built', 'empty'],
   'missing-query': ['as-built', '404'],
   'license-pages': ['look-ahead', 'no-look-ahead'],
-  // larger maxima are not drawn: the derived checks read the OpenAPI document's maximum (1000) as the largest valid size
-  'scan-max-page': [1000, 500, 250],
+  'scan-max-page': [1000, 500, 250, 2000],
+  authorization: ['as-built', 'authorize-first'],
 } as const;
 type Choice = keyof typeof CHOICES;
 
@@ -201,6 +207,7 @@ export function chooseVariant(seed: number): Variant {
     missingQuery: pick('missing-query'),
     licensePages: pick('license-pages'),
     scanMaxPageSize: pick('scan-max-page'),
+    authorization: pick('authorization'),
   };
 }
 
@@ -245,6 +252,7 @@ export function describeVariant(v: Variant): Record<string, string> {
   if (v.missingQuery !== d.missingQuery) out.missingQuery = v.missingQuery;
   if (v.licensePages !== d.licensePages) out.licensePages = v.licensePages;
   if (v.scanMaxPageSize !== d.scanMaxPageSize) out.scanMaxPageSize = String(v.scanMaxPageSize);
+  if (v.authorization !== d.authorization) out.authorization = v.authorization;
   return out;
 }
 

@@ -107,3 +107,30 @@ export function expectRejected(t: CheckContext, x: Exchange, o: { requirement?: 
     ...(o.requirement !== undefined ? { requirement: o.requirement } : {}),
   });
 }
+
+/**
+ * The cases of a check that sends several independent requests (one missing field each), each decided on its own: a
+ * case whose answer can decide nothing (NoDecidingAnswer, TargetOverloaded: an overload, a gateway's page, a refusal
+ * of the caller where the input was to be judged) ends that case, noted in the report, and the other cases still run.
+ * `done()` ends the check in error with the first such reason when no case was decided at all: a check that decided
+ * nothing does not pass.
+ */
+export function separateCases(t: CheckContext): { run(what: string, body: () => Promise<void>): Promise<void>; done(): void } {
+  let decided = 0;
+  const undecided: Error[] = [];
+  return {
+    async run(what, body) {
+      try {
+        await body();
+        decided++;
+      } catch (e) {
+        if (!(e instanceof NoDecidingAnswer || e instanceof TargetOverloaded)) throw e;
+        undecided.push(e);
+        t.note(`not decided: ${what}: ${e.message.length > 240 ? `${e.message.slice(0, 240)}...` : e.message}`);
+      }
+    },
+    done() {
+      if (decided === 0 && undecided.length > 0) throw undecided[0]!;
+    },
+  };
+}

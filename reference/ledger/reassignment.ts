@@ -49,7 +49,7 @@ function decodeCommand(v: unknown, path: string): ReassignCommand {
 type Has = (fault: string) => boolean;
 const none: Has = () => false;
 
-function decodeRequest(body: Obj, has: Has = none): ReassignmentRequest {
+function decodeRequest(body: Obj, has: Has = none, authorizeFirst = false): ReassignmentRequest {
   const rc = reqObject(body, 'reassignmentCommands');
   if (has(RF.workflow)) reqString(rc, 'workflowId', 'reassignmentCommands');
   if (has(RF.userId)) reqString(rc, 'userId', 'reassignmentCommands');
@@ -59,7 +59,8 @@ function decodeRequest(body: Obj, has: Has = none): ReassignmentRequest {
     commandId: has(RF.missingCommandId) && (rc.commandId === undefined || rc.commandId === null) ? `generated-${Math.random().toString(36).slice(2)}` : reqString(rc, 'commandId', 'reassignmentCommands'),
     workflowId: optString(rc, 'workflowId', 'reassignmentCommands') ?? '',
     userId: optString(rc, 'userId', 'reassignmentCommands'),
-    submitter: reqString(rc, 'submitter', 'reassignmentCommands'),
+    // authorizing first, a missing submitter is acting for no party (refused 403 in validate), as FACTS.md describes
+    submitter: authorizeFirst ? (optString(rc, 'submitter', 'reassignmentCommands') ?? '') : reqString(rc, 'submitter', 'reassignmentCommands'),
     commands: reqArray(rc, 'commands', 'reassignmentCommands').map((c, i) => decodeCommand(c, `reassignmentCommands.commands[${i}]`)),
     eventFormat: ef === undefined ? undefined : decodeEventFormat(ef, 'eventFormat'),
   };
@@ -69,6 +70,8 @@ const refused = (cause: string) => new CantonError('REASSIGNMENT_VALIDATION_FAIL
 
 /** Common validation; returns the commands, which all have one kind and one source and target. */
 function validate(state: LedgerState, r: ReassignmentRequest, caller: Caller, has: Has = none): Exclude<ReassignCommand, { kind: 'empty' }>[] {
+  // a variant authorizes first, as a real participant does (FACTS.md): no submitter is acting for no party
+  if (r.submitter === '' && state.world.variant.authorization === 'authorize-first') throw err.permissionDenied('Claims do not authorize to act as party \'\'');
   if (r.commandId === '') throw err.missingField('command_id');
   if (r.submitter === '') throw err.missingField('submitter');
   if (r.commands.length === 0) throw err.missingField('commands');
@@ -198,7 +201,7 @@ function encodeEvents(u: ReassignmentUpdate, ef: EventFormat | undefined, has: H
 export function reassignmentRoutes(app: FastifyInstance, ctx: ReferenceContext, state: LedgerState): void {
   route(app, ctx, 'POST', '/v2/commands/submit-and-wait-for-reassignment', async (c) => {
     const has: Has = (f) => ctx.faults.has(f);
-    const r = decodeRequest(await c.json(), has);
+    const r = decodeRequest(await c.json(), has, state.world.variant.authorization === 'authorize-first');
     const caller = await c.caller();
     if (r.commands.length === 0 && has(RF.empty)) {
       return { reassignment: { updateId: `1220${'00'.repeat(32)}`, commandId: r.commandId, workflowId: r.workflowId, offset: state.ledgerEnd, events: [], recordTime: state.nextTime(), synchronizerId: state.world.synchronizers[0], paidTrafficCost: 0 } };

@@ -184,9 +184,11 @@ export function decodeSubmission(body: Obj): Submission {
 }
 
 export function validateSubmission(s: Submission, caller: Caller, state: LedgerState, has: Has = () => false): void {
+  // a variant authorizes first, as a real participant does (FACTS.md): an empty actAs is acting for no party
+  if (s.actAs.length === 0 && state.world.variant.authorization === 'authorize-first' && !has(QF.emptyActAsAccepted)) throw err.permissionDenied('Claims do not authorize to act as no party');
   if (s.commands.length === 0 && !has(QF.treeEmpty)) throw err.missingField('commands');
   if (s.commandId === '') throw err.missingField('command_id');
-  if (s.actAs.length === 0) throw err.missingField('act_as');
+  if (s.actAs.length === 0 && !has(QF.emptyActAsAccepted)) throw err.missingField('act_as');
   for (const p of [...s.actAs, ...s.readAs]) if (!isParty(p)) throw err.invalidField('party', `Invalid party ${JSON.stringify(p.slice(0, 200))}`);
   if (s.userId !== undefined && s.userId !== '' && s.userId !== caller.id) {
     throw err.permissionDenied(`userId ${s.userId.slice(0, 200)} does not match the authenticated user`);

@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import { judgeBadRequests, judgeRejection } from '../../rejections.js';
+import { judgeBadRequests, judgeRejection, separateCases } from '../../rejections.js';
 import type { Exchange } from '../../../harness/http.js';
 import { LEDGER_GRPC_STATUS } from '../../../harness/checks.js';
 import { FixtureError, connectedSynchronizers, createSubmitter, createUser, createdContractId, submitCreate, templateFixture, type Submitter } from '../../../harness/fixtures/ledger.js';
@@ -280,16 +280,29 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
       const base = (command: Record<string, unknown>) => ({ commandId: t.uniqueName('reassign'), submitter: w.s.party, userId: user, commands: [{ command }] });
       const unassign = { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } };
       const without = (o: Record<string, unknown>, k: string) => Object.fromEntries(Object.entries(o).filter(([key]) => key !== k));
+      // FACTS.md: authorization runs before validation, and a command without its acting party is checked as acting for
+      // no party: refused 403 before the body is read. A missing field that authorization reads is rejected with 400 or
+      // 403, the others with 400; each case is decided on its own, so one that cannot be decided keeps the others
       const seen: Array<{ x: Exchange; what: string }> = [];
-      const send = async (json: unknown, what: string) => {
-        const x = await t.call('submitAndWaitForReassignment', { auth: { user }, json });
-        await judgeRejection(t, x, { requirement: `${S}.required-fields-rejected`, badRequest: BAD_REQUEST, what: `a reassignment without ${what}`, deferBadRequest: seen });
-        return x;
-      };
-      await send({ eventFormat: formatFor(w.s.party) }, 'reassignmentCommands');
-      for (const field of ['commandId', 'submitter']) await send({ reassignmentCommands: without(base(unassign), field), eventFormat: formatFor(w.s.party) }, field);
+      const seenByAuthorization: Array<{ x: Exchange; what: string }> = [];
+      const READ_BY_AUTHORIZATION = new Set(['reassignmentCommands', 'submitter']);
+      const cases = separateCases(t);
+      const send = (json: unknown, what: string, field: string) =>
+        cases.run(`a reassignment without ${what}`, async () => {
+          const x = await t.call('submitAndWaitForReassignment', { auth: { user }, json });
+          const byAuthorization = READ_BY_AUTHORIZATION.has(field);
+          await judgeRejection(t, x, {
+            requirement: `${S}.required-fields-rejected`,
+            badRequest: BAD_REQUEST,
+            what: `a reassignment without ${what}`,
+            deferBadRequest: byAuthorization ? seenByAuthorization : seen,
+            ...(byAuthorization ? { statuses: [400, 403] } : {}),
+          });
+        });
+      await send({ eventFormat: formatFor(w.s.party) }, 'reassignmentCommands', 'reassignmentCommands');
+      for (const field of ['commandId', 'submitter']) await send({ reassignmentCommands: without(base(unassign), field), eventFormat: formatFor(w.s.party) }, field, field);
       for (const field of ['contractId', 'source', 'target']) {
-        await send({ reassignmentCommands: base({ UnassignCommand: { value: without(unassign.UnassignCommand.value, field) } }), eventFormat: formatFor(w.s.party) }, `the unassign command's ${field}`);
+        await send({ reassignmentCommands: base({ UnassignCommand: { value: without(unassign.UnassignCommand.value, field) } }), eventFormat: formatFor(w.s.party) }, `the unassign command's ${field}`, field);
       }
       // an assignment needs a pending unassignment: made here, and assigned in full at the end so the contract is whole
       const u = await reassign(t, w, unassign);
@@ -299,10 +312,12 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
         t.note(`the unassignment the assign cases need answered ${u.status} without a reassignmentId: the assign command's fields were not sent`);
       } else {
         const assign = { reassignmentId: ue.event.reassignmentId, source: w.syncs[0], target: w.syncs[1] };
-        for (const field of ['reassignmentId', 'source', 'target']) await send({ reassignmentCommands: base({ AssignCommand: { value: without(assign, field) } }), eventFormat: formatFor(w.s.party) }, `the assign command's ${field}`);
         t.defer(() => reassign(t, w, { AssignCommand: { value: assign } }), `assigning contract ${cid} to ${w.syncs[1]}`);
+        for (const field of ['reassignmentId', 'source', 'target']) await send({ reassignmentCommands: base({ AssignCommand: { value: without(assign, field) } }), eventFormat: formatFor(w.s.party) }, `the assign command's ${field}`, field);
       }
+      cases.done();
       await judgeBadRequests(t, BAD_REQUEST, seen);
+      await judgeBadRequests(t, BAD_REQUEST, seenByAuthorization, [400, 403]);
     },
   );
 

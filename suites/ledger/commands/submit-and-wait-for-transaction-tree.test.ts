@@ -148,6 +148,25 @@ describe('POST /v2/commands/submit-and-wait-for-transaction-tree', () => {
 
   conformance(
     {
+      id: 'ledger.submit-and-wait-for-transaction-tree.empty-act-as',
+      title: 'refuses a submission with an empty actAs (acting for no party) with 403 or 400, never commits it',
+      api: 'ledger',
+      operations: ['submitAndWaitForTransactionTree'],
+      requirements: ['ledger.auth.empty-act-as-refused'],
+    },
+    async (t) => {
+      const tmpl = templateFixture(t);
+      const s = await createSubmitter(t);
+      // a user who may act as the party: the request lacks nothing but its acting parties
+      const x = await t.call('submitAndWaitForTransactionTree', { auth: { user: s.userId }, json: { commands: [create(tmpl, s.party)], commandId: t.uniqueName('cmd'), userId: s.userId, actAs: [] } });
+      if (!treeServed(t, x)) t.unsupported('submit-and-wait-for-transaction-tree answers 404: not served (its removal is scheduled for 3.5.0)');
+      // FACTS.md: checked against the token's rights as acting for no party (403), or refused by validation (400)
+      await judgeRejection(t, x, { requirement: 'ledger.auth.empty-act-as-refused', badRequest: 'ledger.auth.empty-act-as-refused', statuses: [400, 403], what: 'a submission with actAs []' });
+    },
+  );
+
+  conformance(
+    {
       id: 'ledger.submit-and-wait-for-transaction-tree.can-act-as',
       title: 'accepts a submission by a caller holding only CanActAs for the acting party',
       api: 'ledger',
