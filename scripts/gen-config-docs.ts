@@ -4,7 +4,7 @@
  * from what the loader accepts. `npm run docs:config` writes it; `--check` only says whether it is current (exit 1 if
  * not). test/docs/config-docs.test.ts fails when it is out of date.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
@@ -138,6 +138,33 @@ function settingOfFlag(flag: string, run: Command | undefined, runSettings: Set<
   return attr !== undefined && runSettings.has(attr) ? code(`run.${attr}`) : '';
 }
 
+/**
+ * The other environment variables the shipped code reads, each listed only where the code names it (so the page never
+ * documents one the code has stopped reading).
+ */
+const OTHER_ENV: Array<{ names: string[]; row: string }> = [
+  { names: ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'], row: '| `HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY` (or lower case) | the HTTP proxy of an address whose `proxy` setting is unset: HTTPS_PROXY for https addresses, HTTP_PROXY for http ones, none for the hosts NO_PROXY lists and for loopback |' },
+  { names: ['CC_DEBUG'], row: '| `CC_DEBUG=timing` | a line on stderr at each step of a run, in milliseconds since the process started |' },
+  { names: ['in-flight(,|$)'], row: "| `CC_DEBUG=in-flight` | a line on stderr at each change of the run's limit of requests in flight, with the answer that made it |" },
+  { names: ['CC_NO_BUNDLE'], row: "| `CC_NO_BUNDLE=1` | load the CLI's TypeScript through tsx instead of the esbuild bundle built at install |" },
+  { names: ['TMPDIR'], row: '| `TMPDIR` | where the embedded reference writes its DAR files; a missing or read-only one is exit 2 |' },
+];
+
+function shippedCode(): string {
+  const parts: string[] = [];
+  for (const dir of ['harness', 'bin', 'reference']) {
+    for (const f of readdirSync(join(PACKAGE_ROOT, dir), { recursive: true }).map(String)) {
+      if (/\.(ts|mts|mjs|js)$/.test(f)) parts.push(readFileSync(join(PACKAGE_ROOT, dir, f), 'utf8'));
+    }
+  }
+  return parts.join('\n');
+}
+
+function otherEnv(): string {
+  const code = shippedCode();
+  return OTHER_ENV.filter((e) => e.names.some((n) => code.includes(n))).map((e) => e.row).join('\n');
+}
+
 export async function renderConfigurationDocs(): Promise<string> {
   const schema = JSON.parse(readFileSync(join(PACKAGE_ROOT, SCHEMA_FILE), 'utf8')) as Schema;
   const { commandLine } = await import('../harness/cli.js');
@@ -200,14 +227,11 @@ Settings of type *secret* below are secrets however they are written. Credential
 |---|---|---|
 ${envRows}
 
-An empty variable counts as unset. Besides these, diagnostics read:
+An empty variable counts as unset. Besides these, the suite reads:
 
 | variable | effect |
 |---|---|
-| \`CC_DEBUG=timing\` | a line on stderr at each step of a run, in milliseconds since the process started |
-| \`CC_DEBUG=in-flight\` | a line on stderr at each change of the run's limit of requests in flight, with the answer that made it |
-| \`CC_NO_BUNDLE=1\` | load the CLI's TypeScript through tsx instead of the esbuild bundle built at install |
-| \`TMPDIR\` | where the embedded reference writes its DAR files; a missing or read-only one is exit 2 |
+${otherEnv()}
 
 ## \`run\`: how the run goes
 
