@@ -1,6 +1,7 @@
 /**
- * Every relative link in README.md, CHANGELOG.md and docs/**\/*.md resolves: the file or folder exists, and an anchor (`#part`,
- * alone or after a Markdown file) names a heading of that file as GitHub slugs it. Links inside code are not links.
+ * Every relative link in README.md, CHANGELOG.md and docs/**\/*.md resolves: the file or folder exists, and an anchor
+ * (`#part`, alone or after a Markdown file) names a heading of that file as GitHub slugs it. Links inside code are not
+ * links.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -93,7 +94,7 @@ function documents(root: string): string[] {
   return ['README.md', ...(existsSync(join(root, 'CHANGELOG.md')) ? ['CHANGELOG.md'] : []), ...docs.sort()];
 }
 
-describe('links in README.md and docs/', () => {
+describe('links in README.md, CHANGELOG.md and docs/', () => {
   it('every relative link and anchor resolves', () => {
     const files = documents(PACKAGE_ROOT);
     expect(files.length).toBeGreaterThan(1);
