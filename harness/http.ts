@@ -13,12 +13,15 @@ import type { Api, ExchangeRecord } from './types.js';
 import type { RequestPace } from './pace.js';
 import { SlotQueue, type InFlightGate } from './in-flight.js';
 import { REDACTED, redactHeaders, redactText, registerSecret, registerUrlCredentials } from './redact.js';
+import { ownStallClock, starved } from './own-stall.js';
 
 /** The harness or the network broke (refused, timed out, too large): the check's verdict is error, not fail. */
 export class TransportError extends Error {
   override name = 'TransportError';
   /** the target refused the connection: the request never reached it, so it changed nothing there */
   neverSent?: boolean;
+  /** a timeout while the suite's own thread was stalled this long (harness/own-stall.ts): this machine, not the target */
+  ownStallMs?: number;
 }
 
 /**
@@ -453,7 +456,12 @@ export class HttpClient {
     try {
       await this.options.pace?.take();
       sent = performance.now();
-      const x = await this.dispatch(req);
+      // a read that timed out while this thread was starved is tried once more before the timeout is judged
+      const x = await this.dispatch(req).catch(async (e: unknown) => {
+        if (!(e instanceof TransportError) || e.ownStallMs === undefined || !SAFE_METHODS.has(req.method.toUpperCase())) throw e;
+        await this.options.pace?.take();
+        return this.dispatch(req);
+      });
       status = x.status;
       size = x.text.length;
       return x;
@@ -479,6 +487,7 @@ export class HttpClient {
     if (req.token !== undefined) headers.authorization = `Bearer ${req.token}`;
     const startedAt = new Date();
     const t0 = performance.now();
+    const stall0 = ownStallClock();
     const record: ExchangeRecord = {
       api: this.options.api,
       ...(req.operationId !== undefined ? { operationId: req.operationId } : {}),
@@ -521,7 +530,12 @@ export class HttpClient {
       record.durationMs = Math.round((performance.now() - t0) * 10) / 10;
       const err = e instanceof TransportError ? e : new TransportError(await this.describeFailure(e, url));
       if (errorCode(e) === 'ECONNREFUSED') err.neverSent = true;
-      if (isTimeout(e)) timeoutsInARow.set(origin, { count: (timeoutsInARow.get(origin)?.count ?? 0) + 1, lastAt: Date.now() });
+      // a timeout while this thread was starved is this machine's: said so, recorded, and not the target's streak
+      const stalled = ownStallClock() - stall0;
+      if (isTimeout(e) && starved(stalled, this.options.timeoutMs)) {
+        err.ownStallMs = record.ownStallMs = Math.round(stalled);
+        err.message += `, while the suite's own thread was stalled ${err.ownStallMs} ms (this machine was overloaded)`;
+      } else if (isTimeout(e)) timeoutsInARow.set(origin, { count: (timeoutsInARow.get(origin)?.count ?? 0) + 1, lastAt: Date.now() });
       record.transportError = redactText(err.message);
       if (record.response === undefined) tapExchange({ record, ...(body !== undefined ? { requestBody: body } : {}) });
       this.options.onExchange?.(record);
@@ -583,7 +597,7 @@ export class HttpClient {
         method: method as Dispatcher.HttpMethod,
         headers,
         body,
-        dispatcher: (this.dispatcher ??= this.transport === undefined ? agent(maxHeaderBytes) : agentFor(url, this.transport, `targets.${this.options.api}`, maxHeaderBytes)),
+        dispatcher: (this.dispatcher ??= agentFor(url, this.transport, `targets.${this.options.api}`, maxHeaderBytes)),
         ...deadline.options,
       });
       const resHeaders: Record<string, string> = {};
@@ -611,9 +625,21 @@ export class HttpClient {
 export function exchangeDeadline(timeoutMs: number): { options: { signal: AbortSignal; headersTimeout: 0; bodyTimeout: 0 }; clear: () => void } {
   const abort = new AbortController();
   let last: NodeJS.Immediate | undefined;
-  const timer = setTimeout(() => {
-    last = setImmediate(() => abort.abort(new DOMException(`no response within ${timeoutMs} ms`, 'TimeoutError')));
-  }, timeoutMs);
+  // time this thread was starved during the exchange is given back once (at most the bound again): not the target's
+  const from = ownStallClock();
+  let extended = false;
+  const expire = () => {
+    last = setImmediate(() => {
+      const stalled = ownStallClock() - from;
+      if (!extended && starved(stalled, timeoutMs)) {
+        extended = true;
+        timer = setTimeout(expire, Math.min(stalled, timeoutMs));
+        return;
+      }
+      abort.abort(new DOMException(`no response within ${timeoutMs} ms`, 'TimeoutError'));
+    });
+  };
+  let timer = setTimeout(expire, timeoutMs);
   return {
     options: { signal: abort.signal, headersTimeout: 0, bodyTimeout: 0 },
     clear: () => {

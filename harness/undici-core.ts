@@ -18,10 +18,21 @@ const apiRequest = require('undici/lib/api/api-request.js') as (this: Dispatcher
  * time one is needed: a run without a proxy never compiles them.
  */
 export function undiciProxyAgent(): typeof import('undici').ProxyAgent {
+  withConnectApi();
   return require('undici/lib/dispatcher/proxy-agent.js') as typeof import('undici').ProxyAgent;
 }
 export function undiciClient(): typeof import('undici').Client {
+  withConnectApi();
   return require('undici/lib/dispatcher/client.js') as typeof import('undici').Client;
+}
+
+/**
+ * undici's CONNECT call (`dispatcher.connect()`), which its ProxyAgent opens a tunnel with: undici's entry module puts
+ * it, with the rest of its API, on every dispatcher's prototype; loaded on its own, it is put there here, the same way.
+ */
+function withConnectApi(): void {
+  const proto = (require('undici/lib/dispatcher/dispatcher.js') as { prototype: Record<string, unknown> }).prototype;
+  proto.connect ??= require('undici/lib/api/api-connect.js');
 }
 
 export type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path'> & { dispatcher: Dispatcher };
