@@ -67,6 +67,41 @@ const MAX_LISTED_NOT_IN_SPEC = 50;
 const STATUS_CHECKS: readonly GenericCheck[] = [noServerError, statusDocumented];
 
 export const MALFORMED_REQUIREMENT = 'ledger.errors.malformed-request-text-plain';
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** an int64 as the ledger writes it: a JSON number or a decimal string */
+const isInt64 = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v)) || (typeof v === 'string' && /^-?\d+$/.test(v));
+
+/**
+ * The shape of a successful answer where the catalogue asks more than the OpenAPI document's schema (which stays
+ * lenient where released servers differ): the same single-exchange rules the suite's checks judge on these answers,
+ * on the same response-schema requirement. Keyed by interface and operation; a message when the body breaks it.
+ */
+const CATALOGUE_SHAPES: Record<string, { requirement: string; check: (json: unknown) => string | undefined }> = {
+  'ledger getPackageVetting': { requirement: 'ledger.get-package-vetting.response-schema', check: (j) => vettingShape(j) },
+  'ledger listPackageVetting': { requirement: 'ledger.list-package-vetting.response-schema', check: (j) => vettingShape(j) },
+  'ledger updateTrafficAccount': {
+    requirement: 'ledger.update-traffic-account.response-schema',
+    check: (j) => {
+      const r = isObj(j) && isObj(j.response) ? j.response : undefined;
+      if (r === undefined) return isObj(j) && 'balance' in j ? 'the update answers the account without the response wrapper SPEC.md gives ({response: {accountId, balance}})' : 'the update answers no {response: {accountId, balance}}';
+      return isInt64(r.balance) ? undefined : `balance ${JSON.stringify(r.balance)} is not an integer`;
+    },
+  },
+  'ledger getTrafficAccount': {
+    requirement: 'ledger.get-traffic-account.response-schema',
+    check: (j) => {
+      if (!isObj(j)) return 'the read answers no object';
+      if (!('accountId' in j) && !('balance' in j) && isObj(j.response)) return 'the read wraps the account in response, as the update does: FACTS.md says a read answers {accountId, balance} itself';
+      return typeof j.accountId === 'string' && isInt64(j.balance) ? undefined : `the read answers accountId ${JSON.stringify(j.accountId)} and balance ${JSON.stringify(j.balance)}, not an account id and an integer`;
+    },
+  },
+};
+
+function vettingShape(j: unknown): string | undefined {
+  if (!isObj(j) || !Array.isArray(j.vettedPackages)) return 'the response has no vettedPackages list';
+  return typeof j.nextPageToken === 'string' ? undefined : 'the response has no string nextPageToken';
+}
 /**
  * Answers that say nothing about how the target treats a malformed body: the credentials come first (401, 403), a
  * route not served (404, 405), a request the target did not read (408, 413), overload (429, 503) and redirects.
@@ -262,6 +297,10 @@ export class PassiveJudge {
     const judgedHere = new Set<string>();
     const judgements: Array<{ name: string; run: () => { requirement: string; message?: string } | undefined }> = checks.map((c) => ({ name: c.name, run: () => c.run({ exchange, operation, schemas: this.o.schemas }) }));
     if (api === 'ledger') judgements.push({ name: 'malformedRequest', run: () => judgeMalformedRequest(x, x.status!, headers, body, this.takesJsonBody(api, operation.operationId)) });
+    const shape = CATALOGUE_SHAPES[`${api} ${operation.operationId}`];
+    if (shape !== undefined && x.status === 200 && bodyNotJudged === undefined && exchange.mediaType === 'application/json' && exchange.json !== undefined) {
+      judgements.push({ name: 'catalogueShape', run: () => ({ requirement: shape.requirement, message: shape.check(exchange.json) }) });
+    }
     for (const c of judgements) {
       const j = c.run();
       if (j === undefined || !this.judgedHere(api, j.requirement)) continue;

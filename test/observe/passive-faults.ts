@@ -1,0 +1,107 @@
+/**
+ * The agreement of judge with run on planted faults: every planted fault whose requirement the passive rules cover is
+ * switched on in a reference server of its own, the checks that declare its requirement are routed to it (several faults
+ * in one run, as the self-test batches them), the run is recorded (run --record), and judge reads the recording. For
+ * each fault, the run fails its requirement and so does judge; on every requirement the passive rules cover, judge
+ * never fails what the run passes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadCatalogue } from '../../harness/catalogue.js';
+import { genericCoverage } from '../../harness/checks.js';
+import { DEFAULT_RUN, targetsFromBlock, type Config } from '../../harness/config.js';
+import { collectChecks, type DiscoveredCheck } from '../../harness/discover.js';
+import { judgeHar } from '../../harness/observe/commands.js';
+import type { ObservedReport } from '../../harness/observe/report.js';
+import { runConformance } from '../../harness/runner.js';
+import { schemaRegistry } from '../../harness/schemas.js';
+import { plantedFaults, profileFor } from '../../harness/selftest.js';
+import { APIS, type Api } from '../../harness/types.js';
+import { startReference, type ReferenceServer } from '../../reference/index.js';
+
+export interface FaultAgreement {
+  fault: string;
+  requirement: string;
+  run: string;
+  judge: string;
+}
+
+export interface BatchResult {
+  faults: FaultAgreement[];
+  /** passive requirements judge failed although the run did not */
+  judgeOnly: string[];
+  /** passive requirements the run failed on the evidence of a generic check, and judge did not */
+  runOnly: string[];
+  entries: number;
+}
+
+/** The planted faults of these interfaces whose requirement the passive rules cover, with the checks that declare it. */
+export async function passiveFaults(apis: readonly Api[]): Promise<Array<{ name: string; requirement: string; reference?: Record<string, unknown>; checks: string[] }>> {
+  const covered = genericCoverage(schemaRegistry());
+  const catalogue = loadCatalogue();
+  const checks: DiscoveredCheck[] = await collectChecks(APIS);
+  const out = [];
+  for (const f of await plantedFaults()) {
+    const r = catalogue.byId.get(f.requirement);
+    if (!covered.has(f.requirement) || r === undefined || !apis.includes(r.api)) continue;
+    // the reference settings the requirement needs (a version in its range), as the self-test picks them
+    out.push({ name: f.name, requirement: f.requirement, reference: { ...profileFor(r), ...(f.reference ?? {}) } as Record<string, unknown>, checks: checks.filter((c) => c.requirements.includes(f.requirement)).map((c) => c.id) });
+  }
+  return out;
+}
+
+/** Batches in which no check is routed twice (a check runs against one server). */
+export function batches<T extends { checks: string[] }>(faults: T[], maxSize: number): T[][] {
+  const out: Array<{ members: T[]; checks: Set<string> }> = [];
+  for (const f of faults) {
+    let b = out.find((x) => x.members.length < maxSize && f.checks.every((c) => !x.checks.has(c)));
+    if (b === undefined) {
+      b = { members: [], checks: new Set() };
+      out.push(b);
+    }
+    b.members.push(f);
+    for (const c of f.checks) b.checks.add(c);
+  }
+  return out.map((b) => b.members);
+}
+
+/** One recorded run of a batch of faults, each on its own reference, and judge on its recording. */
+export async function runAndJudge(members: Awaited<ReturnType<typeof passiveFaults>>): Promise<BatchResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'cc-passive-faults-'));
+  const servers: ReferenceServer[] = [];
+  try {
+    const routes: NonNullable<NonNullable<Config['internal']>['routes']> = [];
+    for (const f of members) {
+      const reference = await startReference({ faults: [f.name], ...(f.reference ?? {}) });
+      servers.push(reference);
+      routes.push({ checks: f.checks, targets: targetsFromBlock(reference.targetConfig(), `the reference with ${f.name}`) });
+    }
+    const config: Config = {
+      run: { ...DEFAULT_RUN, html: false, compare: false, reportsDir: join(dir, 'run'), timeoutMs: 20_000 },
+      targets: routes[0]!.targets,
+      reference: { faults: [] },
+      useReference: false,
+      sources: ['test'],
+      internal: { routes, latencyIgnoresMachineLoad: true },
+    };
+    const har = join(dir, 'run.har');
+    const run = await runConformance(config, { write: () => undefined, record: har });
+    // matched by path: the exchanges went to many servers
+    const judgeConfig: Config = { ...config, targets: {}, internal: {}, run: { ...config.run, reportsDir: join(dir, 'judged') } };
+    const { report } = await judgeHar(har, judgeConfig, 20);
+    const runVerdict = (id: string) => run.report.requirements.find((q) => q.id === id)?.verdict ?? 'absent';
+    const judgeVerdict = (r: ObservedReport, id: string) => r.observed.requirements.find((q) => q.id === id)?.verdict ?? 'absent';
+    const covered = [...genericCoverage(schemaRegistry()).keys()];
+    const genericFail = (id: string) => run.report.checks.some((c) => (c.failures ?? []).some((f) => f.requirement === id && f.check !== undefined));
+    return {
+      faults: members.map((f) => ({ fault: f.name, requirement: f.requirement, run: runVerdict(f.requirement), judge: judgeVerdict(report, f.requirement) })),
+      judgeOnly: covered.filter((id) => judgeVerdict(report, id) === 'observed fail' && runVerdict(id) !== 'fail'),
+      runOnly: covered.filter((id) => genericFail(id) && judgeVerdict(report, id) !== 'observed fail'),
+      entries: report.observed.exchanges,
+    };
+  } finally {
+    await Promise.all(servers.map((s) => s.close()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
