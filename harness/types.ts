@@ -43,6 +43,8 @@ export interface ExchangeRecord {
   response?: RecordedResponse;
   /** transport error: refused, timed out, response too large */
   transportError?: string;
+  /** a timeout while the suite's own thread was stalled this many ms: this machine was overloaded (harness/own-stall.ts) */
+  ownStallMs?: number;
   startedAt: string;
   durationMs: number;
 }
@@ -125,6 +127,11 @@ export interface TrafficCounts {
   redirected: number;
   /** no answer at all: refused, reset, timed out, over a bound */
   transportErrors: number;
+  /**
+   * exchanges that timed out while the suite's own thread was starved (harness/own-stall.ts): this machine was
+   * overloaded, not the target slow; absent when none did
+   */
+  ownStalls?: number;
 }
 
 export interface CheckResultMeta extends CheckDeclaration {

@@ -11,15 +11,18 @@ export interface RunTraffic extends TrafficCounts {
 
 export function trafficOf(checks: readonly CheckResultMeta[]): RunTraffic {
   const t = { requests: 0, overloaded: 0, redirected: 0, transportErrors: 0 };
+  // timeouts while the suite's own thread was starved: this machine was overloaded (harness/own-stall.ts)
+  let ownStalls = 0;
   for (const c of checks) {
     if (c.traffic === undefined) continue;
     t.requests += c.traffic.requests;
     t.overloaded += c.traffic.overloaded;
     t.redirected += c.traffic.redirected;
     t.transportErrors += c.traffic.transportErrors;
+    if (c.traffic.ownStalls !== undefined) ownStalls += c.traffic.ownStalls;
   }
   const responses = t.requests - t.transportErrors;
-  return { ...t, responses, mostlyRefused: responses > 0 && (t.overloaded + t.redirected) * 2 > responses };
+  return { ...t, ...(ownStalls > 0 ? { ownStalls } : {}), responses, mostlyRefused: responses > 0 && (t.overloaded + t.redirected) * 2 > responses };
 }
 
 export interface CheckRef {
