@@ -273,6 +273,7 @@ function doctorCommand(program: Command, done: Done, out: (s: string) => void): 
     .option('--registry-url <url>', 'base URL of the token registry API')
     .option('--only <apis>', 'only these interfaces, comma-separated')
     .option('--timeout-ms <n>', 'per-request timeout in milliseconds')
+    .addHelpText('after', '\nExit codes:\n  0  no set-up problem (what a run would skip for want of a setting is named)\n  2  bad usage or configuration, or a set-up problem: "run" would stop with it (exit 2) before any check')
     .action(done(async (opts: ConfigFlags) => {
       const config = loadConfig({ flags: opts });
       if (config.useReference) {
