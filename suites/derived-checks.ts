@@ -55,6 +55,11 @@ export interface DerivedCheck {
   prepare: (t: CheckContext) => Promise<Prepared>;
   /** target state its valid requests change, which other checks read (harness/shared-state.ts) */
   shares?: readonly string[];
+  /**
+   * a mutation that the target's own settings make a valid request (a page size up to a scan's configured maximum,
+   * above the document's): not sent, nothing judged
+   */
+  validOnTarget?: (t: CheckContext, m: Mutation) => boolean;
   /** target state its valid requests read and need unchanged, which other checks change (harness/shared-state.ts) */
   reads?: readonly string[];
 }
@@ -129,6 +134,7 @@ export function derivedCheck(d: DerivedCheck): void {
             t.property(
               arb,
               async (m) => {
+                if (d.validOnTarget?.(t, m) === true) return;
                 const x = await send(applyMutation(prep.request(), m));
                 if (saysNothingOfTheRule(d.api, x.status)) throw new TargetOverloaded(`${d.operationId} with ${describeMutation(m)} answered ${x.status} (overload, cancellation or a gateway error): nothing judged`);
                 refusesTheInput(x, []);

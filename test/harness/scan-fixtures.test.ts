@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckContext } from '../../harness/conformance.js';
-import { microsecondBefore, scanMaxPageSize, widePage } from '../../harness/fixtures/scan.js';
+import { microsecondBefore, pageSizeInRange, scanMaxPageSize, widePage } from '../../harness/fixtures/scan.js';
 
 /** the parts of a check's context scanMaxPageSize reads */
 function ctx(api: 'scan' | 'validator', fixtures: { scan?: Record<string, unknown>; validator?: Record<string, unknown> }): CheckContext {
@@ -22,6 +22,17 @@ describe('scan fixtures', () => {
     // the widest page the checks walk with stays at 1000 for larger maxima
     expect(widePage(ctx('scan', { scan: { maxPageSize: 5000 } }))).toBe(1000);
     expect(widePage(ctx('scan', { scan: { maxPageSize: 250 } }))).toBe(250);
+  });
+
+  it('lets a derived out-of-range page size through only where the configured maximum allows it', () => {
+    const big = ctx('scan', { scan: { maxPageSize: 2000 } });
+    const plain = ctx('scan', { scan: {} });
+    expect(pageSizeInRange(big, { kind: 'out-of-range', path: ['page_size'], value: 1500 })).toBe(true);
+    expect(pageSizeInRange(big, { kind: 'out-of-range', path: ['limit'], value: '2000' })).toBe(true);
+    expect(pageSizeInRange(big, { kind: 'out-of-range', path: ['page_size'], value: 2001 })).toBe(false);
+    expect(pageSizeInRange(big, { kind: 'out-of-range', path: ['page_size'], value: 0 })).toBe(false);
+    expect(pageSizeInRange(big, { kind: 'non-integer', path: ['page_size'], value: 1500 })).toBe(false);
+    expect(pageSizeInRange(plain, { kind: 'out-of-range', path: ['page_size'], value: 1001 })).toBe(false);
   });
 
   it('gives the record time one microsecond earlier, across second and day boundaries', () => {

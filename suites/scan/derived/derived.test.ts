@@ -4,7 +4,7 @@
  * listAnsEntries, listValidatorLicenses, listActivities (where the target still serves it, before 0.6.8).
  */
 import { describe } from 'vitest';
-import { discoverScan } from '../../../harness/fixtures/scan.js';
+import { discoverScan, pageSizeInRange } from '../../../harness/fixtures/scan.js';
 import { derivedCheck, type DerivedRequest } from '../../derived-checks.js';
 
 const req = (o: Partial<DerivedRequest>): DerivedRequest => ({ params: {}, query: {}, ...o });
@@ -27,6 +27,7 @@ describe('scan requests derived from the specs', () => {
       operationId,
       kinds: operationId === 'listEvents' ? ['required-removed', 'wrong-type', 'out-of-range', 'enum', 'non-integer'] : ['required-removed', 'wrong-type', 'non-integer'],
       prepare: async () => ({ request: () => req({ json: { page_size: 10 } }) }),
+      validOnTarget: pageSizeInRange,
     });
   }
 
@@ -35,6 +36,7 @@ describe('scan requests derived from the specs', () => {
     operationId: 'listAnsEntries',
     kinds: ['required-removed', 'out-of-range', 'non-integer'],
     prepare: async () => ({ request: () => req({ query: { page_size: '10' } }) }),
+    validOnTarget: pageSizeInRange,
   });
 
   derivedCheck({
@@ -42,5 +44,6 @@ describe('scan requests derived from the specs', () => {
     operationId: 'listValidatorLicenses',
     kinds: ['out-of-range', 'non-integer'],
     prepare: async () => ({ request: () => req({ query: { limit: '10' } }) }),
+    validOnTarget: pageSizeInRange,
   });
 });
