@@ -519,7 +519,7 @@ function specDiffCommand(program: Command, done: Done, out: (s: string) => void,
     .option('--target-spec <url|file>', "the target's OpenAPI 3.0 or 3.1 document (JSON or YAML; relative external $refs are bundled)")
     .option('-c, --config <file>', 'configuration file: its ledger target (url, auth, headers, version) is used without --target-spec')
     .option('--ledger-url <url>', 'base URL of the JSON Ledger API v2, whose GET /docs/openapi is read without --target-spec')
-    .option('--target-version <v>', "the target's version, for the operations the suite's version ranges expect (default: the configured target's, else the document's info.version)")
+    .option('--target-version <v>', "the target's version, for the operations the suite's version ranges expect (default: the configured target's version; for the ledger, else its served document's info.version; a Splice document's info.version is never a release)")
     .addOption(new Option('--format <format>', 'output format (default: from the --output file name, else md)').choices(['md', 'json']))
     .option('--output <file>', 'write the report to this file instead of stdout')
     .option('--timeout-ms <n>', 'timeout of each request for the document', '10000')
@@ -531,10 +531,16 @@ function specDiffCommand(program: Command, done: Done, out: (s: string) => void,
       const fetchOptions = { timeoutMs: Number(o.timeoutMs) };
       let source = o.targetSpec;
       let version = o.targetVersion;
+      let versionFrom = version !== undefined ? '--target-version' : undefined;
       const embeddedOnly = () => {
         if (o.ledgerVersion !== undefined) throw new UsageError('--ledger-version applies only to the embedded reference server, which is read when no --target-spec and no target is given');
       };
       if (source !== undefined) embeddedOnly();
+      // a document given as a file or URL: the configured target's version still judges it, when a configuration names one
+      if (source !== undefined && version === undefined && (o.config !== undefined || (process.env.CONFORMANCE_CONFIG ?? '') !== '')) {
+        const configured = loadConfig({ flags: o.config !== undefined ? { config: o.config } : {} }).targets[o.api]?.version;
+        if (configured !== undefined) [version, versionFrom] = [configured, `targets.${o.api}.version of the configuration`];
+      }
       let headers: Record<string, string> | undefined;
       let close: (() => Promise<void>) | undefined;
       if (source === undefined) {
@@ -544,7 +550,7 @@ function specDiffCommand(program: Command, done: Done, out: (s: string) => void,
         if (target !== undefined) {
           embeddedOnly();
           source = sd.servedDocumentUrl(o.api, target.url)!;
-          version ??= target.version;
+          if (version === undefined && target.version !== undefined) [version, versionFrom] = [target.version, `targets.${o.api}.version of the configuration`];
           headers = await sd.servedDocumentHeaders(target, { ...config.run, timeoutMs: fetchOptions.timeoutMs });
         } else if (config.useReference) {
           const { startReference } = await import('../reference/index.js');
@@ -556,7 +562,7 @@ function specDiffCommand(program: Command, done: Done, out: (s: string) => void,
       }
       let result;
       try {
-        result = await sd.specDiff({ api: o.api, targetSpec: source, ...fetchOptions, ...(headers !== undefined ? { headers } : {}), ...(version !== undefined ? { version } : {}) });
+        result = await sd.specDiff({ api: o.api, targetSpec: source, ...fetchOptions, ...(headers !== undefined ? { headers } : {}), ...(version !== undefined ? { version, ...(versionFrom !== undefined ? { versionFrom } : {}) } : {}) });
       } catch (e) {
         if (e instanceof sd.DocumentError) throw new UsageError(redactText(e.message));
         throw e;

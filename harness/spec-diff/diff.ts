@@ -4,8 +4,12 @@
  * - stricter: a message (request or response) valid under the suite's document may be invalid under the target's;
  * - looser: a message valid under the target's document may be invalid under the suite's;
  * - incompatible: both.
- * What a document leaves undeclared (a parameter, a property) is taken as unconstrained, as JSON Schema reads it; an
- * optional parameter only the target declares is a note, not a difference (a request without it is valid under both).
+ * What a document leaves undeclared (a property) is taken as unconstrained, as JSON Schema reads it. An optional
+ * parameter only one document declares is a note, not a difference: a request without it is valid under both, and one
+ * with it is too (OpenAPI leaves an undeclared parameter undescribed, not forbidden nor constrained: the document
+ * that lacks it says nothing of how the server treats it). A union (`oneOf`, `anyOf`) against another union or a single
+ * schema is judged by containment: the target is stricter where every value its schema accepts the suite's accepts
+ * (each of its variants inside one of the suite's), looser the other way round, incompatible when neither holds.
  * A target version the suite cannot read ("unknown") judges no version range: the report says so, and every missing
  * operation is a difference.
  * Compared: operations, parameters (path parameters by position), request bodies, required sets, properties, types,
@@ -51,6 +55,8 @@ export interface SpecDiff {
   target: { source: string; openapi: string; title?: string; version?: string };
   /** the target version the expected differences were judged for */
   judgedAtVersion?: string;
+  /** where that version came from: --target-version, the target's configuration, or the document's info.version */
+  versionSource?: string;
   /** what the reader must know to read the rows (the target's version unknown: no operation missing as expected) */
   notes?: string[];
   counts: { operations: number; matched: number; missing: number; extra: number; differences: number; stricter: number; looser: number; incompatible: number; expected: number };
@@ -59,8 +65,16 @@ export interface SpecDiff {
 
 export interface DiffOptions {
   api: string;
-  /** the target's version (its configured one, else its document's info.version) */
+  /** the target's version (--target-version, else its configured one) */
   version?: string;
+  /** where `version` came from, for the report (default "the target version given") */
+  versionFrom?: string;
+  /**
+   * whether the target document's info.version names the target's release, to judge by when no version is given (true
+   * by default; a participant's served document does; a Splice document does not: they all carry 0.0.1, and the
+   * token-standard ones their API versions)
+   */
+  documentVersionIsRelease?: boolean;
   /** operationId -> catalogue requirement ids */
   requirementsOf?: (operationId: string) => string[];
   /** why a missing suite operation is expected at the target's version (undefined: it is a difference) */
@@ -81,7 +95,9 @@ interface View {
   required: Set<string>;
   items?: unknown;
   additional?: unknown;
-  variants?: Array<{ schema: unknown; ref?: string }>;
+  variants?: Array<{ schema: unknown; ref?: string; label?: string }>;
+  /** the keyword of the union the variants come from */
+  union?: 'oneOf' | 'anyOf';
 }
 
 /** The JSON type of a value, as a `type` keyword names it. */
@@ -178,6 +194,7 @@ function view(side: Side, schema: unknown, depth = 0): View {
     v.items = both(v.items, p.items);
     v.additional = both(v.additional, p.additional);
     v.variants ??= p.variants;
+    v.union ??= p.union;
   }
   const union = Array.isArray(node.oneOf) ? node.oneOf : Array.isArray(node.anyOf) ? node.anyOf : undefined;
   if (union !== undefined) {
@@ -195,9 +212,11 @@ function view(side: Side, schema: unknown, depth = 0): View {
         v.types = new Set(branches.flatMap((b) => [...b.types!]));
         v.typesFromValues = branches.every((b) => b.typesFromValues === true);
       }
+      v.union = Array.isArray(node.oneOf) ? 'oneOf' : 'anyOf';
       v.variants = rest.map((b, i) => {
         const ref = deref(side.doc, b).ref;
-        return { schema: parent !== undefined && branches[i]!.types === undefined ? withType(b, parent) : b, ...(ref !== undefined ? { ref } : {}) };
+        const label = variantLabel(side, b, branches[i]!);
+        return { schema: parent !== undefined && branches[i]!.types === undefined ? withType(b, parent) : b, ...(ref !== undefined ? { ref } : {}), ...(label !== undefined ? { label } : {}) };
       });
     }
     if (nullable && v.types !== undefined) v.types = new Set([...v.types, 'null']);
@@ -205,6 +224,33 @@ function view(side: Side, schema: unknown, depth = 0): View {
   }
   return v;
 }
+
+/**
+ * What names a variant of a union for a reader: its title, the schema it refers to, the one key it requires (a
+ * single-key object such as `{CanActAs: ...}`), a required property with a single value (a discriminator), its
+ * description's first words; undefined when it has none of them (it is then named by its place).
+ */
+function variantLabel(side: Side, schema: unknown, v: View): string | undefined {
+  const { node, ref } = deref(side.doc, schema);
+  // a title first: generated documents number their schema names (CanActAs1) where the title is the kind's own
+  if (isObject(node) && typeof node.title === 'string' && node.title !== '') return node.title;
+  if (ref !== undefined) return ref.split('/').pop();
+  if (!isObject(node)) return undefined;
+  if (v.required.size === 1) return [...v.required][0];
+  for (const key of v.required) {
+    const p = view(side, v.properties.get(key));
+    if (p.enum?.length === 1) return `${key}: ${JSON.stringify(p.enum[0])}`;
+  }
+  if (typeof node.description === 'string' && node.description.trim() !== '') {
+    const d = node.description.trim().replace(/\s+/g, ' ').replace(/\.$/, '');
+    return d.length > 60 ? `${d.slice(0, 57)}...` : d;
+  }
+  // a bare type (`{type: string}` beside `{type: integer}`) is named by it
+  if (v.types !== undefined && v.properties.size === 0 && v.enum === undefined) return [...v.types].join(' or ');
+  return undefined;
+}
+
+const unionName = (v: View) => `${v.union ?? 'oneOf'} of ${v.variants!.length}`;
 
 const covers = (set: Set<string>, t: string) => set.has(t) || (t === 'integer' && set.has('number'));
 const show = (s: Iterable<unknown>) => [...s].map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(', ');
@@ -303,34 +349,90 @@ class Comparer {
     }
     if (va.items !== undefined && vb.items !== undefined) this.schema(va.items, vb.items, where, `${at}[]`, false, depth + 1);
     if (va.additional !== undefined && vb.additional !== undefined) this.schema(va.additional, vb.additional, where, `${at}{}`, false, depth + 1);
-    this.variants(va, vb, where, at, depth);
+    this.variants(va, vb, a, b, where, at, depth);
   }
 
-  private variants(va: View, vb: View, where: Difference['where'], at: string, depth: number): void {
+  /** The differences of one schema against another on their own (a comparison of its own, nothing recorded here). */
+  private trial(a: unknown, b: unknown, where: Difference['where'], depth: number): Difference[] {
+    const out: Difference[] = [];
+    new Comparer(this.suite, this.target, out).schema(a, b, where, '', false, depth + 1);
+    return out;
+  }
+
+  /** Every value the target's schema `b` accepts the suite's `a` accepts: their differences are all "target stricter". */
+  private within(a: unknown, b: unknown, where: Difference['where'], depth: number): boolean {
+    return this.trial(a, b, where, depth).every((d) => d.classification === 'stricter');
+  }
+
+  private variants(va: View, vb: View, a: unknown, b: unknown, where: Difference['where'], at: string, depth: number): void {
     if (va.variants === undefined && vb.variants === undefined) return;
+    const label = (x: { ref?: string; label?: string }, i: number) => x.label ?? `variant ${i + 1}`;
     if (va.variants === undefined || vb.variants === undefined) {
-      this.add({ kind: 'variants', where, at, suite: va.variants === undefined ? 'a single schema' : `one of ${va.variants.length}`, target: vb.variants === undefined ? 'a single schema' : `one of ${vb.variants.length}`, classification: 'incompatible' });
+      // a union against a single schema, by containment: the single schema inside one variant, or every variant inside
+      // the single schema
+      const looserOnly = (ds: Difference[]) => ds.every((d) => d.classification === 'looser');
+      let classification: Classification;
+      let like: string | undefined;
+      if (va.variants !== undefined) {
+        const union = va.variants;
+        const i = union.findIndex((x) => this.within(x.schema, b, where, depth));
+        classification = i >= 0 ? 'stricter' : union.every((x) => looserOnly(this.trial(x.schema, b, where, depth))) ? 'looser' : 'incompatible';
+        if (i >= 0) like = `inside the suite's ${label(union[i]!, i)}`;
+      } else {
+        const union = vb.variants!;
+        const i = union.findIndex((y) => looserOnly(this.trial(a, y.schema, where, depth)));
+        classification = union.every((y) => this.within(a, y.schema, where, depth)) ? 'stricter' : i >= 0 ? 'looser' : 'incompatible';
+        if (i >= 0 && classification === 'looser') like = `inside the target's ${label(union[i]!, i)}`;
+      }
+      const single = `a single schema${like !== undefined ? ` (${like})` : ''}`;
+      this.add({ kind: 'variants', where, at, suite: va.variants === undefined ? single : unionName(va), target: vb.variants === undefined ? single : unionName(vb), classification });
       return;
     }
-    // variants pair up by the name of the schema they refer to, else by the properties they require, else in order
+    // variants pair up by the name of the schema they refer to, else by the properties they require, else by label
     const name = (ref?: string) => ref?.split('/').pop();
     const signature = (side: Side, s: unknown) => [...view(side, s).required].sort().join(',');
     const used = new Set<number>();
-    const unmatched: string[] = [];
-    va.variants.forEach((x, i) => {
-      let j = vb.variants!.findIndex((y, k) => !used.has(k) && x.ref !== undefined && name(y.ref) === name(x.ref));
-      if (j < 0) j = vb.variants!.findIndex((y, k) => !used.has(k) && signature(this.target, y.schema) === signature(this.suite, x.schema) && signature(this.suite, x.schema) !== '');
-      if (j < 0 && va.variants!.length === vb.variants!.length && !used.has(i)) j = i;
-      if (j < 0) {
-        unmatched.push(name(x.ref) ?? `#${i + 1}`);
-        return;
-      }
+    const paired = new Set<number>();
+    const pair = (i: number, j: number) => {
       used.add(j);
-      this.schema(x.schema, vb.variants![j]!.schema, where, `${at}(${name(x.ref) ?? `#${i + 1}`})`, false, depth + 1);
-    });
-    const extra = vb.variants.flatMap((y, k) => (used.has(k) ? [] : [name(y.ref) ?? `#${k + 1}`]));
+      paired.add(i);
+      this.schema(va.variants![i]!.schema, vb.variants![j]!.schema, where, `${at}(${label(va.variants![i]!, i)})`, false, depth + 1);
+    };
+    const match = (find: (x: NonNullable<View['variants']>[number], y: NonNullable<View['variants']>[number]) => boolean) =>
+      va.variants!.forEach((x, i) => {
+        if (paired.has(i)) return;
+        const j = vb.variants!.findIndex((y, k) => !used.has(k) && find(x, y));
+        if (j >= 0) pair(i, j);
+      });
+    match((x, y) => x.ref !== undefined && name(y.ref) === name(x.ref));
+    match((x, y) => signature(this.suite, x.schema) !== '' && signature(this.target, y.schema) === signature(this.suite, x.schema));
+    match((x, y) => x.label !== undefined && x.label === y.label);
+    // what is left: a target variant inside a suite variant (the suite's open variant holds a kind the target names)
+    // accepts nothing the suite rejects; a suite variant inside a target variant, nothing the target rejects
+    const restA = va.variants.flatMap((x, i) => (paired.has(i) ? [] : [i]));
+    const restB = vb.variants.flatMap((y, k) => (used.has(k) ? [] : [k]));
+    const heldB = new Map<number, number>();
+    for (const k of restB) {
+      const i = va.variants.findIndex((x) => this.within(x.schema, vb.variants![k]!.schema, where, depth));
+      if (i >= 0) heldB.set(k, i);
+    }
+    const heldA = new Set(restA.filter((i) => vb.variants!.some((y) => this.trial(va.variants![i]!.schema, y.schema, where, depth).every((d) => d.classification === 'looser'))));
+    let onlyA = restA.filter((i) => !heldA.has(i));
+    let onlyB = restB.filter((k) => !heldB.has(k));
+    // two unions of as many variants left, none named: compared in order
+    if (onlyA.length === onlyB.length && onlyA.every((i) => va.variants![i]!.label === undefined) && onlyB.every((k) => vb.variants![k]!.label === undefined)) {
+      onlyA.forEach((i, n) => pair(i, onlyB[n]!));
+      onlyA = [];
+      onlyB = [];
+    }
+    if (onlyA.length + onlyB.length === 0) return;
+    const inside = (k: number) => (heldB.has(k) ? ` (inside the suite's ${label(va.variants![heldB.get(k)!]!, heldB.get(k)!)})` : '');
+    const suiteText = onlyA.length > 0 ? `also ${onlyA.map((i) => label(va.variants![i]!, i)).join(', ')}` : '-';
+    const held = restB.filter((k) => heldB.has(k));
+    const targetText = onlyB.length > 0 ? `also ${onlyB.map((k) => label(vb.variants![k]!, k)).join(', ')}` : held.length > 0 ? held.map((k) => `${label(vb.variants![k]!, k)}${inside(k)}`).join(', ') : '-';
     // a variant only the suite allows is one alternative fewer in the target's document: stricter there
-    if (unmatched.length + extra.length > 0) this.onlyIn('variants', where, at, unmatched, extra, 'stricter');
+    const classification: Classification = onlyA.length > 0 && onlyB.length > 0 ? 'incompatible' : onlyA.length > 0 ? 'stricter' : 'looser';
+    this.add({ kind: 'variants', where, at, suite: `${unionName(va)}: ${suiteText}`, target: `${unionName(vb)}: ${targetText}`, classification });
   }
 
   content(a: Record<string, unknown>, b: Record<string, unknown>, where: Difference['where'], at: string): void {
@@ -349,7 +451,11 @@ class Comparer {
       const q = pb.get(k);
       const at = `${p.in} parameter ${p.name}${q !== undefined && q.name !== p.name ? ` (target: ${q.name})` : ''}`;
       if (q === undefined) {
-        this.add({ kind: 'parameter', where: 'request', at, suite: p.required ? 'required' : 'optional', target: 'not declared', classification: 'looser' });
+        // a required parameter only the suite declares: a request without it is valid under the target's document only;
+        // an optional one: a request is valid under both with it or without it (the target's document does not
+        // describe it, so says nothing of how the server treats it): a note, not a difference
+        if (p.required) this.add({ kind: 'parameter', where: 'request', at, suite: 'required', target: 'not declared', classification: 'looser' });
+        else this.notes.push(`only the suite declares the optional ${p.in} parameter ${p.name} (a request with or without it is valid under both documents; the target's document does not say how the server treats it)`);
         continue;
       }
       if (p.required !== q.required) this.add({ kind: 'parameter', where: 'request', at, suite: p.required ? 'required' : 'optional', target: q.required ? 'required' : 'optional', classification: q.required ? 'stricter' : 'looser' });
@@ -408,13 +514,17 @@ export function diffDocuments(suite: LoadedDocument, target: LoadedDocument, o: 
   const sa = indexOperations(suite.doc);
   const sb = indexOperations(target.doc);
   const info = (d: LoadedDocument) => (isObject(d.doc.info) ? d.doc.info : {});
-  const written = o.version ?? (typeof info(target).version === 'string' ? (info(target).version as string) : undefined);
+  const documentVersion = typeof info(target).version === 'string' ? (info(target).version as string) : undefined;
+  const fromDocument = o.version === undefined && o.documentVersionIsRelease !== false ? documentVersion : undefined;
+  const written = o.version ?? fromDocument;
+  const source = o.version !== undefined ? (o.versionFrom ?? 'the target version given') : "the target document's info.version";
   // a version the suite cannot read ("unknown", "latest", none at all) judges no range: every missing operation is
   // reported as missing, and the report says why, instead of its version ranges hiding them as expected
   const version = written !== undefined && readableVersion(written) ? written : undefined;
   const notes: string[] = [];
   if (version === undefined) {
-    const what = written === undefined ? 'neither a target version (--target-version, a configured one) nor an info.version in its document' : `${JSON.stringify(written)} (${o.version !== undefined ? 'the target version given' : "its document's info.version"}) is no version the suite can read`;
+    const ignored = o.version === undefined && o.documentVersionIsRelease === false && documentVersion !== undefined ? ` (its document's info.version ${JSON.stringify(documentVersion)} is not a release: Splice documents all carry 0.0.1, the token-standard ones their API versions)` : '';
+    const what = written === undefined ? `neither a target version (--target-version, a configured one)${ignored !== '' ? ignored : ' nor an info.version in its document'}` : `${JSON.stringify(written)} (${o.version !== undefined ? source : "its document's info.version"}) is no version the suite can read`;
     notes.push(`version unknown: ${what}; the suite's version ranges are not applied, and operations missing are reported as missing`);
   }
   const operations: OperationDiff[] = [];
@@ -455,7 +565,7 @@ export function diffDocuments(suite: LoadedDocument, target: LoadedDocument, o: 
       ...(typeof info(target).title === 'string' ? { title: info(target).title as string } : {}),
       ...(typeof info(target).version === 'string' ? { version: info(target).version as string } : {}),
     },
-    ...(version !== undefined ? { judgedAtVersion: version } : {}),
+    ...(version !== undefined ? { judgedAtVersion: version, versionSource: source } : {}),
     ...(notes.length > 0 ? { notes } : {}),
     counts: {
       operations: operations.length,

@@ -36,8 +36,10 @@ export interface SpecDiffOptions extends FetchOptions {
   api: Api;
   /** a file path or URL of the target's document */
   targetSpec: string;
-  /** the target's version (a configured target's); else the document's info.version is used */
+  /** the target's version (--target-version, else a configured target's); for the ledger only, else its served document's info.version */
   version?: string;
+  /** where `version` came from, said in the report */
+  versionFrom?: string;
   specsDir?: string;
 }
 
@@ -54,6 +56,10 @@ export async function specDiff(o: SpecDiffOptions): Promise<SpecDiff> {
   return diffDocuments(suite, target, {
     api: o.api,
     ...(o.version !== undefined ? { version: o.version } : {}),
+    ...(o.versionFrom !== undefined ? { versionFrom: o.versionFrom } : {}),
+    // a participant's served document names its running version (FACTS.md); a Splice document's info.version is 0.0.1
+    // (the token-standard ones': their API versions), never the release
+    documentVersionIsRelease: o.api === 'ledger',
     requirementsOf: (id) => byOp.get(id) ?? [],
     expectedMissing: expectedMissing(o.api),
   });
@@ -67,7 +73,7 @@ export function renderSpecDiffMarkdown(d: SpecDiff): string {
   const out: string[] = [`# spec-diff: ${d.api}`, ''];
   out.push(`- suite's document: \`${d.suite.source}\` (OpenAPI ${d.suite.openapi}${d.suite.version !== undefined ? `, ${d.suite.version}` : ''})`);
   out.push(`- target's document: \`${d.target.source}\` (OpenAPI ${d.target.openapi}${d.target.title !== undefined ? `, "${d.target.title}"` : ''}${d.target.version !== undefined ? ` ${d.target.version}` : ''})`);
-  if (d.judgedAtVersion !== undefined) out.push(`- expected differences judged for version ${d.judgedAtVersion} (the suite's version ranges)`);
+  if (d.judgedAtVersion !== undefined) out.push(`- expected differences judged for version ${d.judgedAtVersion}, from ${d.versionSource ?? 'the target version given'} (the suite's version ranges)`);
   for (const n of d.notes ?? []) out.push(`- **${n}**`);
   out.push(`- operations (matched by method and path): ${c.matched} matched, ${c.missing} missing from the target's document, ${c.extra} only in the target's${c.expected > 0 ? `, ${c.expected} missing as expected` : ''}`);
   out.push(`- **${c.differences === 0 ? 'no difference' : `${c.differences} difference${c.differences === 1 ? '' : 's'}`}**${c.differences > 0 ? `: ${c.stricter} target stricter, ${c.looser} target looser, ${c.incompatible} incompatible` : ''}`, '');

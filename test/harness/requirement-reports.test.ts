@@ -136,7 +136,8 @@ describe('one verdict per requirement in every report', () => {
   it('the single-file HTML report: its embedded data gives the same failed requirements as conformance.json', () => {
     const html = readFileSync(join(dir, 'allure-report', 'index.html'), 'utf8');
     // the report's data is embedded as d("<path>", "<base64 JSON>") calls (Allure 3 awesome, singleFile)
-    const data = new Map([...html.matchAll(/\bd\("([^"]+)","([A-Za-z0-9+/=]*)"\)/g)].map(([, name, b64]) => [name!, JSON.parse(Buffer.from(b64!, 'base64').toString('utf8')) as unknown]));
+    // (the JSON files: an attachment, such as a failed upload's binary body, is embedded the same way)
+    const data = new Map([...html.matchAll(/\bd\("([^"]+\.json)","([A-Za-z0-9+/=]*)"\)/g)].map(([, name, b64]) => [name!, JSON.parse(Buffer.from(b64!, 'base64').toString('utf8')) as unknown]));
     const stats = data.get('widgets/statistic.json') as Record<string, number>;
     const count = (v: RequirementVerdict[]) => report.requirements.filter((q) => v.includes(q.verdict)).length;
     expect(stats.total).toBe(report.requirements.length);

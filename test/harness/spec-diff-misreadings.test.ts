@@ -61,12 +61,12 @@ describe('the type of a oneOf or anyOf', () => {
     const odd = { oneOf: [branch('Transaction'), branch('Checkpoint', 'array')] };
     expect(rows(diff(document(answering(suiteUpdate)), document(answering(odd))))).toEqual([
       `${BODY} | type | object -> object, array | looser`,
-      `${BODY}(#2) | type | object -> array | incompatible`,
+      `${BODY}(Checkpoint) | type | object -> array | incompatible`,
     ]);
     // a union of a string and an integer where the suite has a string
     expect(rows(diff(document(answering({ type: 'string' })), document(answering({ oneOf: [{ type: 'string' }, { type: 'integer' }] }))))).toEqual([
       `${BODY} | type | string -> string, integer | looser`,
-      `${BODY} | variants | a single schema -> one of 2 | incompatible`,
+      `${BODY} | variants | a single schema (inside the target's string) -> oneOf of 2 | looser`,
     ]);
     // a branch without any type leaves the union of any type
     expect(rows(diff(document(answering({ type: 'object' })), document(answering({ oneOf: [{ type: 'object' }, { required: ['a'] }] }))))).toContain(`${BODY} | type | object -> any type | looser`);
