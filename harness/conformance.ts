@@ -838,6 +838,19 @@ function describeTraffic(t: TrafficCounts): string {
   return `${t.requests} request${t.requests === 1 ? '' : 's'}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}`;
 }
 
+/**
+ * What an error that ended a check says, never empty: its name and message, or where the message is empty (an
+ * AggregateError of a connection tried on several addresses, an Error()) its code and the messages of its causes.
+ */
+export function whyErrored(e: unknown): string {
+  if (!(e instanceof Error)) return e === undefined || e === null || String(e) === '' ? `a value that is no error was thrown (${e === '' ? 'an empty string' : String(e)})` : String(e);
+  if (e.message.trim() !== '') return `${e.name}: ${e.message}`;
+  const code = (e as { code?: unknown }).code;
+  const causes = [...(e instanceof AggregateError ? e.errors : []), (e as { cause?: unknown }).cause].filter((c): c is Error => c instanceof Error && c.message.trim() !== '');
+  const details = [typeof code === 'string' ? code : '', ...causes.map((c) => c.message)].filter(Boolean);
+  return `${e.name} without a message${details.length > 0 ? `: ${[...new Set(details)].join('; ')}` : ' (the stack names where it came from in the test output)'}`;
+}
+
 function verdictOf(check: Check, thrown: unknown): { verdict: Verdict; reason?: string; error?: string } {
   // read-only mode refused a request the check needed: skipped, whatever followed (a check that caught the refusal and
   // went on judged a state it could not make); failures recorded before the first refusal still stand
@@ -858,7 +871,7 @@ function verdictOf(check: Check, thrown: unknown): { verdict: Verdict; reason?: 
     return { verdict: 'fail' };
   }
   if (thrown !== undefined) {
-    const error = redactText(thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown));
+    const error = redactText(whyErrored(thrown));
     // a failure seen before the harness broke still stands
     return check.failures.length > 0 ? { verdict: 'fail', error } : { verdict: 'error', error };
   }
@@ -967,7 +980,8 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
         try {
           await Promise.race([body(check), limit, stop.stopped]);
         } catch (e) {
-          thrown = e;
+          // a rejection without a value is an error too, not a pass
+          thrown = e ?? new Error('the check was rejected without a reason (undefined)');
         }
       }
       clearTimeout(timer);

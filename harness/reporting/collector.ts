@@ -56,7 +56,8 @@ export class ConformanceCollector implements Reporter {
     if (meta.verdict === undefined) {
       meta.verdict = result.state === 'skipped' ? 'skipped' : 'error';
       const firstError = result.state === 'failed' ? result.errors?.[0]?.message : undefined;
-      if (firstError !== undefined) meta.error = redactText(firstError);
+      // a check in error always says why: where vitest gave no message, what is known of how it ended
+      if (meta.verdict === 'error') meta.error = firstError !== undefined && firstError.trim() !== '' ? redactText(firstError) : `the check ended without a verdict (vitest: ${result.state}${result.state === 'failed' ? ', no error message' : ''})`;
       if (result.state === 'skipped') meta.reason = result.note ?? 'not run: the run was interrupted';
     }
     meta.file ??= testCase.module.moduleId.replace(`${this.root}/`, '');
