@@ -4,6 +4,7 @@
  * where the target is stricter; the suite's open right kind against 3.6's CanActAsAnyParty giving "incompatible" rows
  * labelled by index; an optional parameter only the suite declares called "target looser".
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { diffDocuments, type SpecDiff } from '../../harness/spec-diff/diff.js';
 import type { Json, LoadedDocument } from '../../harness/spec-diff/document.js';
 import { renderSpecDiffMarkdown, specDiff } from '../../harness/spec-diff/index.js';
+import { PACKAGE_ROOT } from '../../harness/paths.js';
 
 const SPECS = join(import.meta.dirname, '..', '..', 'specs');
 const tmp = mkdtempSync(join(tmpdir(), 'cc-spec-diff-upstream-'));
@@ -53,6 +55,15 @@ describe("a Splice document's info.version", () => {
       expect(renderSpecDiffMarkdown(d)).toContain(`- expected differences judged for version 0.8.0, from ${from}`);
     }
   });
+
+  it('on the command line, takes the configured target\'s version for a document given as a file, and says so', () => {
+    const config = join(tmp, 'scan-target.yaml');
+    writeFileSync(config, 'targets:\n  scan:\n    url: http://127.0.0.1:9/api/scan\n    version: "0.8.0"\n');
+    const r = spawnSync(process.execPath, [join(PACKAGE_ROOT, 'bin', 'canton-conformance.mjs'), 'spec-diff', '--api', 'scan', '--target-spec', current(), '--config', config], { cwd: tmp, encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('- expected differences judged for version 0.8.0, from targets.scan.version of the configuration');
+    expect(r.stdout).not.toContain('version unknown');
+  }, 70_000);
 
   it("still reads a participant's served document's info.version, and says so", async () => {
     const d = await specDiff({ api: 'ledger', targetSpec: upstream('ledger', (doc) => void ((doc.info as Json).version = '3.5.2')) });
