@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,17 +138,26 @@ describe('canton-conformance CLI', () => {
       });
     }
 
-    it.skipIf(process.getuid?.() === 0)('a directory that is not writable (not as root)', () => {
-      const ro = join(tmp, 'read-only-reports');
+    // as root (where chmod stops no write) the CLI runs as nobody, its privileges dropped with setpriv
+    const asRoot = process.getuid?.() === 0;
+    const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
+    it.skipIf(asRoot && setpriv === undefined)('a directory that is not writable (as root: run as nobody)', () => {
+      // a directory the user nobody may enter (outside this file's own, which only root may), the read-only one inside
+      const home = mkdtempSync(join(tmpdir(), 'cc-as-nobody-'));
+      chmodSync(home, 0o755);
+      const ro = join(home, 'read-only-reports');
       mkdirSync(ro, { recursive: true });
       chmodSync(ro, 0o555);
       try {
-        const r = cli(['run', '--only', 'scan', '--no-html', '--reports-dir', ro], 30_000);
+        const args = ['run', '--only', 'scan', '--no-html', '--reports-dir', ro];
+        const dropped = asRoot ? spawnSync(setpriv!, ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, bin, ...args], { encoding: 'utf8', timeout: 30_000, cwd: home, env: { ...process.env, HOME: home, NO_COLOR: '1' } }) : undefined;
+        const r = dropped !== undefined ? { code: dropped.status, err: dropped.stderr } : cli(args, 30_000);
         expect(r.code, r.err).toBe(2);
         expect(r.err).toContain(`reports directory ${ro}`);
         expect(r.err).toMatch(/not writable \(EACCES\)/);
       } finally {
         chmodSync(ro, 0o755);
+        rmSync(home, { recursive: true, force: true });
       }
     });
 
