@@ -71,6 +71,8 @@ const defs = {
   grantNeedsRights: ['ledger-grant-user-rights-rights-required', 'ledger.grant-user-rights.rights-optional', 'a grant without rights answers 400'],
   emptyRightAccepted: ['ledger-grant-user-rights-empty-right-ignored', 'ledger.grant-user-rights.empty-right-rejected', 'the Empty right is ignored (200)'],
   noRightsLimit: ['ledger-grant-user-rights-no-limit', 'ledger.grant-user-rights.too-many-rights-rejected', 'maxRightsPerUser is not enforced on grants'],
+  limitOffByOne: ['ledger-grant-user-rights-limit-off-by-one', 'ledger.grant-user-rights.rights-limit-reachable', 'a grant that brings the user to exactly maxRightsPerUser rights is refused with TOO_MANY_USER_RIGHTS'],
+  grantUnknownServerError: ['ledger-grant-user-rights-unknown-user-server-error', 'ledger.users.unknown-user-not-found', 'granting rights to a user that does not exist answers 500 INTERNAL instead of 404 USER_NOT_FOUND'],
   // rights
   unknownKindIgnored: ['ledger-rights-unknown-kind-ignored', 'ledger.rights.unknown-kind-rejected', 'rights of an unknown kind are ignored'],
   partylessIgnored: ['ledger-rights-partyless-ignored', 'ledger.rights.party-required', 'party rights without value.party are ignored'],

@@ -129,12 +129,15 @@ export function rightsRoutes(app: FastifyInstance, ctx: ReferenceContext, state:
     checkPathMatchesBody(c.params.userId ?? '', req.userId);
     const rights = validateRights(req.rights);
     requireMayGrant(caller, rights);
+    if (ctx.faults.has(F.grantUnknownServerError) && !state.world.users.has(req.userId)) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
     const user = ctx.faults.has(F.grantByAnyone) ? userInIdp(state, req.userId, req.identityProviderId, { isAdmin: true } as Caller) : userInIdp(state, req.userId, caller.reachesEveryProvider ? (state.world.users.get(req.userId)?.identityProviderId ?? req.identityProviderId) : req.identityProviderId, caller);
     const held = new Set(user.rights.map(rightKey));
     const requested = distinctRights(rights);
     const granted = requested.filter((r) => !held.has(rightKey(r)));
     const { maxRightsPerUser: MAX_RIGHTS_PER_USER } = ctx.world.variant.limits;
-    if (!ctx.faults.has(F.noRightsLimit) && MAX_RIGHTS_PER_USER > 0 && user.rights.length + granted.length > MAX_RIGHTS_PER_USER) throw tooManyRights(user.id, MAX_RIGHTS_PER_USER);
+    // planted fault (limit-off-by-one): the limit itself is refused
+    const allowed = ctx.faults.has(F.limitOffByOne) ? MAX_RIGHTS_PER_USER - 1 : MAX_RIGHTS_PER_USER;
+    if (!ctx.faults.has(F.noRightsLimit) && MAX_RIGHTS_PER_USER > 0 && user.rights.length + granted.length > allowed) throw tooManyRights(user.id, MAX_RIGHTS_PER_USER);
     user.rights.push(...granted.filter((r) => !(ctx.faults.has(F.grantNotPersisted) && r.kind === 'CanExecuteAs')));
     if (ctx.faults.has(F.grantBumpsVersion)) user.resourceVersion = state.nextResourceVersion();
     const reported =

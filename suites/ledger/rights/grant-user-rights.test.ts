@@ -114,10 +114,10 @@ describe('POST /v2/users/{user-id}/rights', () => {
   conformance(
     {
       id: 'ledger.grant-user-rights.too-many',
-      title: 'rejects a grant above maxRightsPerUser with 400 TOO_MANY_USER_RIGHTS',
+      title: 'accepts a grant up to exactly maxRightsPerUser rights and rejects one right more with 400 TOO_MANY_USER_RIGHTS',
       api,
       operations: ['grantUserRights', 'getVersion'],
-      requirements: ['ledger.grant-user-rights.too-many-rights-rejected'],
+      requirements: ['ledger.grant-user-rights.too-many-rights-rejected', 'ledger.grant-user-rights.rights-limit-reachable'],
     },
     async (t) => {
       const limits = await userLimits(t);
@@ -132,9 +132,16 @@ describe('POST /v2/users/{user-id}/rights', () => {
       // hundreds of allocations where the limit is a participant's default (1000): as many at once as the run allows
       const [parties, u] = await Promise.all([existingParties(t, partiesNeeded, 'limit', Math.max(16, waitingLanes(t.config))), createUser(t)]);
       const rights = [...plain, ...parties.flatMap((p) => [right.actAs(p), right.executeAs(p), right.readAs(p)])].slice(0, maxRightsPerUser + 1);
-      const x = await grantRights(t, u.id, rights);
-      t.expectStatus(x, 400);
-      t.expect(errorCode(x) === 'TOO_MANY_USER_RIGHTS', `expected code TOO_MANY_USER_RIGHTS, got ${errorCode(x)}`, { exchange: x });
+      // the boundary and one past it, every run: the user (created with no right) is granted exactly the limit, then one
+      // right more; where the limit is refused, one past it is still asked for, by a fresh user in one grant
+      const atLimit = await grantRights(t, u.id, rights.slice(0, maxRightsPerUser));
+      const reached = await t.judge('ledger.grant-user-rights.rights-limit-reachable', () =>
+        t.expectStatus(atLimit, 200, { requirement: 'ledger.grant-user-rights.rights-limit-reachable', what: `a grant of exactly maxRightsPerUser (${maxRightsPerUser}) rights to a user holding none` }),
+      );
+      const x = reached ? await grantRights(t, u.id, rights.slice(maxRightsPerUser)) : await grantRights(t, (await createUser(t)).id, rights);
+      const what = reached ? `a grant of one right to a user holding maxRightsPerUser (${maxRightsPerUser})` : `a grant of maxRightsPerUser + 1 (${maxRightsPerUser + 1}) rights`;
+      t.expectStatus(x, 400, { what });
+      t.expect(errorCode(x) === 'TOO_MANY_USER_RIGHTS', `${what}: expected code TOO_MANY_USER_RIGHTS, got ${errorCode(x)}`, { exchange: x });
     },
   );
 

@@ -33,8 +33,11 @@ describe('GET /v2/users/{user-id}', () => {
         ['grantUserRights', await grantRights(t, id, [right.readAsAnyParty()])],
         ['revokeUserRights', await revokeRights(t, id, [right.readAsAnyParty()])],
       ] as const) {
-        t.expectStatus(x, 404, { what: `${op} of an unknown user` });
-        t.expect(errorCode(x) === 'USER_NOT_FOUND', `${op} of an unknown user: expected code USER_NOT_FOUND, got ${errorCode(x)}`, { exchange: x });
+        // each operation judged on its own: one operation's failure does not hide another's
+        await t.judge('ledger.users.unknown-user-not-found', () => {
+          t.expectStatus(x, 404, { what: `${op} of an unknown user` });
+          t.expect(errorCode(x) === 'USER_NOT_FOUND', `${op} of an unknown user: expected code USER_NOT_FOUND, got ${errorCode(x)}`, { exchange: x });
+        });
       }
     },
   );
