@@ -169,7 +169,8 @@ function setUpProblem(api: Api, url: string, read: Read, a: Answer, sentToken: b
   const status = x.status;
   if (status === 401 || status === 403) {
     if (sentToken) return `the ${read.role} token was refused on ${read.what} (${status}): check targets.${api}.auth (role "${read.role}")`;
-    return `${read.what} was refused (${status}) without a credential: the target asks for one, and targets.${api} configures none (set targets.${api}.auth, or targets.${api}.headers for a gateway's key)`;
+    const set = api === 'scan' || api === 'registry' ? `the suite sends the ${LABEL[api]} no bearer token: a gateway's key goes in targets.${api}.headers` : `set targets.${api}.auth, or targets.${api}.headers for a gateway's key`;
+    return `${read.what} was refused (${status}) without a credential: the target asks for one (${set})`;
   }
   if (status >= 300 && status < 400) return `${read.what} was redirected (${status}${x.headers.location !== undefined ? ` to ${x.headers.location}` : ''}): ${base}`;
   if (status === 404 && !(read.ok ?? [200]).includes(404)) return `${read.what} answered 404 (not found): ${base}`;

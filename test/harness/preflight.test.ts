@@ -14,6 +14,8 @@ import type { Api } from '../../harness/types.js';
 let server: ReferenceServer;
 let html: Server;
 let htmlUrl: string;
+let gateway: Server;
+let gatewayUrl: string;
 
 beforeAll(async () => {
   server = await startReference();
@@ -24,11 +26,24 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => html.listen(0, '127.0.0.1', r));
   htmlUrl = `http://127.0.0.1:${(html.address() as AddressInfo).port}`;
+  // an authenticating gateway: 401 to every request without its key
+  gateway = createServer((req, res) => {
+    if (req.headers['x-api-key'] === 'gateway-key') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end('{"version":"0.8.0","commit_ts":"2025-06-02T09:30:00Z"}');
+    }
+    res.writeHead(401, { 'content-type': 'application/json' });
+    res.end('{"error":"unauthorized"}');
+  });
+  await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', r));
+  gatewayUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
   await server.close();
-  html.closeAllConnections();
-  await new Promise<void>((r) => html.close(() => r()));
+  for (const s of [html, gateway]) {
+    s.closeAllConnections();
+    await new Promise<void>((r) => s.close(() => r()));
+  }
 });
 
 /** The reference's own targets (as `serve --write-config` writes them), each changed by `edit`. */
@@ -95,6 +110,16 @@ describe('preflight', () => {
     expect(none.problems.join('\n')).not.toMatch(/refused/);
     const validator = none.targets.find((t) => t.api === 'validator')!;
     expect(validator.findings.filter((f) => f.kind === 'skip').map((f) => f.text).join('\n')).toMatch(/no credential for role "user".*skipped/);
+  });
+
+  it('names a gateway that refuses the scan without its key, and passes with the key in headers', async () => {
+    const refused = await preflight(configOf((t) => void (t.scan!.url = gatewayUrl), ['scan']));
+    expect(refused.problems).toEqual(['scan: GET /version was refused (401) without a credential: the target asks for one (the suite sends the Scan API no bearer token: a gateway\'s key goes in targets.scan.headers)']);
+    const passed = await preflight(configOf((t) => {
+      t.scan!.url = gatewayUrl;
+      t.scan!.headers = { 'x-api-key': 'gateway-key' };
+    }, ['scan']));
+    expect(passed.problems).toEqual([]);
   });
 
   it('asks the validator and the registry for a version (no endpoint says it), with an example', async () => {
