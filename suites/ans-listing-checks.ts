@@ -56,6 +56,9 @@ export async function knownAnsNames(t: CheckContext, op: AnsListingOperation): P
 /** name prefixes drawn from the names the listings show (so results are not all empty), with page sizes up to maxPage */
 async function cases(t: CheckContext, op: AnsListingOperation, maxPage = 40) {
   const names = await knownAnsNames(t, op);
+  // an empty listing passes every "each listed entry is ..." rule: it judges none of them (whether entries are
+  // missing is judged by the matching-listed rule, against the entries the suite knows of)
+  if (names.length === 0) t.skip(`${op === 'listAnsEntries' ? 'the listing' : "the proxy's listing (and scan's)"} shows no entry, so no listed entry can be judged; whether entries are missing is judged by ${REQ[op].matchingListed}`);
   return fc.record({ prefix: ansNamePrefix(names), pageSize: pageLimit({ max: maxPage }) });
 }
 

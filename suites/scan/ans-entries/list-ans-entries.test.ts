@@ -131,6 +131,7 @@ describe('GET /v0/ans-entries: contents', () => {
     async (t) => {
       const absent = await listAns(t, 'listAnsEntries', { page_size: widePage(t) });
       const empty = await listAns(t, 'listAnsEntries', { name_prefix: '', page_size: widePage(t) });
+      if (absent.entries.length === 0 && empty.entries.length === 0) t.skip('the listing shows no entry with an empty or absent name_prefix: two empty listings do not tell whether a filter applies (whether entries are missing is judged by scan.list-ans-entries.matching-listed)');
       t.expect(JSON.stringify(keys(absent.entries)) === JSON.stringify(keys(empty.entries)), `name_prefix "" lists ${empty.entries.length} entries, no name_prefix ${absent.entries.length}, or in another order`, { exchange: empty.exchange });
       const all = regular(absent.entries);
       const full = absent.entries.length >= widePage(t);
