@@ -261,8 +261,9 @@ export async function judgeHar(file: string, config: Config, maxKept: number): P
   };
   try {
     // an entry holds its response body (at most maxResponseBytes, base64 a third more) and its request; nested no
-    // deeper than a response may be (run.maxJsonDepth)
-    for await (const e of readHarEntries(file, 2 * max + 1024 * 1024, skip, config.run.maxJsonDepth)) {
+    // deeper than a response may be (run.maxJsonDepth); its fields but the bodies within the bound of a response's and a
+    // request's headers and 1 MiB more (the URL, cookies, query list, timings)
+    for await (const e of readHarEntries(file, 2 * max + 1024 * 1024, skip, config.run.maxJsonDepth, 4 * config.run.maxHeaderBytes + 1024 * 1024)) {
       // one entry the judge cannot read is reported and skipped: the others are judged
       try {
         const x = observedFromHar(e, (url) => interfaceOf(bases, url), max);

@@ -227,12 +227,18 @@ export function observedFromHar(e: HarEntry, interfaceOf: (url: URL) => { api: A
 
 /**
  * Reads the entries of a HAR file one at a time, without holding the file: a scanner finds `log.entries` and hands each
- * entry's text to JSON.parse. An entry larger than `maxEntryBytes`, or nested deeper than `maxDepth` levels, is skipped
- * whole (`onSkipped`), so memory is bounded by them whatever the file's size; so is an item of the list that is not an
- * object, or not valid JSON. Throws when the file is not a HAR (not one JSON object, no log.entries list) or is cut
+ * entry's text to JSON.parse. An entry larger than `maxEntryBytes`, nested deeper than `maxDepth` levels, or whose
+ * structure (everything but its long strings: the bodies) is larger than `maxStructureBytes`, is skipped whole
+ * (`onSkipped`), so memory is bounded by them whatever the file's size (a body is one string, cheap to parse; a
+ * million headers are a million objects); so is an item of the list that is not an object, or not valid JSON. Throws when the file is not a HAR (not one JSON object, no log.entries list) or is cut
  * short (it ends inside its JSON): the entries before are yielded first.
  */
-export async function* readHarEntries(file: string, maxEntryBytes: number, onSkipped: (why: string) => void = () => undefined, maxDepth = 512): AsyncGenerator<HarEntry> {
+export async function* readHarEntries(file: string, maxEntryBytes: number, onSkipped: (why: string) => void = () => undefined, maxDepth = 512, maxStructureBytes = Number.POSITIVE_INFINITY): AsyncGenerator<HarEntry> {
+  /** a string at least this long is a body (or another text), not structure */
+  const LONG = 64 * 1024;
+  /** in the current entry: the bytes of its long strings, and where the string being read started (file offset) */
+  let longBytes = 0;
+  let stringAt = -1;
   let depth = 0;
   let inString = false;
   let escaped = false;
@@ -267,6 +273,8 @@ export async function* readHarEntries(file: string, maxEntryBytes: number, onSki
         else if (c === 0x5c) escaped = true;
         else if (c === 0x22) {
           inString = false;
+          if (entry !== undefined && stringAt >= 0 && offset + i - stringAt > LONG) longBytes += offset + i - stringAt;
+          stringAt = -1;
           if (keyStart >= 0 || keyParts.length > 0) {
             keyParts.push(chunk.subarray(Math.max(keyStart, 0), i));
             key = Buffer.concat(keyParts).toString('utf8');
@@ -297,6 +305,7 @@ export async function* readHarEntries(file: string, maxEntryBytes: number, onSki
       }
       if (c === 0x22) {
         inString = true;
+        if (entry !== undefined) stringAt = offset + i;
         // keys are only read outside the entries (log, entries): short, never part of an entry
         if (entry === undefined && depth <= 2) keyStart = i + 1;
         continue;
@@ -307,6 +316,7 @@ export async function* readHarEntries(file: string, maxEntryBytes: number, onSki
           entrySize = 0;
           entryStart = i;
           skipping = false;
+          longBytes = 0;
         } else if (entry === undefined && depth <= 2) {
           path[depth] = key;
           // {"log": {..., "entries": [ {entry}, ... ]}}: the list opens at depth 2, its entries at depth 3
@@ -354,10 +364,16 @@ export async function* readHarEntries(file: string, maxEntryBytes: number, onSki
     if (entry !== undefined && !skipping) {
       const part = chunk.subarray(Math.max(entryStart, 0));
       entrySize += part.length;
+      // the string being read counts as long once it is
+      const open = inString && stringAt >= 0 && offset - stringAt > LONG ? offset - stringAt : 0;
       if (entrySize > maxEntryBytes) {
         skipping = true;
         entry = [];
         onSkipped(`an entry larger than ${maxEntryBytes} bytes`);
+      } else if (entrySize - longBytes - open > maxStructureBytes) {
+        skipping = true;
+        entry = [];
+        onSkipped(`an entry whose headers, cookies and other fields (all but its bodies) are larger than ${maxStructureBytes} bytes (run.maxHeaderBytes)`);
       } else entry.push(Buffer.from(part));
     }
     if (keyStart >= 0 && inString) {
