@@ -259,7 +259,7 @@ export function writeRequirementResults(resultsDir: string, report: RunReport): 
       description: `**${q.id}** (${q.level}): ${q.statement}\n\nSource: ${q.source}.${verdictText(report, q, why)}${checkList}`,
       steps,
       attachments: [],
-      parameters: [{ name: 'run seed (--seed)', value: String(report.seed) }],
+      parameters: generated(report) ? [{ name: 'run seed (--seed)', value: String(report.seed) }] : [],
       labels,
       links: [],
       start: span?.start ?? run.start,
@@ -285,9 +285,10 @@ function verdictText(report: RunReport, q: RunReport['requirements'][number], kn
     const what = q.verdict === 'untested' ? 'Untested' : q.verdict === 'error' ? 'Not decided (error)' : q.verdict === 'unsupported' ? 'Unsupported' : 'Skipped';
     return `${ops}\n\n**${what}:** ${q.reason ?? 'no reason given'}`;
   }
-  const lines: string[] = [ops, '\n\n### Reproduce', `\n\n- run seed: **${report.seed}** (\`--seed ${report.seed}\`)`];
+  const lines: string[] = [ops, '\n\n### Reproduce', '\n'];
+  if (generated(report)) lines.push(`\n- run seed: **${report.seed}** (\`--seed ${report.seed}\`)`);
   if (known !== undefined) lines.push(`\n- known failure of the baseline: ${known}`);
-  lines.push(`\n- rerun exactly this requirement:${fenced(rerunCommand(report, q), 'sh')}`);
+  if (generated(report)) lines.push(`\n- rerun exactly this requirement:${fenced(rerunCommand(report, q), 'sh')}`);
   const groups = groupFailures(q.failures).filter((g) => g.failure.exchange !== undefined).slice(0, 3);
   for (const { failure: f } of groups) {
     const x = f.exchange!;
@@ -308,8 +309,13 @@ function reproduction(report: RunReport, q: RunReport['requirements'][number]): 
   const binary = x !== undefined ? binaryBodyOf(x) : undefined;
   const file = binary !== undefined ? report.bodies?.[binary.sha256] : undefined;
   return [
-    `run seed: ${report.seed}`,
-    `rerun exactly this requirement: ${rerunCommand(report, q)}`,
+    ...(generated(report) ? [`run seed: ${report.seed}`, `rerun exactly this requirement: ${rerunCommand(report, q)}`] : []),
     ...(x !== undefined ? [`curl${file !== undefined ? " (from the run's directory)" : ''}: ${curlLine(x, file)}`] : []),
   ].join('\n');
 }
+
+/**
+ * Whether the report is of a run that sent its own requests from a seed: a passive judgement (observe, judge: its
+ * report carries `observed`) generated nothing, and a seed or a rerun command means nothing there.
+ */
+const generated = (report: RunReport) => !('observed' in report);

@@ -7,7 +7,7 @@
  * against a closed port (ledger only, about 2 s).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,7 +75,10 @@ describe('the console at the end of a failing run', () => {
     expect(lines.findIndex((l) => l.includes('scan.list-ans-entries.name-prefix-match (MUST)'))).toBeGreaterThan(scan);
     // a binary upload is sent from a file, not as the recorder's text description of it
     const upload = lines[lines.findIndex((l) => l.includes('ledger.upload-package.invalid-archive-rejected (MUST)')) + 1]!;
-    expect(upload).toMatch(/--data-binary @\S+\.bin/);
+    const file = /--data-binary @(\S+\.bin)$/.exec(upload)?.[1];
+    expect(file, upload).toBeDefined();
+    // the file the run saved, relative to where the command ran
+    expect(existsSync(join(tmp, file!))).toBe(true);
     expect(upload).not.toContain('bytes of binary data');
     expect(faulty.out).toMatch(/^rerun one: canton-conformance run --seed 42 --requirement \S+ --only (ledger|scan)( --fault \S+){3}$/m);
   });
