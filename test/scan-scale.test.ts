@@ -17,8 +17,10 @@ describe('scan suite at scale', () => {
   it('passes against 100 000 ANS entries and 10 000 licenses within bounded time and memory', async () => {
     const config: Config = {
       // the reference serves from this process, which also runs the run's main thread: on a loaded 2-core CI machine the
-      // walks' large pages at the default concurrency can hold a quick rejection past the default 5 s request timeout
-      run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: reports, html: false, timeoutMs: 20_000 },
+      // walks' large pages at the default concurrency can hold a quick rejection past the default 5 s request timeout;
+      // the longest walks (208 pages of licenses) took 56 s of the default 60 s check bound with other work on the two
+      // cores, so the checks get three times that here
+      run: { ...DEFAULT_RUN, only: ['scan'], reportsDir: reports, html: false, timeoutMs: 20_000, checkTimeoutMs: 180_000 },
       targets: {},
       reference: { faults: [], ansEntries: 100_000, validatorLicenses: 10_000 },
       useReference: true,
@@ -39,7 +41,8 @@ describe('scan suite at scale', () => {
     expect(bad.map((c) => `${c.id}: ${c.error ?? c.failures?.map((f) => f.message).join('; ')}`)).toEqual([]);
     expect(result.report.exitCode).toBe(0);
     expect(walks.length).toBeGreaterThan(10);
-    expect(ms).toBeLessThan(120_000);
+    // 62 s beside other work on the two cores (load average 15)
+    expect(ms).toBeLessThan(240_000);
     expect(peak).toBeLessThan(2 * 2 ** 30);
-  }, 180_000);
+  }, 300_000);
 });

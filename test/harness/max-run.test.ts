@@ -17,7 +17,9 @@ import { cleanup, expectEndedWithReports, spawnCli, startStub, tempDir, writeCon
 
 const tmp = tempDir('maxrun');
 
-const LIMIT_MS = 4000;
+// long enough for the first requests to be held on a loaded machine (the CLI and its workers start in some 1.5 s on an
+// idle one, several times that with busy processes on every core): the limit must find the target waited on
+const LIMIT_MS = 10_000;
 const REACHED = `run.maxRunMs (${LIMIT_MS} ms) reached`;
 
 /** Holds every request until `open()`; answers 404 at once after it (the held ones too). */
@@ -63,7 +65,7 @@ describe('run.maxRunMs', () => {
     });
     const { out, err, code } = run;
     expect(run.killed, err).toBe(false);
-    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(Date.now() - started).toBeLessThan(50_000);
     expect(err).toContain(REACHED);
     // the target was waited on when the limit came
     expect(requestsBeforeGate).toBeGreaterThan(0);
