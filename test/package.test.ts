@@ -101,6 +101,8 @@ describe('npm pack', () => {
       'conformance.config.example.yaml',
       'conformance.baseline.example.yaml',
       'docs/ci/github-actions.yml',
+      'docs/configuration.md',
+      'CHANGELOG.md',
     ]) expect(files, f).toContain(f);
     expect([...files].some((f) => f.startsWith('suites/validator/'))).toBe(true);
     expect([...files].some((f) => f.startsWith('generators/'))).toBe(true);
