@@ -12,6 +12,7 @@ export const WF = {
   transactionMissing: 'ledger-transaction-by-offset-transaction-missing',
   updateUserEmpty: 'ledger-update-user-response-empty',
   duplicateKeyKept: 'ledger-annotations-duplicate-key-kept',
+  emptyListings: 'ledger-empty-listings',
 } as const;
 
 registerFaults([
@@ -27,6 +28,11 @@ registerFaults([
   },
   { name: WF.updateUserEmpty, requirement: 'ledger.update-user.response-schema', description: 'PATCH /v2/users/{user-id} applies the update and answers an empty object (no user)' },
   { name: WF.duplicateKeyKept, requirement: 'ledger.annotations.duplicate-keys-impossible', description: 'a user created with an annotation key twice in its raw JSON body is answered with that key twice' },
+  {
+    name: WF.emptyListings,
+    requirement: 'ledger.grant-user-rights.rights-persisted',
+    description: 'every ledger listing is answered empty: users, rights, vetted packages, parties, and the events of a transaction read by offset',
+  },
 ]);
 
 /** the keys of the first `"annotations": {...}` object of a raw JSON text (flat string values only), in order */
@@ -57,7 +63,30 @@ const RULES: BodyFault[] = [
   },
   { fault: WF.transactionMissing, method: 'POST', path: /\/v2\/updates\/transaction-by-offset$/, apply: () => ({}) },
   { fault: WF.updateUserEmpty, method: 'PATCH', path: /\/v2\/users\/[^/]+$/, apply: () => ({}) },
+  ...(
+    [
+      ['GET', /\/v2\/users$/, ['users']],
+      ['GET', /\/v2\/users\/[^/]+\/rights$/, ['rights']],
+      ['GET', /\/v2\/package-vetting$/, ['vettedPackages']],
+      ['POST', /\/v2\/package-vetting\/list$/, ['vettedPackages']],
+      ['GET', /\/v2\/parties$/, ['partyDetails']],
+      ['POST', /\/v2\/updates\/(transaction|update)-by-offset$/, ['events']],
+    ] as const
+  ).map(([method, path, keys]): BodyFault => ({ fault: WF.emptyListings, method, path, apply: (b) => emptied(b, keys) })),
 ];
+
+/** `body` with every list under one of `keys` (at any depth) emptied */
+function emptied(body: unknown, keys: readonly string[]): Record<string, unknown> {
+  const walk = (v: unknown, depth: number): void => {
+    if (depth > 8 || !isObj(v)) return;
+    for (const [k, e] of Object.entries(v)) {
+      if (keys.includes(k) && Array.isArray(e)) v[k] = [];
+      else walk(e, depth + 1);
+    }
+  };
+  walk(body, 0);
+  return body as Record<string, unknown>;
+}
 
 export function installLedgerBodyFaults(app: FastifyInstance, faults: FaultSet): void {
   installBodyFaults(app, faults, RULES);
