@@ -6,7 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
-import { Agent, request, undiciProxyAgent } from './undici-core.js';
+import { Agent, request, undiciPool, undiciProxyAgent } from './undici-core.js';
 import { describeTlsOrProxyFailure, diagnoseClosedTls, mayBeClientCertRefusal, nodeTlsOptions, proxyFor, registeredTransport, type FailureContext, type Transport } from './tls.js';
 import { SAFE_METHODS } from './safe-methods.js';
 import type { Api, ExchangeRecord } from './types.js';
@@ -240,6 +240,23 @@ export function agent(maxHeaderSize = DEFAULT_MAX_HEADER_BYTES): Dispatcher {
   return a;
 }
 
+type TunnelConnect = (opts: object, callback: (err: (Error & { code?: string }) | null, socket: unknown) => void) => unknown;
+
+/**
+ * A proxy that closes the connection instead of answering CONNECT makes undici's tunnel fail with UND_ERR_SOCKET, which
+ * its pool takes for a passing socket error: it opens the next tunnel at once, hundreds a second, and the waiting
+ * request (whose abort acts only once it has a connection) never ends. Given another code, the failure ends the
+ * requests waiting for that connection, as a refused connection does.
+ */
+function closedTunnelEndsRequests(connect: TunnelConnect): TunnelConnect {
+  return (opts, callback) =>
+    connect(opts, (err, socket) => {
+      if (err?.code === 'UND_ERR_SOCKET') {
+        callback(Object.assign(new Error(`the proxy closed the connection without answering CONNECT (${err.message})`), { code: 'UND_ERR_PROXY_CLOSED', cause: err }), socket);
+      } else callback(err, socket);
+    });
+}
+
 const routedAgents = new Map<string, Dispatcher>();
 /** each TLS settings object's part of a pool's key, worked out once (the PEM texts are long) */
 const tlsKeys = new WeakMap<object, string>();
@@ -267,7 +284,14 @@ export function agentFor(url: string, transport: Transport | undefined, setting:
     else {
       try {
         const ProxyAgent = undiciProxyAgent();
-        a = new ProxyAgent({ ...common, uri: route.uri, proxyTls: { timeout: 5_000 }, requestTls: { timeout: 5_000, ...tls } });
+        const Pool = undiciPool();
+        a = new ProxyAgent({
+          ...common,
+          uri: route.uri,
+          proxyTls: { timeout: 5_000 },
+          requestTls: { timeout: 5_000, ...tls },
+          factory: (origin: string | URL, options: object) => new Pool(origin, { ...options, connect: closedTunnelEndsRequests((options as { connect: TunnelConnect }).connect) as never }),
+        } as ConstructorParameters<typeof ProxyAgent>[0]);
       } catch (e) {
         throw new TransportError(`${route.from} is not a proxy URL undici can use (${redactText((e as Error).message)}): give one such as http://proxy.example:3128`);
       }
@@ -563,7 +587,7 @@ export class HttpClient {
       byOrigin.set(origin, diagnosis);
     }
     const found = await diagnosis;
-    return found === undefined ? plain : `${found} (${plain})`;
+    return found ?? plain;
   }
 
   private failureContext(url: string): FailureContext {

@@ -262,6 +262,7 @@ export function describeTlsOrProxyFailure(e: unknown, c: FailureContext): string
     if (atProxy && code !== undefined && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ECONNRESET'].includes(code)) {
       return `${c.where}: ${proxyName} cannot be reached (${code}): check ${c.proxy.from}, or set ${c.setting}.proxy (false: connect directly)`;
     }
+    if (code === 'UND_ERR_PROXY_CLOSED') return `${c.where}: ${proxyName} closed the connection instead of answering CONNECT: check ${c.proxy.from}`;
     if (code === 'UND_ERR_PRX_TLS') return `${c.where}: the TLS connection to ${proxyName} failed: ${(err as { cause?: Error }).cause?.message ?? message}`;
   }
   if (code === undefined) return undefined;

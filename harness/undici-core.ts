@@ -14,12 +14,15 @@ export const Agent = require('undici/lib/dispatcher/agent.js') as typeof UndiciA
 const apiRequest = require('undici/lib/api/api-request.js') as (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
 
 /**
- * undici's ProxyAgent (a target reached through an HTTP proxy) and Client (doctor's CONNECT tunnel), loaded the first
- * time one is needed: a run without a proxy never compiles them.
+ * undici's ProxyAgent (a target reached through an HTTP proxy), its Pool (the pool of tunnels to one target) and Client
+ * (doctor's CONNECT tunnel), loaded the first time one is needed: a run without a proxy never compiles them.
  */
 export function undiciProxyAgent(): typeof import('undici').ProxyAgent {
   withConnectApi();
   return require('undici/lib/dispatcher/proxy-agent.js') as typeof import('undici').ProxyAgent;
+}
+export function undiciPool(): typeof import('undici').Pool {
+  return require('undici/lib/dispatcher/pool.js') as typeof import('undici').Pool;
 }
 export function undiciClient(): typeof import('undici').Client {
   withConnectApi();

@@ -19,7 +19,8 @@ let proxy: Server;
 let proxyUrl: string;
 /** what the proxy was asked to CONNECT to */
 const tunnels: string[] = [];
-let refuse: number | undefined;
+/** the proxy's answer to CONNECT instead of a tunnel: a status, or 'drop' (the connection closed without a word) */
+let refuse: number | 'drop' | undefined;
 
 beforeAll(async () => {
   pki = makePki();
@@ -32,6 +33,7 @@ beforeAll(async () => {
   proxy = createServer((_req, res) => res.writeHead(400).end());
   proxy.on('connect', (req, socket, head) => {
     tunnels.push(req.url ?? '');
+    if (refuse === 'drop') return void socket.destroy();
     if (refuse !== undefined) return void socket.end(`HTTP/1.1 ${refuse} Forbidden\r\nContent-Length: 0\r\n\r\n`);
     // every name is resolved here: ledger.test is this machine
     const [host, port] = (req.url ?? '').split(':');
@@ -110,6 +112,13 @@ describe('the proxy setting', () => {
     expect(m).toMatch(/the proxy http:\/\/127\.0\.0\.1:\d+ \(targets\.ledger\.proxy\) refused to open a tunnel \(it answered 403 to CONNECT\)/);
     // undici reports the refusal as an abort: it must not read as a timeout
     expect(m).not.toMatch(/within/);
+  });
+
+  it('a proxy that closes the connection instead of answering CONNECT: an error, not a hang', async () => {
+    clearEnv();
+    refuse = 'drop';
+    const m = await failure(`https://ledger.test:${target.port}`, { proxy: proxyUrl, tls: { ca: pki.read('ca') } });
+    expect(m).toMatch(/the proxy http:\/\/127\.0\.0\.1:\d+ \(targets\.ledger\.proxy\)/);
   });
 
   it('a proxy that cannot be reached is named', async () => {
