@@ -272,7 +272,8 @@ try {
 export function localOnlyHtml(html: string, run?: Span): string {
   let out = html
     .replace(/<script\b[^>]*\ssrc\s*=\s*["']?(?:https?:)?\/\/[^>]*>\s*<\/script>/gi, '')
-    .replace(/<script\b[^>]*>(?:(?!<\/script>)[\s\S])*\bgtag\s*\((?:(?!<\/script>)[\s\S])*<\/script>/gi, '')
+    // an inline script that calls gtag (the analytics' set-up): each script's text read in runs between "<"s
+    .replace(/<script\b[^>]*>([^<]*(?:<(?!\/script>)[^<]*)*)<\/script>/gi, (whole, text: string) => (/\bgtag\s*\(/.test(text) ? '' : whole))
     .replace(/<link\b[^>]*\shref\s*=\s*["']?(?:https?:)?\/\/[^>]*>/gi, '');
   if (run !== undefined) {
     const start = Math.round(run.start);
