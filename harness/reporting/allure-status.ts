@@ -8,9 +8,12 @@
  * checks: the check results are kept aside (in `allure-results/checks/`, which the renderer does not read, each still
  * given the status of its check's verdict), and the renderer reads one result per requirement of the
  * report: its verdict (pass "passed", fail "failed", error "broken", skipped and unsupported "skipped", untested
- * "unknown") with the reason, grouped by interface and operation, and a step per check behind it (the check's own
- * verdict on this requirement, its seed and time) holding the check's attachments for this requirement. The HTML's
- * counts are then the requirement counts of conformance.json, junit.xml and summary.md.
+ * "unknown") with the reason, grouped by interface and the requirement's first operation (one group each, so that no
+ * requirement is counted twice), and a step per check behind it (the check's own verdict on this requirement, its
+ * property seed and time) holding the check's attachments for this requirement. The HTML's counts are then the
+ * requirement counts of conformance.json, junit.xml and summary.md. A failed requirement carries what reproduces it
+ * (the run seed, the command that reruns it, curl lines; a binary request body attached and saved under bodies/); one
+ * not judged, why. Times are the checks' own spans (reporting/spans.ts).
  *
  * Built again from the check results and the report each time the reports are written: the requirement results and
  * their attachment copies of an earlier writing (a shard's, copied by `merge`) are replaced, never added to.
