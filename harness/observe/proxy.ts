@@ -25,6 +25,7 @@ import type { Duplex } from 'node:stream';
 import type { Api } from '../types.js';
 import { interfaceBases, under, type InterfaceBase } from './match.js';
 import type { ObservedExchange } from './passive.js';
+import { nodeTlsOptions, type TlsSettings } from '../tls.js';
 
 export interface ListenSpec {
   /** the interface this listener serves; undefined: every configured one, by base path */
@@ -34,7 +35,8 @@ export interface ListenSpec {
 }
 
 export interface ObserverOptions {
-  targets: Partial<Record<Api, { url: string }>>;
+  /** the targets, with their TLS settings (targets.<api>.tls: CA, client certificate), used for the upstream connections */
+  targets: Partial<Record<Api, { url: string; tls?: TlsSettings }>>;
   listeners: ListenSpec[];
   /** the most bytes of one response body kept for judging (run.maxResponseBytes) */
   maxBodyBytes: number;
@@ -122,6 +124,8 @@ interface Upstream {
   port: number;
   host: string;
   agent: HttpAgent;
+  /** the target's TLS options (node:tls's names), for its upgraded connections too */
+  tls: Record<string, unknown>;
 }
 
 export async function startObserver(o: ObserverOptions): Promise<Observer> {
@@ -129,10 +133,15 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
   if (bases.length === 0) throw new Error('observe needs at least one configured target');
   const agents = { http: new HttpAgent({ keepAlive: true, scheduling: 'lifo' }), https: new HttpsAgent({ keepAlive: true, scheduling: 'lifo' }) };
   const upstreams = new Map<Api, Upstream>();
+  /** an https target with TLS settings of its own has its own pool: its CA, its client certificate */
+  const ownAgents: HttpAgent[] = [];
   for (const b of bases) {
     const u = new URL(o.targets[b.api]!.url);
     const https = u.protocol === 'https:';
-    upstreams.set(b.api, { base: b, https, hostname: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port || (https ? 443 : 80)), host: u.host, agent: https ? agents.https : agents.http });
+    const tls = https ? nodeTlsOptions(o.targets[b.api]!.tls) : {};
+    let agent: HttpAgent = https ? agents.https : agents.http;
+    if (Object.keys(tls).length > 0) ownAgents.push((agent = new HttpsAgent({ keepAlive: true, scheduling: 'lifo', ...tls })));
+    upstreams.set(b.api, { base: b, https, hostname: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port || (https ? 443 : 80)), host: u.host, agent, tls });
   }
   const maxKept = o.maxKeptBytes ?? Math.max(64 * 1024 * 1024, 4 * o.maxBodyBytes);
   /** per client connection, its exchanges awaiting or receiving an answer: such a connection is not idle */
@@ -332,7 +341,7 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
     }
     notJudged('an upgraded connection (WebSocket): tunnelled, not judged');
     const { up } = r;
-    const target: Socket = up.https ? tlsConnect({ host: up.hostname, port: up.port, servername: up.hostname }) : netConnect({ host: up.hostname, port: up.port });
+    const target: Socket = up.https ? tlsConnect({ host: up.hostname, port: up.port, servername: up.hostname, ...up.tls }) : netConnect({ host: up.hostname, port: up.port });
     target.once(up.https ? 'secureConnect' : 'connect', () => {
       const lines = [`${req.method ?? 'GET'} ${r.upstreamPath} HTTP/1.1`];
       // an upgrade carries its Connection and Upgrade fields on: they are the request
@@ -423,6 +432,7 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
       await closed;
       agents.http.destroy();
       agents.https.destroy();
+      for (const a of ownAgents) a.destroy();
       // the exchanges that ended last are judged on the next turn
       await new Promise((r) => setImmediate(r));
     },

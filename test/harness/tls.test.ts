@@ -8,7 +8,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, printableConfig, type TargetConfig } from '../../harness/config.js';
+import { DEFAULT_RUN, loadConfig, printableConfig, type Config, type TargetConfig } from '../../harness/config.js';
+import { doctor } from '../../harness/doctor.js';
 import { HttpClient, TransportError } from '../../harness/http.js';
 import { TokenProvider } from '../../harness/auth.js';
 import { certificateChainLine, describeCertificateChain, type Transport } from '../../harness/tls.js';
@@ -222,7 +223,31 @@ describe("doctor's certificate chain", () => {
     expect(line).toMatch(/not accepted: .*expired/);
   });
 
+  it('doctor shows it among an https target\'s findings', async () => {
+    const ledger: TargetConfig = { url: plain.url, version: '3.4', auth: { kind: 'none' }, features: {}, fixtures: {}, disabledRequirements: [], headers: {}, tls: { ca: pki.read('ca') } };
+    const config = { run: { ...DEFAULT_RUN, only: ['ledger'], timeoutMs: 10_000 }, targets: { ledger }, reference: { faults: [] }, useReference: false, sources: ['test'] } as Config;
+    const [line] = await doctor(config);
+    expect(line?.findings.map((f) => f.text)).toContainEqual(expect.stringMatching(/^certificate chain \(TLSv1\.3\): CN=ledger\.test \(expires/));
+  });
+
   it('prints nothing for an http target', async () => {
     expect(await certificateChainLine({ run: { timeoutMs: 1000 }, targets: { ledger: { url: 'http://127.0.0.1:9' } } } as never, 'ledger')).toBeUndefined();
+  });
+});
+
+describe('observe in front of an mTLS target', () => {
+  it('forwards upstream with the target\'s CA and client certificate', async () => {
+    const { startObserver } = await import('../../harness/observe/proxy.js');
+    const tls = { ca: pki.read('ca'), cert: pki.read('client'), key: pki.read('clientKey') };
+    const withTls = await startObserver({ targets: { ledger: { url: mtls.url, tls } }, listeners: [{ api: 'ledger', host: '127.0.0.1', port: 0 }], maxBodyBytes: 1 << 20, onExchange: () => {} });
+    const without = await startObserver({ targets: { ledger: { url: mtls.url } }, listeners: [{ api: 'ledger', host: '127.0.0.1', port: 0 }], maxBodyBytes: 1 << 20, onExchange: () => {} });
+    try {
+      expect((await fetch(`${withTls.listening[0]!.url}/v2/version`)).status).toBe(200);
+      // without the settings the upstream TLS fails: the client gets the proxy's 502
+      expect((await fetch(`${without.listening[0]!.url}/v2/version`)).status).toBe(502);
+    } finally {
+      await withTls.close(500);
+      await without.close(500);
+    }
   });
 });
