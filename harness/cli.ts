@@ -506,6 +506,9 @@ Each difference is classified from the target's side: "target stricter" (a reque
 suite's document may be invalid under the target's), "target looser" (the reverse) or "incompatible" (both).
 Without --target-spec, a configured ledger target's GET /docs/openapi is read; with no target configured, the
 embedded reference server's.
+The version the suite's version ranges are judged at: --target-version, else the configured target's version
+(targets.<api>.version), else for the ledger its served document's info.version; a Splice document's info.version
+(0.0.1, or a token-standard API version) is never read as a release. The report says which was used.
 
 Exit codes:
   0  the comparison ran (differences are information, not a verdict)
