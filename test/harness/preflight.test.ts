@@ -93,6 +93,23 @@ describe('preflight', () => {
     expect(r.problems).toEqual([expect.stringMatching(/^ledger: GET \/v2\/version answered 404 .*is http:\/\/127\.0\.0\.1:\d+\/v2 the JSON Ledger API's base URL/)]);
   });
 
+  it('names a registry URL where no registry route is served (a 404 without the registry\'s JSON error)', async () => {
+    // a Splice app's HTTP framework answers a path no route serves with a text/plain 404 (FACTS.md)
+    const noRoute = createServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=UTF-8' });
+      res.end('The requested resource could not be found.');
+    });
+    await new Promise<void>((r) => noRoute.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(noRoute.address() as AddressInfo).port}/api/scan`;
+      const r = await preflight(configOf((t) => void (t.registry!.url = url), ['registry']));
+      expect(r.problems).toEqual([expect.stringMatching(/^registry: POST a transfer-instruction withdraw context for an unknown id answered 404 with text\/plain, not the API's JSON: is http:\/\/127\.0\.0\.1:\d+\/api\/scan the token registry API's base URL/)]);
+    } finally {
+      noRoute.closeAllConnections();
+      await new Promise<void>((r) => noRoute.close(() => r()));
+    }
+  });
+
   it('names a refused token with the setting to check, and a missing one as missing, not refused', async () => {
     const wrong = await preflight(configOf((t) => {
       t.ledger!.auth = { kind: 'hs256', secret: 'not-the-secret', users: { admin: server.auth.adminUser } };
