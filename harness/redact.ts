@@ -117,6 +117,7 @@ export function redactText(text: string): string {
   if (out.includes('@') && out.includes('://')) out = out.replace(URL_USERINFO, `$1${REDACTED}@`);
   if (out.includes('=')) out = redactNamedParameters(out);
   if (out.includes('":')) out = redactNamedJsonFields(out);
+  if (out.includes('\\":')) out = redactNamedEscapedJsonFields(out);
   for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
   if (percentForms.length > 0 && out.includes('%')) for (const f of percentForms) if (out.includes(f)) out = out.split(f).join(REDACTED);
   return out;
@@ -301,6 +302,33 @@ function redactNamedJsonFields(text: string): string {
       copied = to;
     }
     JSON_STRING_FIELD.lastIndex = to;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** A JSON field name and the opening quote of its string value, in JSON written inside a JSON string (`\"token\":\"`). */
+const ESCAPED_JSON_STRING_FIELD = /\\"([A-Za-z0-9_.$-]{1,128})\\"\s*:\s*\\"/g;
+
+function redactNamedEscapedJsonFields(text: string): string {
+  let out = '';
+  let copied = 0;
+  ESCAPED_JSON_STRING_FIELD.lastIndex = 0;
+  for (let m = ESCAPED_JSON_STRING_FIELD.exec(text); m !== null; m = ESCAPED_JSON_STRING_FIELD.exec(text)) {
+    if (!isCredentialField(m[1]!)) continue;
+    const from = m.index + m[0].length;
+    // the value ends at the next escaped quote (one backslash before it, not two)
+    let to = from;
+    for (; to < text.length; to++) {
+      if (text.charCodeAt(to) === 92 && text.charCodeAt(to + 1) === 92) to++;
+      else if (text.charCodeAt(to) === 92 && text.charCodeAt(to + 1) === 34) break;
+      else if (text.charCodeAt(to) === 34) break;
+    }
+    const value = text.slice(from, to);
+    if (value !== '' && value !== REDACTED) {
+      out += text.slice(copied, from) + REDACTED;
+      copied = to;
+    }
+    ESCAPED_JSON_STRING_FIELD.lastIndex = to;
   }
   return copied === 0 ? text : out + text.slice(copied);
 }
