@@ -13,6 +13,7 @@ export const WF = {
   updateUserEmpty: 'ledger-update-user-response-empty',
   duplicateKeyKept: 'ledger-annotations-duplicate-key-kept',
   emptyListings: 'ledger-empty-listings',
+  malformedServerError: 'ledger-malformed-json-server-error',
 } as const;
 
 registerFaults([
@@ -32,6 +33,11 @@ registerFaults([
     name: WF.emptyListings,
     requirement: 'ledger.grant-user-rights.rights-persisted',
     description: 'every ledger listing is answered empty: users, rights, vetted packages, parties, and the events of a transaction read by offset',
+  },
+  {
+    name: WF.malformedServerError,
+    requirement: 'ledger.errors.malformed-request-text-plain',
+    description: 'a body that is not JSON otherwise than by being cut short (a bare word, an invalid escape, a list without commas) is answered 500 INTERNAL, not 400 text/plain',
   },
 ]);
 

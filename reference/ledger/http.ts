@@ -12,6 +12,7 @@ import { bodyObject, parseJsonBody, type Obj } from './body.js';
 import { CantonError, MalformedRequest, err } from './errors.js';
 import { Caller } from './access.js';
 import { loadShedder } from './faults-cross.js';
+import { WF } from './faults-wire.js';
 
 const MAX_GET_BODY = 1024 * 1024;
 
@@ -57,7 +58,18 @@ function makeCall(req: FastifyRequest, reply: FastifyReply, ctx: ReferenceContex
     reply,
     params: (req.params ?? {}) as Record<string, string>,
     query: firstValues(req.query),
-    json: async (emptyAs) => bodyObject(parseJsonBody(await jsonBytes(req)), emptyAs),
+    json: async (emptyAs) => {
+      const bytes = await jsonBytes(req);
+      // planted fault (malformed-json-server-error): JSON broken otherwise than cut short crashes the decoder
+      if (ctx.faults.has(WF.malformedServerError)) {
+        try {
+          parseJsonBody(bytes);
+        } catch (e) {
+          if (!/end of (JSON )?input|Unterminated/i.test(String((e as Error).message))) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
+        }
+      }
+      return bodyObject(parseJsonBody(bytes), emptyAs);
+    },
     raw: () => (Buffer.isBuffer(req.body) ? req.body : undefined),
     caller: () => (caller ??= authenticate(req, ctx)),
   };

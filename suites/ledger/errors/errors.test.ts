@@ -52,7 +52,7 @@ describe('ledger errors', () => {
   conformance(
     {
       id: 'ledger.errors.malformed-requests',
-      title: 'answers JSON that does not parse and a value of the wrong JSON type with 400 text/plain',
+      title: 'answers JSON that does not parse (cut short, a bare word, an invalid escape, a list without a comma) and a value of the wrong JSON type with 400 text/plain',
       api: 'ledger',
       operations: ['listPackageVetting', 'generateExternalPartyTopology', 'getTransactionByOffset', 'updateTrafficAccount'],
       requirements: ['ledger.errors.malformed-request-text-plain'],
@@ -63,6 +63,10 @@ describe('ledger errors', () => {
         ['listPackageVetting', '{"pageSize": "ten"}', 'a wrong type'],
         ['generateExternalPartyTopology', '{"partyHint": 5}', 'a wrong type'],
         ['getTransactionByOffset', '{"offset": ', 'JSON that does not parse'],
+        // broken otherwise than cut short: a bare word, an invalid escape, a list without its comma
+        ['listPackageVetting', 'fxyz', 'a bare word (JSON that does not parse)'],
+        ['generateExternalPartyTopology', '{"partyHint": "a\\qb"}', 'an invalid escape in a string (JSON that does not parse)'],
+        ['generateExternalPartyTopology', '{"otherConfirmingParticipantUids": [1 2]}', 'a list without its comma (JSON that does not parse)'],
       ];
       // a fixed handful of requests: every case, each once
       for (const [op, body, what] of cases) {
