@@ -284,6 +284,8 @@ export function agentFor(url: string, transport: Transport | undefined, setting:
     else {
       try {
         const ProxyAgent = undiciProxyAgent();
+        // a proxy's credentials (http://user:password@host, from the setting or the environment) are never printed
+        registerUrlCredentials(route.uri);
         const Pool = undiciPool();
         a = new ProxyAgent({
           ...common,

@@ -8,7 +8,7 @@ import { connect, createServer as createNetServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, TransportError } from '../../harness/http.js';
 import { TokenProvider } from '../../harness/auth.js';
-import { proxyFor, type Transport } from '../../harness/tls.js';
+import { describeCertificateChain, proxyFor, type Transport } from '../../harness/tls.js';
 import { makePki, startTlsServer, type Pki, type TlsServer } from './tls-fixtures.js';
 
 let pki: Pki;
@@ -128,10 +128,22 @@ describe('the proxy setting', () => {
   });
 
   it('false connects directly, whatever HTTPS_PROXY says', async () => {
+    clearEnv();
     process.env.HTTPS_PROXY = proxyUrl;
+    expect((await send(`https://127.0.0.2:${second.port}`, { tls: { ca: pki.read('ca') } })).status).toBe(200);
+    expect(tunnels).toEqual([`127.0.0.2:${second.port}`]);
     const x = await send(`https://127.0.0.2:${second.port}`, { proxy: false, tls: { ca: pki.read('ca') } });
     expect(x.status).toBe(200);
-    expect(tunnels).toEqual([]);
+    expect(tunnels).toHaveLength(1);
+  });
+
+  it("doctor's certificate chain is fetched through the proxy too", async () => {
+    clearEnv();
+    const report = await describeCertificateChain(`https://ledger.test:${target.port}`, { proxy: proxyUrl, tls: { ca: pki.read('ca') } }, 'targets.ledger', 10_000);
+    expect(report?.problem).toBeUndefined();
+    expect(report?.chain[0]?.subject).toBe('CN=ledger.test');
+    expect(tunnels.length).toBeGreaterThan(0);
+    expect(tunnels.every((t) => t === `ledger.test:${target.port}`)).toBe(true);
   });
 
   it('the token request goes through the target\'s proxy', async () => {
@@ -172,8 +184,10 @@ describe('HTTPS_PROXY and NO_PROXY', () => {
   it('localhost and 127.0.0.1 (the embedded reference, serve) are never sent to the environment\'s proxy', async () => {
     clearEnv();
     process.env.HTTPS_PROXY = proxyUrl;
+    expect((await send(`https://ledger.test:${target.port}`, { tls: { ca: pki.read('ca') } })).status).toBe(200);
+    expect(tunnels).toEqual([`ledger.test:${target.port}`]);
     expect((await send(target.url, { tls: { ca: pki.read('ca') } })).status).toBe(200);
-    expect(tunnels).toEqual([]);
+    expect(tunnels).toHaveLength(1);
   });
 
   it('chooses the proxy as documented', () => {
