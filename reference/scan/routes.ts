@@ -83,6 +83,8 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
       const m = body.after.after_migration_id;
       const t = body.after.after_record_time;
       if (typeof m !== 'number' || !Number.isInteger(m)) throw undecodable('after.after_migration_id', 'is missing or not an integer');
+      // int64: a JSON number beyond it does not decode (read as a double, the int64 bounds themselves round to 2^63)
+      if (Math.abs(m) > 2 ** 63 && !ctx.faults.has(EF.migrationBeyondInt64)) throw undecodable('after.after_migration_id', 'is not a 64-bit integer');
       if (typeof t !== 'string') throw undecodable('after.after_record_time', 'is missing or not a string');
       const micros = parseIsoMicros(t);
       if (micros === undefined) throw new HttpError(400, 'after.after_record_time must be an ISO-8601 date-time');

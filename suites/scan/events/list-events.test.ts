@@ -116,6 +116,27 @@ describe('POST /v0/events', () => {
   );
 });
 
+describe('POST /v0/events: int64 bounds', () => {
+  conformance(
+    {
+      id: 'scan.list-events.after-int64-bounds',
+      title: 'rejects an after_migration_id beyond the int64 range with a 4xx',
+      api: 'scan',
+      operations: ['listEvents'],
+      requirements: ['scan.derived.out-of-range-rejected'],
+    },
+    async (t) => {
+      // after_migration_id is an int64 (FACTS.md's cursor; SPEC.md's migration_id int64): 10^19 and -10^19 lie beyond
+      // it, written exactly in JSON (the bounds themselves cannot be: JSON numbers are sent as doubles)
+      for (const migration of [1e19, -1e19]) {
+        const x = await t.call('listEvents', { json: { page_size: 1, after: { after_migration_id: migration, after_record_time: '2020-01-01T00:00:00.000000Z' } } });
+        notBusy(t, x);
+        t.expect(x.status >= 400 && x.status < 500, `after_migration_id ${JSON.stringify(migration)}, beyond the int64 range, answered ${x.status}, not a 4xx`, { exchange: x });
+      }
+    },
+  );
+});
+
 const KNOWN_LISTED = 'scan.list-events.known-listed';
 /** the page size of each look-up by cursor: updates of one record time rarely number more */
 const CURSOR_PAGE = 10;
