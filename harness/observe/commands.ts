@@ -83,8 +83,14 @@ the documented status and content type, the body against the schema of its statu
 gRPC code. Rules that need more than one exchange are "not observed". It never sends a request of its own.
 
 Reports (reports/<run-id>/: conformance.json, junit.xml, summary.md) are written on SIGINT or SIGTERM, at --duration,
-and every --report-every seconds. Verdicts: observed pass, observed fail (each kept failure with its redacted
-exchange), not observed.
+and every --report-every seconds. A further SIGINT or SIGTERM during the stop cuts the exchanges in flight off at once;
+the reports are still written. Verdicts: observed pass, observed fail (each kept failure with its redacted exchange),
+not observed. Credentials are redacted by name and shape whether configured or not (run.redactNames lists more).
+
+Whatever the target answers, the client gets an answer: a status outside 100-599, an unasked 101 or an answer that
+does not parse is a 502 naming the cause. CONNECT is refused with 405. Clients are bounded by run.observe settings:
+headerTimeoutMs (30 s), bodyTimeoutMs (300 s), idleTimeoutMs (60 s), maxConnections (1000 per listener), and the stop
+waits stopGraceMs (2 s) for the exchanges in flight.
 
 Exit codes:
   0  no MUST requirement broken by an observed exchange
@@ -93,12 +99,15 @@ Exit codes:
 
 const JUDGE_HELP = `
 Each entry's URL is matched to an interface by the configured base URLs (--ledger-url, ..., or --config), else by its
-path (/v2/... ledger, /api/scan/v0/... scan, and so on); the same passive rules as observe judge it.
+path (/v2/... ledger, /api/scan/v0/... scan, and so on); the same passive rules as observe judge it. An entry that is
+not valid HAR, or past the bounds of a response (run.maxResponseBytes, run.maxJsonDepth, run.maxHeaderBytes), is
+counted and skipped; a body the capture left out (no content.text, Playwright "omit"/"attach", a content comment) is
+not judged for the body rules, and counted.
 
 Exit codes:
   0  no MUST requirement broken by an exchange of the capture
   1  a MUST requirement broken by an exchange of the capture
-  2  bad usage, or the file is not a HAR`;
+  2  bad usage; the file is not a HAR, is cut short, or holds no entry that could be read`;
 
 export function observeCommand(program: Command, done: Done, out: Out, err: Out): Command {
   let cmd = program

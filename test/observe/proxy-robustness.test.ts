@@ -121,6 +121,44 @@ describe('observe in front of a target with odd answers', () => {
   });
 });
 
+describe('observe and a target that closes kept-alive connections', () => {
+  it('sends a GET once more on a new connection when the target reset the kept-alive one it went out on, and never a POST', async () => {
+    // the target answers the first request of each connection and resets the connection at the second
+    const target = createServer((socket) => {
+      let seen = 0;
+      let head = '';
+      socket.on('error', () => undefined);
+      socket.on('data', (d: Buffer) => {
+        head += d.toString('latin1');
+        for (let end = head.indexOf('\r\n\r\n'); end >= 0; end = head.indexOf('\r\n\r\n')) {
+          const length = Number(/content-length: *(\d+)/i.exec(head.slice(0, end))?.[1] ?? 0);
+          head = head.slice(end + 4 + length);
+          if (++seen > 1) return void socket.resetAndDestroy();
+          socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\n{}');
+        }
+      });
+    });
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', () => r()));
+    const o = await startObserver({ targets: { scan: { url: `http://127.0.0.1:${(target.address() as AddressInfo).port}` } }, listeners: [{ api: 'scan', host: '127.0.0.1', port: 0 }], maxBodyBytes: 1024, onExchange: () => undefined });
+    try {
+      const url = `${o.listening[0]!.url}/v0/ans-entries`;
+      for (let i = 0; i < 3; i++) {
+        const r = await fetch(url);
+        expect(r.status, `GET ${i + 1}`).toBe(200);
+        expect(await r.text()).toBe('{}');
+      }
+      // a POST may have changed something: its reset is the client's to see, as a 502 naming it
+      // (it goes out on the connection the last GET kept alive, which the target resets)
+      const post = await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+      expect(post.status).toBe(502);
+      expect(await post.text()).toMatch(/ECONNRESET/);
+    } finally {
+      await o.close(100);
+      target.close();
+    }
+  });
+});
+
 describe('observe among slow and idle clients', () => {
   it('closes a client that does not finish its request head within headerTimeoutMs', async () => {
     const { answer } = await raw(observer.listening[0]!.url, 'GET /api/scan/ok HTTP/1.1\r\nHost: x\r\n');
