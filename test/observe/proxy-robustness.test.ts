@@ -14,6 +14,7 @@ import { startObserver, type Observer } from '../../harness/observe/proxy.js';
 const RAW: Record<string, string> = {
   '/api/scan/s000': 'HTTP/1.1 000 Zero\r\nContent-Length: 2\r\n\r\nok',
   '/api/scan/s099': 'HTTP/1.1 099 Low\r\nContent-Length: 0\r\n\r\n',
+  '/api/scan/s600': 'HTTP/1.1 600 High\r\nContent-Length: 0\r\n\r\n',
   '/api/scan/s101': 'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n',
   '/api/scan/garbage': 'THIS IS NOT HTTP\r\n\r\n',
   '/api/scan/ok': 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
@@ -96,6 +97,7 @@ describe('observe in front of a target with odd answers', () => {
   it.each([
     ['/api/scan/s000', /status 000, outside 100-599/],
     ['/api/scan/s099', /status 099, outside 100-599/],
+    ['/api/scan/s600', /status 600, outside 100-599/],
     ['/api/scan/s101', /answered 101 \(switching protocols\) to a request that asked for no upgrade/],
     ['/api/scan/garbage', /does not parse as HTTP \(HPE_/],
   ])('answers %s with a 502 naming the cause, records it as no answer, and goes on serving', async (path, cause) => {
