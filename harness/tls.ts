@@ -250,19 +250,21 @@ export function describeTlsOrProxyFailure(e: unknown, c: FailureContext): string
   const tls = `${c.setting}.tls`;
   if (c.proxy !== undefined) {
     const proxyName = `the proxy ${safeProxy(c.proxy.uri)} (${c.proxy.from})`;
+    const fromEnv = c.proxy.from.startsWith('the environment');
+    const change = fromEnv ? `change ${c.proxy.from} or NO_PROXY, or set ${c.setting}.proxy (false: connect directly)` : `change ${c.proxy.from} (false: connect directly)`;
     const tunnel = /Proxy response \((\d+)\)/.exec(message);
     if (tunnel !== null) {
       const status = Number(tunnel[1]);
       const more = status === 407 ? ': it wants credentials; put them in the proxy URL (http://user:password@host:port)' : status === 403 ? ': it does not allow this destination' : '';
-      return `${c.where}: ${proxyName} refused to open a tunnel (it answered ${status} to CONNECT)${more}; change ${c.proxy.from.startsWith('the environment') ? `${c.proxy.from}, NO_PROXY` : c.proxy.from} or ${c.setting}.proxy`;
+      return `${c.where}: ${proxyName} refused to open a tunnel (it answered ${status} to CONNECT)${more}; ${change}`;
     }
     const p = new URL(c.proxy.uri);
     const proxyPort = Number(p.port) || (p.protocol === 'https:' ? 443 : 80);
     const atProxy = (err?.port === proxyPort && err?.address !== undefined) || err?.hostname === p.hostname || message.includes(`${p.hostname}:${proxyPort}`);
     if (atProxy && code !== undefined && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ECONNRESET'].includes(code)) {
-      return `${c.where}: ${proxyName} cannot be reached (${code}): check ${c.proxy.from}, or set ${c.setting}.proxy (false: connect directly)`;
+      return `${c.where}: ${proxyName} cannot be reached (${code}): ${change}`;
     }
-    if (code === 'UND_ERR_PROXY_CLOSED') return `${c.where}: ${proxyName} closed the connection instead of answering CONNECT: check ${c.proxy.from}`;
+    if (code === 'UND_ERR_PROXY_CLOSED') return `${c.where}: ${proxyName} closed the connection instead of answering CONNECT; ${change}`;
     if (code === 'UND_ERR_PRX_TLS') return `${c.where}: the TLS connection to ${proxyName} failed: ${(err as { cause?: Error }).cause?.message ?? message}`;
   }
   if (code === undefined) return undefined;
