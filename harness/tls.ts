@@ -168,11 +168,12 @@ export function proxyFor(url: string, transport: Transport | undefined, setting:
   const port = Number(u.port) || (https ? 443 : 80);
   for (const entry of noProxy.split(/[,\s]+/)) {
     if (entry === '') continue;
-    const m = /^(.+):(\d+)$/.exec(entry);
-    const name = (m !== null && !entry.endsWith(']') ? m[1]! : entry).replace(/^\*?\./, '').toLowerCase();
-    if (m !== null && !entry.endsWith(']') && Number(m[2]) !== port) continue;
+    // a port follows a name, an IPv4 address or a bracketed IPv6 one ("[::1]:8080"); a bare IPv6 address has none
+    const m = entry.startsWith('[') || !/:.*:/.test(entry) ? /^(.+):(\d+)$/.exec(entry) : null;
+    if (m !== null && Number(m[2]) !== port) continue;
+    const name = (m !== null ? m[1]! : entry).replace(/^\*?\./, '').toLowerCase();
     const bare = name.replace(/^\[|\]$/g, '');
-    if (host === name || host === `[${bare}]` || host === bare || host.endsWith(`.${name}`)) return undefined;
+    if (host === name || host === `[${bare}]` || host.endsWith(`.${name}`)) return undefined;
   }
   return route;
 }

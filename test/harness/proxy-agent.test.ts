@@ -200,6 +200,10 @@ describe('HTTPS_PROXY and NO_PROXY', () => {
     expect(proxyFor('http://db.example:80', undefined, 't', env)?.uri).toBe('http://plain.corp:8080');
     expect(proxyFor('https://node.example', undefined, 't', { ...env, NO_PROXY: '*' })).toBeUndefined();
     expect(proxyFor('http://[::1]:80', undefined, 't', env)).toBeUndefined();
+    expect(proxyFor('http://[fd00::5]:80', undefined, 't', { ...env, NO_PROXY: 'fd00::5' })).toBeUndefined();
+    expect(proxyFor('http://[fd00::5]:80', undefined, 't', { ...env, NO_PROXY: '[fd00::5]:80' })).toBeUndefined();
+    expect(proxyFor('http://[fd00::5]:80', undefined, 't', { ...env, NO_PROXY: '[fd00::5]:81' })?.uri).toBe('http://plain.corp:8080');
+    expect(proxyFor('http://10.1.2.3:80', undefined, 't', { ...env, NO_PROXY: '10.1.2.3:80' })).toBeUndefined();
     expect(proxyFor('https://node.example', { proxy: 'http://set.corp:1' }, 'targets.scan', {})).toEqual({ uri: 'http://set.corp:1', from: 'targets.scan.proxy' });
   });
 });
