@@ -307,7 +307,9 @@ async function validatorPreflight(target: TargetConfig, config: Config): Promise
     if (problem !== undefined) out.findings.push({ kind: 'problem', text: problem });
     else if ('x' in a) out.findings.push({ kind: 'ok', text: `GET /v0/entry/all without a token: ${a.x.status}` });
   }
-  // a second validator user is optional (one check needs it); a configured one must be accepted
+  // a second validator user is optional (one check needs it); a configured one must be accepted (asked once the
+  // validator answered the first)
+  if (out.findings.some((f) => f.kind === 'problem')) return out;
   if (tokens.roles().includes('secondUser')) {
     const second = await credential(tokens, target, api, 'secondUser');
     if ('token' in second) {
