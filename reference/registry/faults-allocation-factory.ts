@@ -7,6 +7,7 @@ export const AF_AT_MOST_20_LEGS = 'registry-allocation-factory-at-most-20-legs';
 export const AF_ADVERTISED_LEGS_UNSUPPORTED = 'registry-allocation-factory-advertised-legs-unsupported';
 export const AF_OVERSIZED_CONFLICT = 'registry-allocation-factory-oversized-allocation-conflict';
 export const AF_SERVED_DURING_REASSIGNMENT = 'registry-allocation-factory-served-during-reassignment';
+export const AF_NULL_BODY_SERVER_ERROR = 'registry-allocation-factory-null-body-server-error';
 
 /** transfer legs the newer registry releases must support (FACTS.md), which the advertised-legs fault claims */
 export const NEWER_RELEASE_TRANSFER_LEGS = 100;
@@ -36,6 +37,11 @@ registerFaults([
     name: AF_OVERSIZED_CONFLICT,
     requirement: 'registry.get-allocation-factory.may-limit-allocation-size',
     description: 'an allocation with more transfer legs than the registry supports is answered 409 (a reassignment conflict) instead of 400',
+  },
+  {
+    name: AF_NULL_BODY_SERVER_ERROR,
+    requirement: 'registry.get-allocation-factory.missing-choice-arguments-rejected',
+    description: 'a factory request whose body is the JSON null is answered 500 (the handler reads a field of null) instead of a 4xx',
   },
   {
     name: AF_SERVED_DURING_REASSIGNMENT,

@@ -185,6 +185,8 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
   app.post('/registry/allocation-instruction/v2/allocation-factory', async (req) => {
     if (!allocationServed) throw routeNotFound(req);
     if (f.has(AI.AI_UNSUPPORTED)) throw new HttpError(400, 'this registry does not support allocation instructions');
+    // planted fault (null-body-server-error): a field of the JSON null is read
+    if (f.has(AF.AF_NULL_BODY_SERVER_ERROR) && req.body === null) throw new HttpError(500, "Cannot read properties of null (reading 'choiceArguments')");
     const { excludeDebugFields, body } = commonBody(req.body, { allowAbsent: false, absentExcludes: f.has(CC.CC_DEBUG_EXCLUDED_BY_DEFAULT), flagRequired: f.has(CC.CC_EXCLUDE_DEBUG_FIELDS_REQUIRED) });
     let choiceArguments = body.choiceArguments;
     if (choiceArguments === undefined && f.has(AF.AF_MISSING_CHOICE_ARGUMENTS_ACCEPTED)) choiceArguments = { allocation: { transferLegs: {} } };

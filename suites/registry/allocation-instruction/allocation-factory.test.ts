@@ -92,9 +92,10 @@ describe('POST /registry/allocation-instruction/v2/allocation-factory', () => {
     },
     async (t) => {
       await setup(t, template(t));
-      for (const body of [{}, { excludeDebugFields: true }, { excludeDebugFields: false, choiceArgs: {} }]) {
-        const x = await t.call('getAllocationFactory', { json: body });
-        await judgeRejection(t, x, { requirement: 'registry.get-allocation-factory.missing-choice-arguments-rejected', badRequest: 'registry.errors.bad-request-400', what: `getAllocationFactory with body ${JSON.stringify(body)}` });
+      // the JSON null too: a body that holds no choiceArguments at all
+      for (const body of ['{}', '{"excludeDebugFields":true}', '{"excludeDebugFields":false,"choiceArgs":{}}', 'null']) {
+        const x = await t.call('getAllocationFactory', { body, headers: { 'content-type': 'application/json' } });
+        await judgeRejection(t, x, { requirement: 'registry.get-allocation-factory.missing-choice-arguments-rejected', badRequest: 'registry.errors.bad-request-400', what: `getAllocationFactory with body ${body}` });
       }
     },
   );
