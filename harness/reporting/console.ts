@@ -49,9 +49,10 @@ function failureLines(r: RunReport, dir: string, cwd: string): string[] {
   for (const api of apis) {
     out.push(`  ${api}`);
     for (const q of shown.filter((x) => x.api === api)) {
-      const first = q.failures[0];
-      out.push(`    ${q.id} (${q.level}): ${first !== undefined ? oneLine(first.message) : 'failed'}`);
+      // the reason and the curl line of one failure: the first with an exchange, else the first
       const x = firstExchange(q);
+      const first = x ?? q.failures[0];
+      out.push(`    ${q.id} (${q.level}): ${first !== undefined ? oneLine(first.message) : 'failed'}`);
       if (x === undefined) out.push('      (no single request shows it: see summary.md)');
       else {
         // a binary body is sent from its file, saved in the run's directory
