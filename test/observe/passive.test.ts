@@ -168,3 +168,58 @@ describe('the HAR reader', () => {
     expect(observedFromHar({ ...e, response: { ...e.response, status: 0, _error: 'connection refused' } }, () => undefined, 1000)).toMatchObject({ error: 'connection refused' });
   });
 });
+
+describe('the ledger rule on malformed input, judged passively', () => {
+  const RULE = 'ledger.errors.malformed-request-text-plain';
+  const post = (body: string, status: number, answer: { type: string; text: string }, extra: Partial<ObservedExchange> = {}): ObservedExchange => ({
+    api: 'ledger',
+    method: 'POST',
+    url: 'http://node.example/v2/package-vetting/list',
+    path: '/v2/package-vetting/list',
+    requestHeaders: { 'content-type': 'application/json' },
+    requestBody: body,
+    requestBodyComplete: true,
+    startedAt: new Date().toISOString(),
+    durationMs: 1,
+    status,
+    responseHeaders: { 'content-type': answer.type },
+    body: Buffer.from(answer.text),
+    ...extra,
+  });
+  const tallyOf = (...xs: ObservedExchange[]) => {
+    const j = judgeOf();
+    for (const x of xs) j.judge(x);
+    return j.tally.requirements.get(RULE);
+  };
+  const error = { type: 'application/json', text: JSON.stringify({ code: 'INVALID_ARGUMENT', cause: 'bad', errorCategory: 8, context: {}, resources: [], grpcCodeValue: 3 }) };
+
+  it('fails JSON that does not parse answered 200, or 400 with a JsCantonError, or an empty message', () => {
+    const ok = { type: 'application/json', text: JSON.stringify({ vettedPackages: [], nextPageToken: '' }) };
+    expect(tallyOf(post('{"pageSize": 1', 200, ok))).toMatchObject({ judged: 1, failed: 1, kept: [{ message: expect.stringMatching(/does not parse was answered 200, not 400 with a text\/plain message/) }] });
+    expect(tallyOf(post('{"pageSize": 1', 400, error))).toMatchObject({ failed: 1, kept: [{ message: expect.stringMatching(/answered 400 with Content-Type application\/json, not text\/plain/) }] });
+    expect(tallyOf(post('{"pageSize": 1', 400, { type: 'text/plain', text: '' }))?.failed).toBe(1);
+  });
+
+  it('passes a 400 with a text/plain message', () => {
+    expect(tallyOf(post('{"pageSize": 1', 400, { type: 'text/plain; charset=utf-8', text: 'Invalid value for: body' }))).toMatchObject({ judged: 1, failed: 0 });
+  });
+
+  it('judges nothing where the exchange cannot decide it', () => {
+    const plain = { type: 'text/plain', text: 'x' };
+    for (const x of [
+      // the body parses: another rule's
+      post('{"pageSize": 1}', 200, { type: 'application/json', text: JSON.stringify({ vettedPackages: [], nextPageToken: '' }) }),
+      // the credentials come first, a route not served, overload
+      post('{"pageSize": 1', 401, error),
+      post('{"pageSize": 1', 404, plain),
+      post('{"pageSize": 1', 503, plain),
+      // the capture does not hold the body whole, or redaction changed it
+      post('{"pageSize": 1', 200, plain, { requestBodyComplete: false }),
+      post('{"token": "<redacted>", "x": ', 200, plain),
+      // not JSON the operation takes
+      post('{"pageSize": 1', 200, plain, { requestHeaders: { 'content-type': 'text/plain' } }),
+    ]) {
+      expect(tallyOf(x)?.judged ?? 0, `${x.status} ${String(x.requestHeaders['content-type'])} ${x.requestBody}`).toBe(0);
+    }
+  });
+});
