@@ -290,7 +290,7 @@ export function describeTlsOrProxyFailure(e: unknown, c: FailureContext): string
   if (c.https && code === 'ECONNRESET' && /before secure TLS connection/.test(message)) {
     return `${c.where}: the server closed the connection during the TLS handshake${c.tls?.cert === undefined ? `: if it requires a client certificate (mTLS), set ${tls}.cert and ${tls}.key` : `: it may not accept ${tls}.cert`}`;
   }
-  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO') return `${c.where}: the server does not speak TLS there (${code}): is the URL http:// rather than https://?`;
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || (code === 'EPROTO' && /wrong version number|http request/i.test(message))) return `${c.where}: the server does not speak TLS there (${code}): is the URL http:// rather than https://?`;
   if (code === 'ERR_OSSL_BAD_DECRYPT' || code === 'ERR_OSSL_EVP_BAD_DECRYPT') return `${c.where}: ${tls}.passphrase does not decrypt ${tls}.key`;
   if (code === 'ERR_OSSL_X509_KEY_VALUES_MISMATCH') return `${c.where}: ${tls}.cert and ${tls}.key do not belong together`;
   return undefined;
@@ -335,13 +335,17 @@ async function connectTls(url: string, transport: Transport | undefined, setting
       const p = new URL(route.uri);
       const client = new Client(`${p.protocol}//${p.host}`, { connect: { timeout: timeoutMs } });
       const auth = p.username !== '' ? { 'proxy-authorization': `Basic ${Buffer.from(`${decodeURIComponent(p.username)}:${decodeURIComponent(p.password)}`).toString('base64')}` } : {};
-      const r = await client.connect({ path: `${u.hostname}:${port}`, headers: { host: `${u.hostname}:${port}`, ...auth }, signal: abort.signal });
-      if (r.statusCode !== 200) {
-        r.socket.destroy();
-        throw Object.assign(new Error(`Proxy response (${r.statusCode}) !== 200 when HTTP Tunneling`), { code: 'UND_ERR_ABORTED' });
+      try {
+        const r = await client.connect({ path: `${u.hostname}:${port}`, headers: { host: `${u.hostname}:${port}`, ...auth }, signal: abort.signal });
+        if (r.statusCode !== 200) {
+          r.socket.destroy();
+          throw Object.assign(new Error(`Proxy response (${r.statusCode}) !== 200 when HTTP Tunneling`), { code: 'UND_ERR_ABORTED' });
+        }
+        socket = r.socket as import('node:net').Socket;
+      } finally {
+        // the tunnel's socket is handed over: the client that opened it is not needed, whatever happened
+        void client.destroy().catch(() => {});
       }
-      socket = r.socket as import('node:net').Socket;
-      void client.close().catch(() => {});
     }
     const options: Record<string, unknown> = { ...nodeTlsOptions(transport?.tls), ...(verify ? {} : { rejectUnauthorized: false }) };
     const servername = (options.servername as string | undefined) ?? (/^[\d.]+$|:/.test(host) ? undefined : host);

@@ -129,6 +129,21 @@ describe('a server that requires a client certificate (mTLS)', () => {
   });
 });
 
+describe('an https URL to a server that does not speak TLS', () => {
+  it('is named, asking whether the URL should be http://', async () => {
+    const { createServer } = await import('node:http');
+    const http = createServer((_req, res) => res.end('{}'));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const m = await failure(`https://127.0.0.1:${(http.address() as { port: number }).port}`);
+      expect(m).toMatch(/does not speak TLS there .*is the URL http:\/\/ rather than https:\/\//);
+    } finally {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    }
+  });
+});
+
 describe('TLS settings at configuration load', () => {
   const yaml = (name: string, tls: string, extra = '') => {
     const p = join(pki.dir, name);
