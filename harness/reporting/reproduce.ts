@@ -128,8 +128,10 @@ function normalizedError(message: string): string {
   return message
     .replace(/^(?:[A-Z][A-Za-z]*Error|Error): /, '')
     .replace(URL_IN_TEXT, (u) => {
+      // the punctuation after a URL ("refused by http://host/path: is ...") stays
+      const trail = /[.,;:)]+$/.exec(u)?.[0] ?? '';
       try {
-        return new URL(u.replace(/[.,;:)]+$/, '')).origin;
+        return new URL(u.slice(0, u.length - trail.length)).origin + trail;
       } catch {
         return u;
       }
