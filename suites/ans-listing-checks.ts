@@ -59,7 +59,7 @@ async function cases(t: CheckContext, op: AnsListingOperation, maxPage = 40) {
   // an empty listing passes every "each listed entry is ..." rule: it judges none of them (whether entries are
   // missing is judged by the matching-listed rule, against the entries the suite knows of)
   if (names.length === 0) t.skip(`${op === 'listAnsEntries' ? 'the listing' : "the proxy's listing (and scan's)"} shows no entry, so no listed entry can be judged; whether entries are missing is judged by ${REQ[op].matchingListed}`);
-  return fc.record({ prefix: ansNamePrefix(names), pageSize: pageLimit({ max: maxPage }) });
+  return fc.record({ prefix: ansNamePrefix(names), pageSize: pageLimit({ max: Math.min(maxPage, scanMaxPageSize(t)) }) });
 }
 
 /** an entry the suite knows exists, and where it learnt of it */

@@ -166,7 +166,8 @@ describe('GET /v0/ans-entries: contents', () => {
       // AnsEntry carries no creation time, so the order is judged by consistency: the oldest n entries are the first n
       // of the oldest m >= n, for any prefix, and the unfiltered listing's entries with a prefix lead that prefix's listing.
       const names = await ansNames(t, 'listAnsEntries');
-      const cases = fc.record({ prefix: ansNamePrefix(names), small: pageLimit({ max: 30 }), extra: fc.integer({ min: 1, max: 60 }) });
+      const max = scanMaxPageSize(t);
+      const cases = fc.record({ prefix: ansNamePrefix(names), small: pageLimit({ max: Math.min(30, Math.max(1, max - 1)) }), extra: fc.integer({ min: 1, max: Math.max(1, Math.min(60, max - 30)) }) }).map((c) => ({ ...c, extra: Math.max(0, Math.min(c.extra, max - c.small)) }));
       await t.property(
         cases,
         async ({ prefix, small, extra }) => {

@@ -82,8 +82,11 @@ async function walk(t: CheckContext, limit: number | undefined, maxPages = MAX_P
   return done(false);
 }
 
-/** limits for generated walks: small enough to need several pages, large enough to stay bounded */
-const walkLimits = () => fc.oneof(pageLimit({ min: 1, max: 15 }), pageLimit({ min: 16, max: 150 }));
+/** limits for generated walks: small enough to need several pages, large enough to stay bounded (within the maximum) */
+const walkLimits = (t: CheckContext) => {
+  const max = scanMaxPageSize(t);
+  return max > 16 ? fc.oneof(pageLimit({ min: 1, max: 15 }), pageLimit({ min: 16, max: Math.min(150, max) })) : pageLimit({ min: 1, max });
+};
 
 /** the walk with the largest limit (the scan's maximum page size, at most 1000) that generated walks are compared with */
 const referenceWalk = (t: CheckContext) => walk(t, widePage(t), MAX_REFERENCE_PAGES);
@@ -130,7 +133,7 @@ interface Reference {
 async function againstReference(t: CheckContext, judge: (limit: number, w: Walk, ref: Reference) => void): Promise<void> {
   const before = await nonEmptyWalk(t);
   await t.property(
-    walkLimits(),
+    walkLimits(t),
     async (limit) => {
       const w = await walk(t, limit);
       const after = await referenceWalk(t);
@@ -180,7 +183,7 @@ describe('GET /v0/admin/validator/licenses', () => {
         }
       };
       check(await nonEmptyWalk(t));
-      await t.property(walkLimits(), async (limit) => check(await walk(t, limit)), { runs: t.scaledRuns(10), concurrent: LICENSE_WALKS_AT_ONCE });
+      await t.property(walkLimits(t), async (limit) => check(await walk(t, limit)), { runs: t.scaledRuns(10), concurrent: LICENSE_WALKS_AT_ONCE });
     },
   );
 
@@ -275,7 +278,7 @@ describe('GET /v0/admin/validator/licenses', () => {
         }
       };
       await check(await referenceWalk(t), widePage(t));
-      await t.property(walkLimits(), async (limit) => check(await walk(t, limit), limit), { runs: t.scaledRuns(10), concurrent: LICENSE_WALKS_AT_ONCE });
+      await t.property(walkLimits(t), async (limit) => check(await walk(t, limit), limit), { runs: t.scaledRuns(10), concurrent: LICENSE_WALKS_AT_ONCE });
       if (ended === 0) t.notObserved(TOKEN_ABSENT, `no walk reached a page without next_page_token within its bound (${MAX_REFERENCE_PAGES} pages of ${widePage(t)}, ${MAX_PAGES} of smaller limits)`);
     },
   );
@@ -344,7 +347,7 @@ describe('GET /v0/admin/validator/licenses', () => {
         for (const p of w.pages) t.expect(p.licenses.length <= limit, `${p.licenses.length} licenses on a page with limit ${limit}`, { exchange: p.exchange });
       }
       await t.property(
-        walkLimits(),
+        walkLimits(t),
         async (limit) => {
           const w = await walk(t, limit, 3);
           for (const p of w.pages) t.expect(p.licenses.length <= limit, `${p.licenses.length} licenses on a page with limit ${limit}`, { exchange: p.exchange });
