@@ -535,6 +535,12 @@ class Check implements CheckContext {
         details = replay.failed ? replay : { failed: true, seed: this.seed, numRuns: first.index + 1, counterexamplePath: String(first.index), counterexample: first.value, errorInstance: first.error };
       }
     } else details = await fc.check(property, params);
+    // the time budget ran out before any case ended (fast-check then fails with no error, and the cases run at once
+    // report none run): nothing was judged, which is neither a pass nor an error without a reason
+    if ((details.failed && details.errorInstance === null && (details as { interrupted?: boolean }).interrupted === true) || (!details.failed && details.numRuns === 0)) {
+      this.properties[slot] = { ...named, verdict: 'error', seed: this.seed, numRuns: 0, plannedRuns: numRuns };
+      throw new Error(`the property${o.name !== undefined ? ` "${o.name}"` : ''} ran out of its time (${budget} ms of the check's run.checkTimeoutMs ${this.config.run.checkTimeoutMs} ms) before any of its ${numRuns} cases ended: nothing judged (a slow target or a machine short of CPU; a larger run.checkTimeoutMs gives it more)`);
+    }
     const record: PropertyRecord = { ...named, verdict: 'pass', seed: details.seed, numRuns: details.numRuns };
     // a property that passed with fewer cases than asked ran out of its time budget: the reports say how many it ran
     if (!details.failed && details.numRuns < numRuns) record.plannedRuns = numRuns;

@@ -44,3 +44,15 @@ describe('a check in error says why', () => {
     expect(meta.error).toMatch(/ended without a verdict \(vitest: failed, no error message\)/);
   });
 });
+
+describe('a property whose time runs out before its first case ended', () => {
+  it('ends its check in error saying so (fast-check reports such a run as failed with no error: "Error: null")', async () => {
+    const target = await startStub((_req, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"items":[]}'), 2500));
+    const r = await runQuietly(miniConfig(target.url, ['test/fixtures/mini/budget/*.check.ts'], { reportsDir: join(tmp, 'budget'), timeoutMs: 10_000, checkTimeoutMs: 3000, concurrency: 4 }));
+    // one case after another: the first still waits for its answer when the 2.4 s budget ends
+    const inTurn = r.report.checks.find((c) => c.id === 'b.slow-in-turn');
+    expect(inTurn?.verdict).toBe('error');
+    expect(inTurn?.error).toMatch(/the property ran out of its time \(\d+ ms of the check's run.checkTimeoutMs 3000 ms\) before any of its 200 cases ended/);
+    for (const c of r.report.checks) expect(c.error ?? '', c.id).not.toMatch(/Error: null/);
+  }, 60_000);
+});
