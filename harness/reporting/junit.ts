@@ -4,6 +4,7 @@
  * names the checks behind its verdict as properties; a requirement no check covers is a skipped testcase ("untested").
  */
 import type { RunReport } from './model.js';
+import { binaryBodyOf, curlLine, firstExchange, rerunCommand } from './reproduce.js';
 import { checkSpans, requirementSpan, type Span } from './spans.js';
 
 const esc = (s: string) =>
@@ -61,13 +62,20 @@ export function renderJunit(report: RunReport): string {
       const seeds = new Set<string>();
       for (const f of q.failures) for (const p of f.properties ?? []) if (p.path !== undefined && (p.requirement === undefined || p.requirement === q.id)) seeds.add(`${f.checkId}${p.name !== undefined ? ` (${p.name})` : ''}: seed=${p.seed} runs=${p.numRuns} path=${p.path}`);
       for (const s of seeds) out.push(`        <property name="fast-check" value="${esc(s)}"/>`);
+      // what reruns a failed requirement alone (a passive judgement's report generated nothing to rerun)
+      if (outcome(q) === 'fail' && !('observed' in report)) out.push(`        <property name="rerun" value="${esc(rerunCommand(report, q))}"/>`);
       out.push('      </properties>');
       const o = outcome(q);
       const failures = q.failures.map((f) => `[${f.checkId}] ${f.message}`);
       if (o === 'known') {
         out.push(`      <skipped message="${esc(`known failure (baseline): ${known.get(q.id) ?? ''}: ${failures.join('; ')}`.slice(0, 500))}"/>`);
       } else if (o === 'fail') {
-        out.push(`      <failure message="${esc((q.failures[0]?.message ?? 'failed').slice(0, 500))}" type="ConformanceFailure">${esc(failures.join('\n'))}</failure>`);
+        // the failures, then a curl line that repeats the first failing exchange (a binary body sent from its saved file)
+        const x = firstExchange(q)?.exchange;
+        const binary = x !== undefined ? binaryBodyOf(x) : undefined;
+        const file = binary !== undefined ? report.bodies?.[binary.sha256] : undefined;
+        const curl = x !== undefined ? `\n\nreproduce${file !== undefined ? " (from the run's directory)" : ''}:\n${curlLine(x, file)}` : '';
+        out.push(`      <failure message="${esc((q.failures[0]?.message ?? 'failed').slice(0, 500))}" type="ConformanceFailure">${esc(failures.join('\n') + curl)}</failure>`);
       } else if (o === 'error') {
         const errors = q.checks.filter((ref) => ref.verdict === 'error').map((ref) => `[${ref.id}] ${checks.get(ref.id)?.error ?? ref.reason ?? 'error'}`);
         out.push(`      <error message="${esc((q.reason ?? 'error').slice(0, 500))}" type="HarnessError">${esc(errors.join('\n'))}</error>`);

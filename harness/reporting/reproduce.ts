@@ -40,7 +40,7 @@ export function rerunCommand(report: Pick<RunReport, 'seed' | 'runs' | 'config' 
   const parts = ['canton-conformance', 'run', '--seed', String(report.seed), '--requirement', requirement.id, '--only', requirement.api];
   const file = configFileOf(report);
   if (file !== undefined) parts.push('--config', shellWord(file));
-  const target = report.targets[requirement.api as keyof RunReport['targets']];
+  const target = report.targets?.[requirement.api as keyof RunReport['targets']];
   if (file === undefined && target !== undefined && !target.reference) parts.push(`--${requirement.api}-url`, shellWord(target.url));
   if (report.runs !== DEFAULT_RUNS) parts.push('--runs', String(report.runs));
   if ((report.config as ConfigView | undefined)?.run?.readOnly === true) parts.push('--read-only');

@@ -12,7 +12,7 @@ const requirement = (id: string, verdict: string, checks: Array<{ id: string; ve
 describe('junit.xml', () => {
   it('has one testcase per requirement with its own verdict; a known failure of the baseline is skipped, as counted', () => {
     const report = {
-      startedAt: '2026-01-01T00:00:00Z', durationMs: 10, runErrors: [], baseline: { known: [{ requirement: 'scan.known', reason: 'filed' }] },
+      startedAt: '2026-01-01T00:00:00Z', durationMs: 10, runErrors: [], seed: 42, runs: 25, targets: { scan: { url: 'http://127.0.0.1:1/api/scan', reference: true } }, baseline: { known: [{ requirement: 'scan.known', reason: 'filed' }] },
       checks: [
         { id: 'c1', api: 'scan', verdict: 'fail', durationMs: 5, firstRequestAt: '2026-01-01T00:00:00.001Z', lastResponseAt: '2026-01-01T00:00:00.005Z', failures: [{ requirement: 'scan.new', message: 'broken' }, { requirement: 'scan.known', message: 'broken' }] },
         { id: 'c2', api: 'scan', verdict: 'error', error: 'TransportError: refused', durationMs: 1, firstRequestAt: '2026-01-01T00:00:00.003Z', lastResponseAt: '2026-01-01T00:00:00.004Z' },
@@ -41,8 +41,21 @@ describe('junit.xml', () => {
     expect(testcase('scan.kept')).not.toMatch(/<failure|<error|<skipped/);
     expect(testcase('scan.kept')).toContain('<system-err>checks in error, which decided nothing here:\n[c2] TransportError: refused</system-err>');
     expect(testcase('scan.new')).toContain('<failure message="broken" type="ConformanceFailure">[c1] broken</failure>');
+    // a failed requirement names the command that reruns it alone (the run's seed, its interface)
+    expect(testcase('scan.new')).toContain('<property name="rerun" value="canton-conformance run --seed 42 --requirement scan.new --only scan"/>');
+    expect(testcase('scan.known')).not.toContain('name="rerun"');
     expect(testcase('scan.known')).toContain('<skipped message="known failure (baseline): filed');
     expect(testcase('scan.broke')).toContain('<error message="why scan.broke"');
     expect(testcase('scan.none')).toContain('<skipped message="untested: why scan.none"/>');
+  });
+
+  it('ends a failure with a curl line that repeats its exchange', () => {
+    const x = { api: 'scan', request: { method: 'GET', url: 'http://127.0.0.1:1/api/scan/v0/x', headers: {} }, response: { status: 200, headers: {}, body: '{}' }, startedAt: '2026-01-01T00:00:00Z', durationMs: 1 };
+    const report = {
+      startedAt: '2026-01-01T00:00:00Z', durationMs: 10, runErrors: [], seed: 42, runs: 25, targets: {},
+      checks: [{ id: 'c1', api: 'scan', verdict: 'fail' }],
+      requirements: [{ ...requirement('scan.new', 'fail', [{ id: 'c1', verdict: 'fail' }], ['c1']), failures: [{ requirement: 'scan.new', message: 'broken', checkId: 'c1', checkTitle: 'c1', exchange: x }] }],
+    } as unknown as RunReport;
+    expect(renderJunit(report)).toContain("[c1] broken\n\nreproduce:\ncurl -sS -X GET 'http://127.0.0.1:1/api/scan/v0/x'</failure>");
   });
 });
