@@ -1,0 +1,113 @@
+/**
+ * `npm run mutation`: how many unplanted breaks of the reference's request handlers the suite notices. A small mutator
+ * of our own (scripts/mutation/), not Stryker: the reference runs in a worker thread from the CLI's esbuild bundle,
+ * which Stryker cannot instrument. See scripts/mutation/run.ts for the run, scripts/mutation/report.ts for the report.
+ *
+ * Exit codes: 0 the run finished (whatever the score), 2 bad usage or the tests failing without any mutant.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { OPERATORS, type Operator } from './mutation/mutate.js';
+import { applyTriage, loadTriage, markdownReport, scores, textReport, TriageError } from './mutation/report.js';
+import { GROUPS, MutationError, runMutation } from './mutation/run.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+const int = (name: string, min: number) => (v: string) => {
+  if (!/^\d+$/.test(v) || Number(v) < min) throw new InvalidArgumentError(`${name} takes a whole number of at least ${min}`);
+  return Number(v);
+};
+const list = (allowed: readonly string[], what: string) => (v: string, prev: string[] | undefined) => {
+  const items = v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  for (const x of items) if (!allowed.includes(x)) throw new InvalidArgumentError(`unknown ${what} "${x}" (one of ${allowed.join(', ')})`);
+  return [...(prev ?? []), ...items];
+};
+
+function stamp(d: Date): string {
+  return d.toISOString().replace(/[-:]/g, '').replace('T', '-').replace(/\..*$/, 'Z');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command('mutation')
+    .description('mutation testing of the reference server\'s request handlers (outside the fault-planting code) against the suite')
+    .option('--only <groups>', `mutate only these handler folders, comma-separated (${GROUPS.join(', ')})`, list(GROUPS, 'group'))
+    .option('--file <path>', 'mutate only this file (relative to the project; repeatable)', (v: string, p: string[] | undefined) => [...(p ?? []), v])
+    .option('--operator <names>', `only these operators, comma-separated (${OPERATORS.join(', ')})`, list(OPERATORS, 'operator'))
+    .option('--sample <n>', 'run a deterministic sample of n of the mutants found (see --seed)', int('--sample', 1))
+    .option('--seed <n>', 'the seed of --sample (default 1)', int('--seed', 0))
+    .option('--limit <n>', 'run at most the first n mutants (after --sample)', int('--limit', 1))
+    .option('--concurrency <n>', 'mutants run at once (1 or 2; default 2)', int('--concurrency', 1), 2)
+    .option('--timeout-ms <n>', 'the longest one mutant\'s test run may take; killed then, counted as detected (default 60000, at least 3 times the run without a mutant)', int('--timeout-ms', 1000), 60_000)
+    .addOption(new Option('--fail-on <level>', 'which failures of the suite detect a mutant (passed to run --fail-on)').choices(['must', 'should']).default('should'))
+    .addOption(new Option('--source <what>', 'mutate a copy of the last commit or of the working tree as it is').choices(['head', 'worktree']).default('head'))
+    .option('--command <cmd>', 'the test command instead of the suite (split on spaces; {apis} and {reports} are replaced; CC_MUTANT names the mutant)')
+    .option('--triage <file>', 'the triage file of unobservable survivors', 'specs/mutation-triage.yaml')
+    .option('--reports-dir <dir>', 'where mutation/<time>/mutation.json and mutation.md are written', 'reports')
+    .option('--json <file>', 'also write the result as JSON to this file')
+    .option('--root <dir>', 'the project to mutate (default: this one)')
+    .option('--dry-run', 'list the mutants found, run nothing')
+    .option('--keep', 'keep the mutated copy (its folder is printed)')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    return code === 'commander.helpDisplayed' || code === 'commander.help' || code === 'commander.version' ? 0 : 2;
+  }
+  const o = program.opts<{
+    only?: string[]; file?: string[]; operator?: Operator[]; sample?: number; seed?: number; limit?: number; concurrency: number; timeoutMs: number;
+    failOn: 'must' | 'should'; source: 'head' | 'worktree'; command?: string; triage: string; reportsDir: string; json?: string; root?: string; dryRun?: boolean; keep?: boolean;
+  }>();
+  if (o.concurrency > 2) {
+    process.stderr.write('mutation: --concurrency is at most 2 (each run of the suite uses its own workers)\n');
+    return 2;
+  }
+  const root = resolve(o.root ?? ROOT);
+  const write = (s: string) => process.stderr.write(s);
+  try {
+    const triage = loadTriage(resolve(root, o.triage));
+    const out = await runMutation({
+      root,
+      ...(o.file !== undefined ? { files: o.file } : {}),
+      ...(o.only !== undefined ? { only: o.only } : {}),
+      ...(o.operator !== undefined ? { operators: o.operator } : {}),
+      ...(o.sample !== undefined ? { sample: o.sample } : {}),
+      ...(o.seed !== undefined ? { seed: o.seed } : {}),
+      ...(o.limit !== undefined ? { limit: o.limit } : {}),
+      ...(o.command !== undefined ? { command: o.command } : {}),
+      failOn: o.failOn,
+      timeoutMs: o.timeoutMs,
+      concurrency: o.concurrency,
+      source: o.source,
+      dryRun: o.dryRun === true,
+      keep: o.keep === true,
+      write,
+    });
+    if (o.dryRun === true) {
+      for (const m of out.mutants) process.stdout.write(`#${m.id} ${m.file}:${m.line}:${m.column} ${m.operator}  ${m.original.replace(/\s+/g, ' ').slice(0, 80)}  ->  ${m.mutated.replace(/\s+/g, ' ').slice(0, 60)}\n`);
+      return 0;
+    }
+    const { stale } = applyTriage(out.mutants, triage);
+    const json = { ...out, scores: scores(out.mutants), staleTriage: stale };
+    const dir = join(resolve(root, o.reportsDir), 'mutation', stamp(new Date(out.startedAt)));
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'mutation.json'), `${JSON.stringify(json, null, 1)}\n`);
+    writeFileSync(join(dir, 'mutation.md'), markdownReport(out, stale));
+    if (o.json !== undefined) writeFileSync(resolve(o.json), `${JSON.stringify(json, null, 1)}\n`);
+    process.stdout.write(`\n${textReport(out, stale)}\nreports: ${join(dir, 'mutation.md')} and mutation.json\n`);
+    return 0;
+  } catch (e) {
+    if (e instanceof MutationError || e instanceof TriageError) {
+      process.stderr.write(`mutation: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,123 @@
+/**
+ * The mutation report: the score per group (interface), the surviving mutants, and the triage file's verdicts on
+ * them (survivors whose effect SPEC.md and FACTS.md make unobservable, left out of the second score).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import type { MutantResult, RunOutcome } from './run.js';
+
+export interface TriageEntry {
+  key: string;
+  reason: string;
+}
+
+export class TriageError extends Error {}
+
+/** Reads the triage file: `unobservable: [{ key, reason }]`. A missing file is an empty triage. */
+export function loadTriage(file: string): TriageEntry[] {
+  if (!existsSync(file)) return [];
+  let doc: unknown;
+  try {
+    doc = parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new TriageError(`${file}: not valid YAML (${(e as Error).message.split('\n')[0]})`);
+  }
+  if (doc === null || doc === undefined) return [];
+  const list = (doc as { unobservable?: unknown }).unobservable;
+  if (typeof doc !== 'object' || (list !== undefined && list !== null && !Array.isArray(list))) throw new TriageError(`${file}: expected a mapping with a list "unobservable"`);
+  const out: TriageEntry[] = [];
+  for (const [i, e] of ((list as unknown[] | null | undefined) ?? []).entries()) {
+    const { key, reason } = (e ?? {}) as { key?: unknown; reason?: unknown };
+    if (typeof key !== 'string' || key === '' || typeof reason !== 'string' || reason.trim() === '') throw new TriageError(`${file}: entry ${i + 1} needs a "key" and a "reason" (both non-empty strings)`);
+    out.push({ key, reason: reason.trim() });
+  }
+  return out;
+}
+
+export interface GroupScore {
+  group: string;
+  mutants: number;
+  killed: number;
+  timeout: number;
+  survived: number;
+  noCoverage: number;
+  /** survivors (run or not reached) the triage file explains as unobservable */
+  triaged: number;
+  /** detected / all, in percent (undefined with no mutant) */
+  score?: number;
+  /** detected / (all - triaged) */
+  scoreObservable?: number;
+}
+
+const pct = (a: number, b: number) => (b === 0 ? undefined : Math.round((1000 * a) / b) / 10);
+
+/** Marks the triaged survivors, and returns the triage entries that matched a detected mutant (stale). */
+export function applyTriage(mutants: MutantResult[], triage: TriageEntry[]): { stale: TriageEntry[] } {
+  const byKey = new Map(triage.map((t) => [t.key, t]));
+  const stale: TriageEntry[] = [];
+  for (const m of mutants) {
+    const t = byKey.get(m.key);
+    if (t === undefined) continue;
+    if (m.status === 'survived' || m.status === 'no-coverage') m.triaged = t.reason;
+    else stale.push(t);
+  }
+  return { stale };
+}
+
+export function scores(mutants: readonly MutantResult[]): GroupScore[] {
+  const groups = [...new Set(mutants.map((m) => m.group))];
+  const one = (group: string, ms: readonly MutantResult[]): GroupScore => {
+    const n = (s: string) => ms.filter((m) => m.status === s).length;
+    const killed = n('killed');
+    const timeout = n('timeout');
+    const triaged = ms.filter((m) => m.triaged !== undefined).length;
+    const score = pct(killed + timeout, ms.length);
+    const scoreObservable = pct(killed + timeout, ms.length - triaged);
+    return { group, mutants: ms.length, killed, timeout, survived: n('survived'), noCoverage: n('no-coverage'), triaged, ...(score !== undefined ? { score } : {}), ...(scoreObservable !== undefined ? { scoreObservable } : {}) };
+  };
+  return [...groups.map((g) => one(g, mutants.filter((m) => m.group === g))), ...(groups.length > 1 ? [one('all', mutants)] : [])];
+}
+
+const fmt = (x: number | undefined) => (x === undefined ? '-' : `${x.toFixed(1)} %`);
+const oneLine = (s: string, max = 100) => {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 3)}...` : t;
+};
+
+/** The console table and the survivors. */
+export function textReport(out: RunOutcome, stale: TriageEntry[]): string {
+  const rows = scores(out.mutants);
+  const head = ['interface', 'mutants', 'killed', 'timeout', 'survived', 'no coverage', 'score', 'triaged', 'score w/o triaged'];
+  const cells = rows.map((r) => [r.group, r.mutants, r.killed, r.timeout, r.survived, r.noCoverage, fmt(r.score), r.triaged, fmt(r.scoreObservable)].map(String));
+  const width = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) => c.map((x, i) => (i === 0 ? x.padEnd(width[i]!) : x.padStart(width[i]!))).join('  ');
+  let s = `${line(head)}\n${cells.map(line).join('\n')}\n`;
+  const left = out.mutants.filter((m) => (m.status === 'survived' || m.status === 'no-coverage') && m.triaged === undefined);
+  if (left.length > 0) {
+    s += `\nsurvivors not triaged (${left.length}):\n`;
+    for (const m of left) s += `  ${m.file}:${m.line}:${m.column} ${m.operator}${m.status === 'no-coverage' ? ' (not reached by the tests)' : ''}\n    ${oneLine(m.original)}  ->  ${oneLine(m.mutated)}\n    key: ${m.key}\n`;
+  }
+  const triaged = out.mutants.filter((m) => m.triaged !== undefined);
+  if (triaged.length > 0) s += `\n${triaged.length} survivors are triaged as unobservable (see mutation.md)\n`;
+  if (stale.length > 0) s += `\ntriage entries whose mutant is now detected (remove them): ${stale.map((t) => t.key).join(', ')}\n`;
+  return s;
+}
+
+/** mutation.md: the scores, every survivor with its triage, and how the run was made. */
+export function markdownReport(out: RunOutcome, stale: TriageEntry[]): string {
+  const rows = scores(out.mutants);
+  let s = `# Mutation report\n\n${out.startedAt} to ${out.finishedAt}; source: ${out.source}; test command: \`${out.command}\` (CC_MUTANT=id); ` +
+    `the tests without a mutant took ${(out.baselineMs / 1000).toFixed(1)} s.\n\n`;
+  s += '| interface | mutants | killed | timeout | survived | no coverage | score | triaged | score w/o triaged |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|\n';
+  for (const r of rows) s += `| ${r.group} | ${r.mutants} | ${r.killed} | ${r.timeout} | ${r.survived} | ${r.noCoverage} | ${fmt(r.score)} | ${r.triaged} | ${fmt(r.scoreObservable)} |\n`;
+  const esc = (x: string) => oneLine(x, 160).replaceAll('|', '\\|').replaceAll('`', "'");
+  const table = (ms: MutantResult[], withReason: boolean) =>
+    `| where | operator | original | mutated | ${withReason ? 'why unobservable' : 'status'} | key |\n|---|---|---|---|---|---|\n` +
+    ms.map((m) => `| ${m.file}:${m.line} | ${m.operator} | \`${esc(m.original)}\` | \`${esc(m.mutated)}\` | ${withReason ? esc(m.triaged ?? '') : m.status} | ${esc(m.key)} |`).join('\n') + '\n';
+  const left = out.mutants.filter((m) => (m.status === 'survived' || m.status === 'no-coverage') && m.triaged === undefined);
+  const triaged = out.mutants.filter((m) => m.triaged !== undefined);
+  s += `\n## Survivors not triaged (${left.length})\n\nA check could notice each of these, or none is known to: a gap in the checks, or an entry for the triage file.\n\n${left.length > 0 ? table(left, false) : 'None.\n'}`;
+  s += `\n## Survivors triaged as unobservable (${triaged.length})\n\n${triaged.length > 0 ? table(triaged, true) : 'None.\n'}`;
+  if (stale.length > 0) s += `\n## Stale triage entries\n\nTheir mutants are detected now: remove them from the triage file.\n\n${stale.map((t) => `- ${t.key}`).join('\n')}\n`;
+  return s;
+}

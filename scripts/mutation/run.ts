@@ -1,0 +1,295 @@
+/**
+ * One mutation run: copies the project into a temporary folder (never touching the project's own files), writes the
+ * selected handler files there as mutant schemata (scripts/mutation/mutate.ts), runs the test command once without a
+ * mutant (it must pass; it also records which mutants the tests reach), then once per reached mutant with CC_MUTANT set,
+ * at most `concurrency` at a time, each bounded in time.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { findMutants, isFaultFile, type Mutant, type Operator, OPERATORS, schemataSource } from './mutate.js';
+
+export const APIS = ['ledger', 'scan', 'validator', 'registry'] as const;
+/** the handler folders mutated by default, each a group of the report */
+export const GROUPS = ['ledger', 'scan', 'validator', 'registry', 'data'] as const;
+
+export type Status = 'killed' | 'survived' | 'timeout' | 'no-coverage';
+
+export interface MutantResult extends Mutant {
+  group: string;
+  status: Status;
+  /** the test command's exit code (killed), or undefined */
+  exitCode?: number;
+  ms?: number;
+  /** the triage reason when the survivor is listed in the triage file */
+  triaged?: string;
+}
+
+export interface RunSettings {
+  /** the project to mutate */
+  root: string;
+  /** files to mutate, relative to root; default every handler file of GROUPS (no *fault*.ts) */
+  files?: string[];
+  /** only these groups */
+  only?: string[];
+  limit?: number;
+  sample?: number;
+  seed?: number;
+  /** the test command, split on spaces; {apis} and {reports} are replaced. Default: the suite through the CLI */
+  command?: string;
+  failOn: 'must' | 'should';
+  timeoutMs: number;
+  concurrency: number;
+  /** copy the last commit (git archive HEAD) or the working tree as it is */
+  source: 'head' | 'worktree';
+  operators?: readonly Operator[];
+  keep?: boolean;
+  /** list the mutants, run nothing */
+  dryRun?: boolean;
+  write: (s: string) => void;
+}
+
+export interface RunOutcome {
+  startedAt: string;
+  finishedAt: string;
+  root: string;
+  source: string;
+  command: string;
+  baselineMs: number;
+  mutants: MutantResult[];
+  workspace?: string;
+}
+
+export class MutationError extends Error {}
+
+const slash = (p: string) => p.split('\\').join('/');
+
+/** the group of a handler file: its folder under reference/ (or its parent folder's name elsewhere) */
+export const groupOf = (file: string): string => slash(file).split('/').slice(-2, -1)[0] ?? '';
+
+/** The handler files of the groups (every .ts file of reference/<group>/ but the fault-planting ones). */
+export function handlerFiles(root: string, groups: readonly string[] = GROUPS): string[] {
+  const out: string[] = [];
+  for (const g of groups) {
+    const dir = join(root, 'reference', g);
+    if (!existsSync(dir)) continue;
+    for (const f of readdirSync(dir).sort()) if (f.endsWith('.ts') && !f.endsWith('.d.ts') && !isFaultFile(f)) out.push(`reference/${g}/${f}`);
+  }
+  return out;
+}
+
+/** A deterministic shuffle (mulberry32): the same seed picks the same sample. */
+function shuffled<T>(xs: readonly T[], seed: number): T[] {
+  let a = seed >>> 0;
+  const rnd = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+/** Copies the project into a new temporary folder; node_modules is linked package by package, its caches kept apart. */
+export function makeWorkspace(root: string, source: 'head' | 'worktree'): string {
+  const ws = mkdtempSync(join(tmpdir(), 'cc-mutation-'));
+  if (source === 'head') {
+    const archive = spawnSync('git', ['-C', root, 'archive', '--format=tar', 'HEAD'], { maxBuffer: 512 * 1024 * 1024 });
+    if (archive.status !== 0) throw new MutationError(`cannot copy the last commit of ${root} (git archive HEAD: ${String(archive.stderr).trim() || `exit ${archive.status}`}); --source worktree copies the files as they are`);
+    const untar = spawnSync('tar', ['-x', '-C', ws], { input: archive.stdout });
+    if (untar.status !== 0) throw new MutationError(`cannot unpack the copy into ${ws}: ${String(untar.stderr).trim()}`);
+  } else {
+    cpSync(root, ws, {
+      recursive: true,
+      filter: (src) => {
+        const rel = slash(relative(root, src));
+        return rel === '' || !/^(node_modules|\.git|reports)(\/|$)/.test(rel);
+      },
+    });
+  }
+  // the CLI's bundle and vitest's caches live under node_modules/.cache: the copy has its own, so that neither a build
+  // here nor one in the project removes the other's bundle
+  const nm = join(root, 'node_modules');
+  if (existsSync(nm)) {
+    mkdirSync(join(ws, 'node_modules'), { recursive: true });
+    for (const e of readdirSync(nm)) if (!e.startsWith('.') || e === '.bin') symlinkSync(join(nm, e), join(ws, 'node_modules', e));
+  }
+  return ws;
+}
+
+/** A program over the files, for the type checker ('list-emptied' needs to know which values are arrays). */
+function programOf(ws: string, files: string[]): ts.Program {
+  let options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true, noEmit: true };
+  const cfg = join(ws, 'tsconfig.json');
+  if (existsSync(cfg)) {
+    const read = ts.readConfigFile(cfg, ts.sys.readFile);
+    if (read.error === undefined) options = ts.parseJsonConfigFileContent(read.config, ts.sys, ws).options;
+  }
+  return ts.createProgram(files.map((f) => join(ws, f)), { ...options, noEmit: true });
+}
+
+/** Which interfaces' suites a file's mutants are run with: its own, or those whose handlers import it. */
+function apisOfFiles(ws: string, files: string[]): Map<string, string[]> {
+  const importsOf = new Map<string, string[]>();
+  const all = (dir: string): string[] => {
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir, { recursive: true }).map((f) => slash(join(relative(ws, dir), String(f)))).filter((f) => f.endsWith('.ts'));
+  };
+  const ref = all(join(ws, 'reference'));
+  for (const f of ref) {
+    const text = readFileSync(join(ws, f), 'utf8');
+    const deps: string[] = [];
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)) deps.push(slash(join(dirname(f), m[1]!.replace(/\.js$/, '.ts'))));
+    importsOf.set(f, deps);
+  }
+  const reach = (start: string): Set<string> => {
+    const seen = new Set<string>();
+    const todo = [start];
+    while (todo.length > 0) {
+      const f = todo.pop()!;
+      if (seen.has(f)) continue;
+      seen.add(f);
+      // reference/index.ts starts every interface: not a way from one interface's handlers to a shared file
+      for (const d of importsOf.get(f) ?? []) if (d !== 'reference/index.ts' && d !== 'reference/thread.ts') todo.push(d);
+    }
+    return seen;
+  };
+  const reached = new Map<string, Set<string>>();
+  for (const api of APIS) {
+    const s = new Set<string>();
+    for (const f of ref.filter((x) => x.startsWith(`reference/${api}/`))) for (const r of reach(f)) s.add(r);
+    reached.set(api, s);
+  }
+  const out = new Map<string, string[]>();
+  for (const f of files) {
+    const g = groupOf(f);
+    if ((APIS as readonly string[]).includes(g)) out.set(f, [g]);
+    else {
+      const apis = APIS.filter((a) => reached.get(a)!.has(f));
+      out.set(f, apis.length > 0 ? apis : [...APIS]);
+    }
+  }
+  return out;
+}
+
+interface Exec {
+  code: number | undefined;
+  timedOut: boolean;
+  ms: number;
+  tail: string;
+}
+
+/** Runs argv in cwd with env added, killed with its process group after timeoutMs. */
+function exec(argv: string[], cwd: string, env: Record<string, string>, timeoutMs: number): Promise<Exec> {
+  const t0 = performance.now();
+  return new Promise((done) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let tail = '';
+    const keep = (b: Buffer) => {
+      tail = (tail + b.toString()).slice(-4000);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, timeoutMs);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      done({ code: 127, timedOut: false, ms: performance.now() - t0, tail: `${tail}\n${e.message}` });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code: code ?? undefined, timedOut, ms: performance.now() - t0, tail });
+    });
+  });
+}
+
+function commandOf(s: RunSettings, apis: string[], reports: string): string[] {
+  if (s.command !== undefined) return s.command.trim().split(/\s+/).map((a) => a.replaceAll('{apis}', apis.join(',')).replaceAll('{reports}', reports));
+  return [process.execPath, 'bin/canton-conformance.mjs', 'run', '--no-html', '--no-compare', '--only', apis.join(','), '--fail-on', s.failOn, '--reports-dir', reports];
+}
+
+/** Finds, builds and runs the mutants. */
+export async function runMutation(s: RunSettings): Promise<RunOutcome> {
+  const startedAt = new Date().toISOString();
+  const root = resolve(s.root);
+  const only = s.only ?? [...GROUPS];
+  const files = (s.files ?? handlerFiles(root, only)).map(slash).filter((f) => only.includes(groupOf(f)) || s.files !== undefined);
+  for (const f of files) if (!existsSync(join(root, f))) throw new MutationError(`no such file: ${f} (paths are relative to ${root})`);
+  if (files.length === 0) throw new MutationError(`no handler file to mutate (groups: ${only.join(', ')})`);
+  const ws = makeWorkspace(root, s.source);
+  try {
+    for (const f of files) if (!existsSync(join(ws, f))) throw new MutationError(`${f} is not in the ${s.source === 'head' ? 'last commit' : 'working tree'}: commit it, or use --source worktree`);
+    const program = programOf(ws, files);
+    const checker = program.getTypeChecker();
+    let all: Mutant[] = [];
+    for (const f of files) {
+      const sf = program.getSourceFile(join(ws, f));
+      const text = readFileSync(join(ws, f), 'utf8');
+      all.push(...findMutants({ file: f, text, ...(sf !== undefined ? { sourceFile: sf, checker } : {}) }, s.operators ?? OPERATORS));
+    }
+    all = all.map((m, i) => ({ ...m, id: i + 1 }));
+    let selected = all;
+    if (s.sample !== undefined) selected = shuffled(all, s.seed ?? 1).slice(0, s.sample).sort((a, b) => a.id - b.id);
+    if (s.limit !== undefined) selected = selected.slice(0, s.limit);
+    s.write(`${all.length} mutants in ${files.length} files; ${selected.length} selected\n`);
+    const apisOf = apisOfFiles(ws, files);
+    const results: MutantResult[] = selected.map((m) => ({ ...m, group: groupOf(m.file), status: 'no-coverage' as Status }));
+    if (s.dryRun === true) return { startedAt, finishedAt: new Date().toISOString(), root, source: s.source, command: commandOf(s, ['{apis}'], '{reports}').join(' '), baselineMs: 0, mutants: results };
+
+    for (const f of files) {
+      const mine = selected.filter((m) => m.file === f);
+      if (mine.length > 0) writeFileSync(join(ws, f), schemataSource(readFileSync(join(ws, f), 'utf8'), mine));
+    }
+    // the run without a mutant: it builds the copy's bundle, must pass, and records which mutants the tests reach
+    const apis = [...new Set(selected.flatMap((m) => apisOf.get(m.file) ?? []))].sort((a, b) => APIS.indexOf(a as never) - APIS.indexOf(b as never));
+    const coverage = join(ws, '.mutant-coverage');
+    writeFileSync(coverage, '');
+    s.write(`the tests without a mutant (${apis.join(', ')}), recording which mutants they reach ...\n`);
+    const base = await exec(commandOf(s, apis, join(ws, '.reports', 'baseline')), ws, { CC_MUTANT: '0', CC_MUTANT_COVERAGE: coverage }, Math.max(s.timeoutMs, 180_000));
+    if (base.timedOut || base.code !== 0) {
+      throw new MutationError(`the tests fail without any mutant (${base.timedOut ? 'timed out' : `exit ${base.code}`}), so no mutant can be judged; the end of their output:\n${base.tail}`);
+    }
+    const reached = new Set(readFileSync(coverage, 'utf8').split('\n').filter((l) => l !== '').map(Number));
+    const timeoutMs = Math.max(s.timeoutMs, Math.ceil(base.ms * 3));
+    const todo = results.filter((r) => reached.has(r.id));
+    s.write(`without a mutant: passed in ${(base.ms / 1000).toFixed(1)} s; ${todo.length} of ${results.length} mutants reached by the tests, each run at most ${(timeoutMs / 1000).toFixed(0)} s, ${s.concurrency} at a time\n`);
+    let next = 0;
+    let done = 0;
+    const worker = async () => {
+      while (next < todo.length) {
+        const r = todo[next++]!;
+        const e = await exec(commandOf(s, apisOf.get(r.file) ?? [...APIS], join(ws, '.reports', String(r.id))), ws, { CC_MUTANT: String(r.id) }, timeoutMs);
+        rmSync(join(ws, '.reports', String(r.id)), { recursive: true, force: true });
+        r.ms = Math.round(e.ms);
+        if (e.timedOut) r.status = 'timeout';
+        else if (e.code === 0) r.status = 'survived';
+        else {
+          r.status = 'killed';
+          if (e.code !== undefined) r.exitCode = e.code;
+        }
+        done++;
+        s.write(`[${done}/${todo.length}] #${r.id} ${r.status}${r.exitCode !== undefined ? ` (exit ${r.exitCode})` : ''} ${(e.ms / 1000).toFixed(1)} s  ${r.file}:${r.line} ${r.operator}\n`);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(s.concurrency, todo.length)) }, worker));
+    return { startedAt, finishedAt: new Date().toISOString(), root, source: s.source, command: commandOf(s, ['{apis}'], '{reports}').join(' '), baselineMs: Math.round(base.ms), mutants: results, ...(s.keep === true ? { workspace: ws } : {}) };
+  } finally {
+    if (s.keep !== true) rmSync(ws, { recursive: true, force: true });
+    else s.write(`the mutated copy is kept in ${ws}\n`);
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The mutator of `npm run mutation` (scripts/mutation/) on a tiny fixture project: it finds the mutation points of a
+ * handler outside its fault code, the mutant schema builds and keeps the handler's behaviour with no mutant switched on,
+ * and a whole run with a small fake suite in place of the conformance suite gets one mutant killed, one surviving
+ * (reported, and left out of the second score once triaged) and one never reached. The full run over the reference
+ * is long and is not part of npm test.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findMutants, schemataSource } from '../scripts/mutation/mutate.js';
+import { applyTriage, loadTriage, scores } from '../scripts/mutation/report.js';
+import { runMutation } from '../scripts/mutation/run.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+const HANDLER = `import { F } from './faults-demo.js';
+export interface Faults { has(n: string): boolean }
+/** the first n items of a listing, the expired ones left out */
+export function listItems(items: { id: number; expired: boolean }[], n: number, faults: Faults): number[] {
+  if (faults.has(F.everything)) return items.map((i) => i.id);
+  const live = items.filter((i) => !i.expired);
+  const page = live.slice(0, n).map((i) => i.id);
+  if (page.length > 100) return [];
+  return page;
+}
+/** never called by the fake suite */
+export function unused(a: number): boolean {
+  return a === 3;
+}
+`;
+const FAULTS = `export const F = { everything: 'everything' } as const;\nexport const planted = (x: number) => x > 1 && [1, 2].length === 2;\n`;
+/** the fake suite: one rule on the listing (expired items are left out); it says nothing of the page size */
+const CHECK = `import { listItems } from './reference/demo/handler.ts';
+const got = listItems([{ id: 1, expired: false }, { id: 2, expired: true }, { id: 3, expired: false }], 5, { has: () => false });
+process.exit(got.includes(2) ? 1 : 0);
+`;
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function fixtureProject(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cc-mutation-test-'));
+  dirs.push(dir);
+  mkdirSync(join(dir, 'reference', 'demo'), { recursive: true });
+  writeFileSync(join(dir, 'reference', 'demo', 'handler.ts'), HANDLER);
+  writeFileSync(join(dir, 'reference', 'demo', 'faults-demo.ts'), FAULTS);
+  writeFileSync(join(dir, 'check.mjs'), CHECK);
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
+describe('mutation testing', () => {
+  it('finds mutation points outside the fault code and leaves the fault-planting file alone', () => {
+    const ms = findMutants({ file: 'reference/demo/handler.ts', text: HANDLER });
+    const ops = new Set(ms.map((m) => m.operator));
+    for (const op of ['filter-removed', 'slice-removed', 'boundary', 'length', 'number', 'equality', 'condition'] as const) expect(ops, op).toContain(op);
+    // the branch a fault check guards, and the fault check itself, are not mutated
+    expect(ms.filter((m) => m.original.includes('faults') || m.original.includes('items.map'))).toEqual([]);
+    expect(new Set(ms.map((m) => m.key)).size).toBe(ms.length);
+    expect(findMutants({ file: 'reference/demo/faults-demo.ts', text: FAULTS })).toEqual([]);
+  });
+
+  it('keeps a mutant key when lines are added above it', () => {
+    const keys = (t: string) => findMutants({ file: 'reference/demo/handler.ts', text: t }).map((m) => m.key);
+    expect(keys(`// a comment\n\n${HANDLER}`)).toEqual(keys(HANDLER));
+  });
+
+  it('builds the mutant schema, which behaves as the original without a mutant and as the mutant with one', async () => {
+    const dir = fixtureProject();
+    const ms = findMutants({ file: 'reference/demo/handler.ts', text: HANDLER }).map((m, i) => ({ ...m, id: i + 1 }));
+    const file = join(dir, 'reference', 'demo', 'handler.ts');
+    writeFileSync(file, schemataSource(HANDLER, ms));
+    const out = join(dir, 'out.mjs');
+    await build({ entryPoints: [file], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'silent' });
+    const filter = ms.find((m) => m.operator === 'filter-removed')!;
+    const call = (id: number) =>
+      spawnSync(process.execPath, ['--input-type=module', '-e', `import { listItems } from ${JSON.stringify(out)}; console.log(JSON.stringify(listItems([{ id: 1, expired: false }, { id: 2, expired: true }], 5, { has: () => false })));`], {
+        env: { ...process.env, CC_MUTANT: String(id) },
+        encoding: 'utf8',
+      }).stdout.trim();
+    expect(call(0)).toBe('[1]');
+    expect(call(filter.id)).toBe('[1,2]');
+  });
+
+  it('runs each mutant against the tests: one killed, one surviving, one not reached; a triaged survivor leaves the second score', async () => {
+    const dir = fixtureProject();
+    const lines: string[] = [];
+    const out = await runMutation({
+      root: dir,
+      only: ['demo'],
+      command: `${process.execPath} --import tsx check.mjs`,
+      failOn: 'must',
+      timeoutMs: 60_000,
+      concurrency: 2,
+      source: 'worktree',
+      operators: ['filter-removed', 'slice-removed', 'equality'],
+      write: (s) => lines.push(s),
+    });
+    const by = (op: string) => out.mutants.find((m) => m.operator === op)!;
+    expect(by('filter-removed').status).toBe('killed');
+    // a page cut after n items or not: the fake suite asks for fewer items than it has
+    expect(by('slice-removed').status).toBe('survived');
+    expect(by('equality').status).toBe('no-coverage');
+    expect(lines.join('')).toMatch(/\[\d\/2\] #\d+ killed/);
+    // the project's files are untouched, the copy is gone
+    expect(readFileSync(join(dir, 'reference', 'demo', 'handler.ts'), 'utf8')).toBe(HANDLER);
+    expect(readdirSync(tmpdir()).filter((f) => f.startsWith('cc-mutation-') && !f.startsWith('cc-mutation-test-') && existsSync(join(tmpdir(), f, 'check.mjs')))).toEqual([]);
+
+    const triageFile = join(dir, 'triage.yaml');
+    writeFileSync(triageFile, `unobservable:\n  - key: ${JSON.stringify(by('slice-removed').key)}\n    reason: the fake suite never asks for a short page\n`);
+    applyTriage(out.mutants, loadTriage(triageFile));
+    const [demo] = scores(out.mutants);
+    expect(demo).toMatchObject({ group: 'demo', mutants: 3, killed: 1, survived: 1, noCoverage: 1, triaged: 1, score: 33.3, scoreObservable: 50 });
+  });
+
+  it('stops with a clear message when the tests fail without a mutant', async () => {
+    const dir = fixtureProject();
+    writeFileSync(join(dir, 'check.mjs'), 'process.exit(1);\n');
+    await expect(runMutation({ root: dir, only: ['demo'], command: `${process.execPath} check.mjs`, failOn: 'must', timeoutMs: 60_000, concurrency: 1, source: 'worktree', write: () => undefined })).rejects.toThrow(/the tests fail without any mutant \(exit 1\)/);
+  });
+
+  it('rejects a triage entry without a reason', () => {
+    const dir = fixtureProject();
+    writeFileSync(join(dir, 't.yaml'), 'unobservable:\n  - key: a#b\n');
+    expect(() => loadTriage(join(dir, 't.yaml'))).toThrow(/entry 1 needs a "key" and a "reason"/);
+  });
+});
