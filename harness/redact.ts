@@ -115,9 +115,15 @@ export function redactText(text: string): string {
   if (escapedNeedles.length > 0 && out.includes('\\') && mayHoldEscapedNeedle(out)) out = redactEscaped(out);
   if (out.includes('eyJ')) out = out.replace(JWT, REDACTED);
   if (out.includes('@') && out.includes('://')) out = out.replace(URL_USERINFO, `$1${REDACTED}@`);
-  if (out.includes('=')) out = redactNamedParameters(out);
-  if (out.includes('":')) out = redactNamedJsonFields(out);
-  if (out.includes('\\":')) out = redactNamedEscapedJsonFields(out);
+  if (out.includes('=') || out.includes('":')) {
+    if (extraNames.size === 0) out = redactByCredentialWords(out);
+    else {
+      // a listed name need not hold a credential word: every name is looked at
+      if (out.includes('=')) out = redactNamedParameters(out);
+      if (out.includes('":')) out = redactNamedJsonFields(out);
+      if (out.includes('\\":')) out = redactNamedEscapedJsonFields(out);
+    }
+  }
   for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
   if (percentForms.length > 0 && out.includes('%')) for (const f of percentForms) if (out.includes(f)) out = out.split(f).join(REDACTED);
   return out;
@@ -231,23 +237,40 @@ const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie'
 const CREDENTIAL_WORDS = /token|secret|key|auth|session|passw|signature|credential|cookie|jwt/;
 const JSON_CREDENTIAL_WORDS = /token|secret|passw|session|signature|credential|cookie|jwt|apikey|privatekey|accesskey|secretkey|^authorization$|auth(?!or)/;
 const NOT_CREDENTIAL = /pagetoken|publickey|contractkey|^keydata$|^keyspec$|^wwwauthenticate$|^proxyauthenticate$/;
+/** the words a credential's name holds (CREDENTIAL_WORDS, JSON_CREDENTIAL_WORDS), as a text may write them */
+const CREDENTIAL_WORD = /token|secret|key|auth|session|passw|signature|credential|cookie|jwt/gi;
 /** the names registerSecretNames listed, normalized */
 const extraNames = new Set<string>();
 
 const normalizedName = (name: string) => name.toLowerCase().replace(/[-_.\s]/g, '');
 
+/** the answers so far, by name as written (names repeat in every body): forgotten when a name is listed, and when full */
+const nameAnswers = new Map<string, boolean>();
+const fieldAnswers = new Map<string, boolean>();
+const remembered = (cache: Map<string, boolean>, name: string, answer: () => boolean): boolean => {
+  let v = cache.get(name);
+  if (v === undefined) {
+    if (cache.size >= 4096) cache.clear();
+    v = answer();
+    cache.set(name, v);
+  }
+  return v;
+};
+
 /** Whether values under this header, query parameter or form field name are credentials. */
 export function isCredentialName(name: string): boolean {
-  const n = normalizedName(name);
-  if (extraNames.has(n)) return true;
-  return CREDENTIAL_WORDS.test(n) && !NOT_CREDENTIAL.test(n);
+  return remembered(nameAnswers, name, () => {
+    const n = normalizedName(name);
+    return extraNames.has(n) || (CREDENTIAL_WORDS.test(n) && !NOT_CREDENTIAL.test(n));
+  });
 }
 
 /** Whether the string value of a JSON field of this name is a credential. */
 export function isCredentialField(name: string): boolean {
-  const n = normalizedName(name);
-  if (extraNames.has(n)) return true;
-  return JSON_CREDENTIAL_WORDS.test(n) && !NOT_CREDENTIAL.test(n);
+  return remembered(fieldAnswers, name, () => {
+    const n = normalizedName(name);
+    return extraNames.has(n) || (JSON_CREDENTIAL_WORDS.test(n) && !NOT_CREDENTIAL.test(n));
+  });
 }
 
 /** More names whose values are redacted wherever they appear (headers, query, form and JSON fields): run.redactNames. */
@@ -256,6 +279,8 @@ export function registerSecretNames(names: readonly string[] | undefined): void 
     const n = normalizedName(name);
     if (n !== '') extraNames.add(n);
   }
+  nameAnswers.clear();
+  fieldAnswers.clear();
 }
 
 /**
@@ -304,6 +329,90 @@ function redactNamedJsonFields(text: string): string {
     JSON_STRING_FIELD.lastIndex = to;
   }
   return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** [A-Za-z0-9_.%[\]-] */
+const isParameterNameChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 37 || c === 91 || c === 93 || c === 45;
+/** ? & ; , whitespace " ' ( */
+const isBeforeParameter = (c: number) => c === 63 || c === 38 || c === 59 || c === 44 || c === 32 || c === 9 || c === 10 || c === 13 || c === 34 || c === 39 || c === 40;
+/** & # ; whitespace " ' < > \ */
+const isParameterValueEnd = (c: number) => c === 38 || c === 35 || c === 59 || c === 32 || c === 9 || c === 10 || c === 13 || c === 34 || c === 39 || c === 60 || c === 62 || c === 92;
+
+/**
+ * redactNamedParameters, redactNamedJsonFields and redactNamedEscapedJsonFields in one pass that looks only where a
+ * credential word is (most texts hold none, or a few): each word found is taken as part of a JSON field's name (plain
+ * or written inside a JSON string) or a `name=value` parameter's, and the value is redacted when the name says so.
+ */
+function redactByCredentialWords(text: string): string {
+  let out = '';
+  let copied = 0;
+  CREDENTIAL_WORD.lastIndex = 0;
+  for (let m = CREDENTIAL_WORD.exec(text); m !== null; m = CREDENTIAL_WORD.exec(text)) {
+    const span = jsonFieldAround(text, m.index, m.index + m[0].length) ?? parameterAround(text, m.index, m.index + m[0].length);
+    if (span === undefined) continue;
+    const [from, to, replacement] = span;
+    if (from < copied) continue;
+    out += text.slice(copied, from) + replacement;
+    copied = to;
+    CREDENTIAL_WORD.lastIndex = to;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** The value to redact of the JSON field whose name holds text[from, to), when it is a credential's: [start, end, replacement]. */
+function jsonFieldAround(text: string, from: number, to: number): [number, number, string] | undefined {
+  let open = from - 1;
+  while (open >= 0 && from - open <= 128 && text.charCodeAt(open) !== 34 && text.charCodeAt(open) !== 92) open--;
+  if (open < 0 || text.charCodeAt(open) !== 34) return undefined;
+  let close = to;
+  while (close < text.length && close - to <= 128 && text.charCodeAt(close) !== 34 && text.charCodeAt(close) !== 92) close++;
+  // the name ends at a quote, or at `\"` when the JSON is written inside a JSON string
+  const escaped = text.charCodeAt(open - 1) === 92;
+  if (escaped ? text.charCodeAt(close) !== 92 || text.charCodeAt(close + 1) !== 34 : text.charCodeAt(close) !== 34) return undefined;
+  let at = close + (escaped ? 2 : 1);
+  while (at < text.length && (text.charCodeAt(at) === 32 || text.charCodeAt(at) === 10 || text.charCodeAt(at) === 13 || text.charCodeAt(at) === 9)) at++;
+  if (text.charCodeAt(at) !== 58) return undefined;
+  at++;
+  while (at < text.length && (text.charCodeAt(at) === 32 || text.charCodeAt(at) === 10 || text.charCodeAt(at) === 13 || text.charCodeAt(at) === 9)) at++;
+  if (escaped ? text.charCodeAt(at) !== 92 || text.charCodeAt(at + 1) !== 34 : text.charCodeAt(at) !== 34) return undefined;
+  if (!isCredentialField(text.slice(open + 1, close))) return undefined;
+  const start = at + (escaped ? 2 : 1);
+  let end = start;
+  if (!escaped) end = endOfString(text, start);
+  else {
+    for (; end < text.length; end++) {
+      if (text.charCodeAt(end) === 92 && text.charCodeAt(end + 1) === 92) end++;
+      else if (text.charCodeAt(end) === 92 && text.charCodeAt(end + 1) === 34) break;
+      else if (text.charCodeAt(end) === 34) break;
+    }
+  }
+  const value = text.slice(start, end);
+  if (value === '' || value === REDACTED) return undefined;
+  // an authorization's scheme stays readable, as in a redacted header
+  const scheme = /^(Bearer|Basic)\s+(?!<redacted>)/i.exec(value)?.[0] ?? '';
+  return [start, end, scheme + REDACTED];
+}
+
+/** The value to redact of the `name=value` parameter whose name holds text[from, to), when it is a credential's. */
+function parameterAround(text: string, from: number, to: number): [number, number, string] | undefined {
+  let end = to;
+  while (end < text.length && end - from < 128 && isParameterNameChar(text.charCodeAt(end))) end++;
+  if (text.charCodeAt(end) !== 61) return undefined;
+  let start = from;
+  while (start > 0 && from - start < 128 && isParameterNameChar(text.charCodeAt(start - 1))) start--;
+  if (start > 0 && !isBeforeParameter(text.charCodeAt(start - 1))) return undefined;
+  let valueEnd = end + 1;
+  while (valueEnd < text.length && !isParameterValueEnd(text.charCodeAt(valueEnd))) valueEnd++;
+  const value = text.slice(end + 1, valueEnd);
+  // a base64 text's padding (`abc==`) is no parameter
+  if (/^=*$/.test(value) || value === REDACTED) return undefined;
+  let name = text.slice(start, end);
+  try {
+    name = decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    // the name as written
+  }
+  return isCredentialName(name) ? [end + 1, valueEnd, REDACTED] : undefined;
 }
 
 /** A JSON field name and the opening quote of its string value, in JSON written inside a JSON string (`\"token\":\"`). */
