@@ -2,7 +2,7 @@
 import type { ExchangeRecord, PropertyRecord, Verdict } from '../types.js';
 import type { RunReport } from './model.js';
 import { renderOwnDescription } from '../spec-diff/own-report.js';
-import { binaryBodyOf, curlLine, groupFailures, rerunCommand } from './reproduce.js';
+import { binaryBodyOf, curlLine, errorCauses, groupFailures, rerunCommand } from './reproduce.js';
 
 const EXCERPT = 1200;
 /** a failed requirement's distinct failures shown with their exchange; the others get a line each */
@@ -170,6 +170,11 @@ export function renderSummary(r: RunReport): string {
   const errored = r.checks.filter((c) => c.verdict === 'error');
   if (errored.length > 0 || r.runErrors.length > 0) {
     out.push(`## Errors (${errored.length + r.runErrors.length})`, '', 'The harness or the network broke; these say nothing about the target\'s conformance.', '');
+    // what broke them, commonest first (URLs cut to the target's origin): one cause usually stands for most
+    const causes = errorCauses(r);
+    if (causes.length > 1 || (causes[0]?.checks ?? 0) > 1) {
+      out.push('Causes, commonest first:', '', ...causes.slice(0, 10).map((c) => `- ${c.checks} check${c.checks === 1 ? '' : 's'}: ${c.cause}`), ...(causes.length > 10 ? [`- and ${causes.length - 10} other causes`] : []), '', 'Every check in error:', '');
+    }
     for (const e of r.runErrors) out.push(`- run: ${e}`);
     for (const c of errored) {
       out.push(`- \`${c.id}\` (${c.requirements.join(', ')}): ${c.error ?? 'unknown error'}`);
