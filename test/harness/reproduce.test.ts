@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunReport } from '../../harness/reporting/model.js';
 import { curlLine, errorCauses, groupFailures, rerunCommand } from '../../harness/reporting/reproduce.js';
+import { renderSummary } from '../../harness/reporting/summary.js';
 import type { ExchangeRecord } from '../../harness/types.js';
 
 const report = (o: Partial<RunReport>): RunReport => ({ seed: 42, runs: 25, config: { sources: [] }, targets: {}, checks: [], ...o }) as unknown as RunReport;
@@ -70,5 +71,17 @@ describe('the causes of errors', () => {
       { cause: 'connection refused by ledger at http://127.0.0.1:9: is the target running?', checks: 2 },
       { cause: 'http://127.0.0.1:8 timed out after 5000 ms', checks: 1 },
     ]);
+  });
+
+  it("open summary.md's errors section", () => {
+    const checks = [1, 2, 3].map((i) => ({ id: `ledger.c${i}`, api: 'ledger', requirements: [`ledger.r${i}`], verdict: 'error', error: `TransportError: connection refused by http://127.0.0.1:9/v2/p${i}: is the target running?` }));
+    const md = renderSummary(report({
+      outcome: 'INCOMPLETE: ...', exitCode: 3, runId: 'r', startedAt: '2026-01-01T00:00:00Z', durationMs: 1000, suite: { name: 'canton-conformance', version: '0' },
+      selection: { apis: ['ledger'], requirements: [] }, counts: {}, checkCounts: { pass: 0, fail: 0, error: 3, skipped: 0, unsupported: 0 }, requirements: [], runErrors: [], notes: [],
+      targets: { ledger: { url: 'http://127.0.0.1:9', reference: false } },
+      checks: checks as unknown as RunReport['checks'],
+    }));
+    const errors = md.split('\n## Errors (3)\n')[1] ?? '';
+    expect(errors).toMatch(/^\nThe harness or the network broke[^\n]*\n\nCauses, commonest first:\n\n- 3 checks: connection refused by ledger at http:\/\/127\.0\.0\.1:9: is the target running\?\n\nEvery check in error:\n\n- `ledger\.c1`/);
   });
 });
