@@ -181,6 +181,9 @@ function setUpProblem(api: Api, url: string, read: Read, a: Answer, sentToken: b
   return undefined;
 }
 
+/** A target's own string as a message quotes it: at most 80 characters. */
+const quoted = (s: string) => JSON.stringify(s.length > 80 ? `${s.slice(0, 80)}...` : s);
+
 /** The target's version, its configured one, or a problem: never one assumed. */
 function settleVersion(api: Api, target: TargetConfig, reported: string | undefined, where: string, why: string | undefined): { version?: PreflightTarget['version']; finding: PreflightFinding } {
   const said = reported !== undefined ? numericVersion(reported) : undefined;
@@ -188,12 +191,12 @@ function settleVersion(api: Api, target: TargetConfig, reported: string | undefi
   const configured = target.version;
   if (read !== undefined && configured !== undefined) {
     if (!versionsAgree(configured, said!)) {
-      return { finding: { kind: 'problem', text: `targets.${api}.version is "${configured}", but ${where} says "${reported}": correct the setting, or remove it (the version is read from the target)` } };
+      return { finding: { kind: 'problem', text: `targets.${api}.version is "${configured}", but ${where} says ${quoted(reported!)}: correct the setting, or remove it (the version is read from the target)` } };
     }
-    return { version: { version: configured, from: 'configuration' }, finding: { kind: 'ok', text: `version ${configured} (${where} says ${reported})` } };
+    return { version: { version: configured, from: 'configuration' }, finding: { kind: 'ok', text: `version ${configured} (${where} says ${quoted(reported!)})` } };
   }
-  if (read !== undefined) return { version: { version: read, from: 'target' }, finding: { kind: 'ok', text: `version ${read}, read from ${where} ("${reported}")` } };
-  const unread = reported !== undefined ? `${where} says "${reported}", which is no version` : `${where} ${why ?? 'names no version'}`;
+  if (read !== undefined) return { version: { version: read, from: 'target' }, finding: { kind: 'ok', text: `version ${read}, read from ${where} (${quoted(reported!)})` } };
+  const unread = reported !== undefined ? `${where} says ${quoted(reported)}, which is no version` : `${where} ${why ?? 'names no version'}`;
   if (configured !== undefined) return { version: { version: configured, from: 'configuration' }, finding: { kind: 'ok', text: `version ${configured} (configured; ${unread})` } };
   return { finding: { kind: 'problem', text: `the ${api}'s version is unknown: ${unread}, and targets.${api}.version is not set (e.g. add version: ${EXAMPLE_VERSION[api]} under targets.${api}); no version is assumed` } };
 }
