@@ -17,7 +17,7 @@ import { binaryBodyFor, bodyAttachmentName, keepBinaryBody } from './reporting/b
 import { newChainTally, noteChain, reportedChain } from './reporting/chains.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
 import { HttpClient, NoDecidingAnswer, ReadOnlyRefused, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './http.js';
-import { paceFor } from './pace.js';
+import { paceFor, paceWaiting } from './pace.js';
 import { sharedInFlight } from './in-flight.js';
 import { AuthUnavailable, TokenProvider } from './auth.js';
 import { redactText } from './redact.js';
@@ -1073,8 +1073,8 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
  * slot with nobody holding their lock). A check of a file that has such holders goes before the others: the holders
  * declared after it in its file wait for it.
  *
- * While requests wait for the run's limit of requests in flight (in any worker), a worker starts no further check beyond
- * its first: the run is bound by that limit, and another check would only share the same requests per second with the
+ * While requests wait for the run's limit of requests in flight, or for their turn under run.maxRequestsPerSecond (in
+ * any worker), a worker starts no further check beyond its first: the run is bound by that limit, and another check would only share the same requests per second with the
  * running ones, each taking longer towards run.checkTimeoutMs (a property's cases stop at 80% of it). At nightly depth
  * (--runs 500, 45 000 requests through the benchmark's latency profile) with every slot in use, four properties stopped
  * so with 179 to 298 of their 500 cases. Where the checks mostly wait on answers (a real node's latency, the 20 ms
@@ -1131,7 +1131,8 @@ async function checkSlots(config: Config): Promise<CheckSlots> {
   slots ??= new CheckSlots(perWorker(config));
   const channel = inFlightChannel();
   const gate = channel !== undefined ? await sharedInFlight(channel) : undefined;
-  slots.waitingRequests = gate !== undefined ? () => gate.waitingAll : () => 0;
+  // requests waiting for their turn under run.maxRequestsPerSecond hold further checks back too
+  slots.waitingRequests = gate !== undefined ? () => gate.waitingAll + paceWaiting(gate.pace) : () => 0;
   slots.setLimit(perWorker(config));
   return slots;
 }

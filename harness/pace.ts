@@ -16,6 +16,8 @@
 const LOCK = 0;
 const NEXT = 1;
 const HEAD = 2;
+/** requests waiting for their turn now, in every thread (a run starts no further check while some wait) */
+const WAITING = 3;
 const RING = 4;
 /** The most send times the window keeps: above this many requests a second, the spacing alone keeps the rate. */
 export const PACE_RING = 4096;
@@ -96,6 +98,7 @@ export class RequestPace {
   private async leave(m: PaceMemory, spaced: boolean): Promise<number> {
     const n = this.windowSize;
     const windowMs = 1000 + windowMarginMs(this.perSecond);
+    let waiting = false;
     for (;;) {
       lock(m.cells);
       const now = this.now() - m.base;
@@ -106,9 +109,12 @@ export class RequestPace {
         Atomics.store(m.cells, RING + head, now + 1);
         Atomics.store(m.cells, HEAD, (head + 1) % n);
         Atomics.store(m.cells, NEXT, Math.ceil(now + this.slotMs) + 1);
+        if (waiting) Atomics.sub(m.cells, WAITING, 1);
         unlock(m.cells);
         return m.base + now;
       }
+      if (!waiting) Atomics.add(m.cells, WAITING, 1);
+      waiting = true;
       unlock(m.cells);
       await sleep(Math.max(1, at - now));
     }
@@ -144,3 +150,6 @@ export function paceFor(perSecond: number, lanes: number, shared?: { channel: st
   }
   return p;
 }
+
+/** Requests waiting for their turn under run.maxRequestsPerSecond now, in every thread sharing `m`. */
+export const paceWaiting = (m: PaceMemory | undefined): number => (m === undefined ? 0 : Atomics.load(m.cells, WAITING));
