@@ -144,7 +144,7 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
     upstreams.set(b.api, { base: b, https, hostname: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port || (https ? 443 : 80)), host: u.host, agent, tls });
   }
   const maxKept = o.maxKeptBytes ?? Math.max(64 * 1024 * 1024, 4 * o.maxBodyBytes);
-  /** per client connection, its exchanges awaiting or receiving an answer: such a connection is not idle */
+  /** per client connection, its exchanges awaiting the head of the target's answer: such a connection is not idle */
   const busySockets = new WeakMap<object, number>();
   let keptBytes = 0;
   let inFlight = 0;
@@ -227,9 +227,15 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
       } else res.destroy();
       finish(observed({ error: why }), 0);
     };
-    const busy = busySockets.get(req.socket) ?? 0;
-    busySockets.set(req.socket, busy + 1);
-    res.on('close', () => busySockets.set(req.socket, Math.max(0, (busySockets.get(req.socket) ?? 1) - 1)));
+    // waiting for the target's answer (its head): not idle, however long the target takes
+    busySockets.set(req.socket, (busySockets.get(req.socket) ?? 0) + 1);
+    let waiting = true;
+    const answered = () => {
+      if (!waiting) return;
+      waiting = false;
+      busySockets.set(req.socket, Math.max(0, (busySockets.get(req.socket) ?? 1) - 1));
+    };
+    res.on('close', answered);
     const bodiless = RESENDABLE.has(method.toUpperCase()) && req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
     const send = (again: boolean) => {
     const upstream = (up.https ? httpsRequest : httpRequest)({
@@ -254,6 +260,8 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
         refuse(`the target answered with status ${String(ures.statusCode).padStart(3, '0')}, outside 100-599: not forwarded`);
         return;
       }
+      // from here on, a connection on which nothing moves (a client that stops reading, a target that stops sending) is idle
+      answered();
       try {
         res.writeHead(status, ures.statusMessage, endToEnd(ures.rawHeaders));
       } catch (e) {

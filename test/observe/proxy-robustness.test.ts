@@ -210,6 +210,41 @@ describe('observe among slow and idle clients', () => {
     for (const s of sockets) s.destroy();
   });
 
+  it('closes a connection whose client stops reading an endless answer, once nothing moved for idleTimeoutMs', async () => {
+    const endless: Server = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const chunk = Buffer.alloc(64 * 1024, 1);
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+    });
+    await new Promise<void>((r) => endless.listen(0, '127.0.0.1', () => r()));
+    const o = await startObserver({
+      targets: { scan: { url: `http://127.0.0.1:${(endless.address() as AddressInfo).port}` } },
+      listeners: [{ api: 'scan', host: '127.0.0.1', port: 0 }],
+      maxBodyBytes: 1024,
+      onExchange: () => undefined,
+      idleTimeoutMs: 500,
+      headerTimeoutMs: 500,
+    });
+    const u = new URL(o.listening[0]!.url);
+    const s = connect(Number(u.port), u.hostname);
+    s.on('error', () => undefined);
+    try {
+      // the request is sent, and the answer never read
+      s.write('GET /v0/endless HTTP/1.1\r\nHost: x\r\n\r\n');
+      s.pause();
+      await waitFor('the connection open', () => (o.connections() === 1 ? true : undefined));
+      await waitFor('the stalled connection closed by the proxy', () => (o.connections() === 0 && o.inFlight() === 0 ? true : undefined), 20_000);
+    } finally {
+      s.destroy();
+      await o.close(100);
+      endless.close();
+    }
+  });
+
   it('keeps a connection that waits for a slow answer of the target open past idleTimeoutMs', async () => {
     const slow: Server = createHttpServer((_req, res) => setTimeout(() => res.end('late'), 1600));
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', () => r()));
