@@ -50,11 +50,16 @@ async function until<T>(what: string, f: () => T | undefined, ms = 40_000): Prom
 /** A scan target that fails every request with a 500 (so every exchange is kept as a failure, with its request), or never answers /slow. */
 let target: Server;
 let targetUrl: string;
+/** how many requests for /slow reached the target (the exchange in flight at the stop) */
+let slowSeen = 0;
 
 beforeAll(async () => {
   target = createServer((req, res) => {
     req.resume();
-    if (req.url?.includes('/slow') === true) return;
+    if (req.url?.includes('/slow') === true) {
+      slowSeen++;
+      return;
+    }
     req.on('end', () => {
       res.writeHead(500, { 'content-type': 'application/json' });
       // the target echoes a credential back, as a broken one may
@@ -72,10 +77,11 @@ afterAll(() => {
 });
 
 describe('observe, stopped twice, among other people\'s credentials', () => {
-  it('writes its reports on two SIGTERMs in a row with an exchange in flight, and none of them holds a credential nobody configured', async () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('writes its reports on two %ss in a row with an exchange in flight, and none of them holds a credential nobody configured', async (signal) => {
     // a long grace: without the second signal cutting it short, the stop would wait 60 s
+    const reports = `observed-${signal}`;
     writeFileSync(join(tmp, 'observe.yaml'), `run:\n  observe:\n    stopGraceMs: 60000\ntargets:\n  scan:\n    url: ${targetUrl}\n`);
-    const observe = start(['observe', '--config', 'observe.yaml', '--listen', '127.0.0.1:0', '--reports-dir', 'observed']);
+    const observe = start(['observe', '--config', 'observe.yaml', '--listen', '127.0.0.1:0', '--reports-dir', reports]);
     const proxy = await until('the proxy', () => /listening (http:\/\/127\.0\.0\.1:\d+)/.exec(observe.out())?.[1]);
     const got = await fetch(`${proxy}/api/scan/v0/ans-entries?page_size=2&access_token=${SECRETS.queryToken}`, {
       headers: { 'X-Auth-Token': SECRETS.authToken, 'X-Access-Token': SECRETS.accessToken },
@@ -91,18 +97,18 @@ describe('observe, stopped twice, among other people\'s credentials', () => {
     const json = await fetch(`${proxy}/api/scan/v0/activities`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ page_size: 1, note: `Bearer ${SECRETS.jwt}` }) });
     await json.text();
     // an exchange in flight that the target never answers: the stop waits for it
+    const before = slowSeen;
     const slow = fetch(`${proxy}/api/scan/v0/events/slow`).catch(() => undefined);
-    await until('the slow exchange in flight', () => (/\n/.test(observe.out()) ? true : undefined));
-    await new Promise((r) => setTimeout(r, 300));
-    observe.child.kill('SIGTERM');
-    await until('the stop', () => (/observe: stopping \(SIGTERM\)/.test(observe.out()) ? true : undefined));
-    observe.child.kill('SIGTERM');
+    await until('the slow exchange in flight', () => (slowSeen > before ? true : undefined));
+    observe.child.kill(signal);
+    await until('the stop', () => (observe.out().includes(`observe: stopping (${signal})`) ? true : undefined));
+    observe.child.kill(signal);
     const code = await observe.exited;
     await slow;
-    expect(observe.out()).toMatch(/SIGTERM again: the exchanges in flight are cut off now/);
-    const runs = readdirSync(join(tmp, 'observed')).filter((d) => d !== 'latest');
+    expect(observe.out()).toContain(`${signal} again: the exchanges in flight are cut off now`);
+    const runs = readdirSync(join(tmp, reports)).filter((d) => d !== 'latest');
     expect(runs.length).toBe(1);
-    const dir = join(tmp, 'observed', runs[0]!);
+    const dir = join(tmp, reports, runs[0]!);
     for (const f of ['conformance.json', 'summary.md', 'junit.xml']) expect(existsSync(join(dir, f)), f).toBe(true);
     const report = JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as ObservedReport;
     expect(code).toBe(report.exitCode);
