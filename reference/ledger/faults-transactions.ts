@@ -13,6 +13,7 @@ export const QF = {
   txUnderValue: 'ledger-transaction-by-offset-events-under-value',
   actAs: 'ledger-submit-tree-act-as-unchecked',
   emptyActAsAccepted: 'ledger-submit-tree-empty-act-as-accepted',
+  int64Overflow: 'ledger-transaction-by-offset-offset-beyond-int64-server-error',
   txSchema: 'ledger-transaction-by-offset-events-not-list',
   offset: 'ledger-transaction-by-offset-offset-off-by-one',
   nonPositive: 'ledger-transaction-by-offset-zero-offset-not-found',
@@ -60,6 +61,7 @@ registerFaults([
   r(QF.treeFlat, `${T}.event-wrappers`, 'the tree events come directly under CreatedTreeEvent and ExercisedTreeEvent, not under value'),
   r(QF.actAs, 'ledger.auth.act-as-tree-submission', 'a tree submission is accepted without CanActAs for its actAs parties'),
   r(QF.emptyActAsAccepted, 'ledger.auth.empty-act-as-refused', 'a tree submission with actAs [] is committed, with no acting party'),
+  r(QF.int64Overflow, 'ledger.errors.int64-overflow-rejected', 'an offset past the int64 range (2^63) is answered 500 INTERNAL (an overflow) instead of a 4xx'),
   r(QF.txSchema, `${O}.response-schema`, 'the transaction events are an object instead of a list'),
   r(QF.offset, `${O}.offset-matches`, 'the returned transaction carries the requested offset plus one'),
   // a rejection, but not with the 400 FACTS.md gives: the MUST (a 4xx) holds, the SHOULD of the 400 breaks

@@ -97,6 +97,7 @@ const defs = {
   createVersionIgnored: ['ledger-create-user-resource-version-ignored', 'ledger.create-user.non-empty-resource-version-rejected', 'a non-empty resourceVersion on creation is ignored'],
   listNoToken: ['ledger-list-users-no-next-page-token', 'ledger.list-users.response-schema', 'GET /v2/users answers without nextPageToken'],
   pageSizeRejected: ['ledger-list-users-large-page-size-rejected', 'ledger.list-users.page-size-capped', 'a pageSize above the maximum answers 400'],
+  pageSizeInt32Overflow: ['ledger-list-users-int32-max-page-size-server-error', 'ledger.list-users.page-size-capped', 'a pageSize of 2147483647, the largest int32, answers 500 INTERNAL (an overflow) instead of a capped page'],
   negativePageSize: ['ledger-list-users-negative-page-size-accepted', 'ledger.list-users.negative-page-size-rejected', 'a negative pageSize is treated as 0'],
   badPageToken: ['ledger-list-users-bad-page-token-accepted', 'ledger.list-users.invalid-page-token-rejected', 'an invalid pageToken is treated as the first page'],
   getUserBadShape: ['ledger-get-user-deactivated-as-string', 'ledger.get-user.response-schema', 'GET /v2/users/{user-id} answers isDeactivated as a string'],

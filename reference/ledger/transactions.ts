@@ -487,6 +487,8 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
   const byOffsetHandler = async (c: Parameters<Parameters<typeof route>[4]>[0]) => {
     if (has(QF.byOffsetGone)) throw err.notFound('NOT_FOUND', 'The requested resource could not be found: POST /v2/updates/transaction-by-offset');
     const body = await c.json();
+    // planted fault (offset-beyond-int64-server-error): an offset past int64 overflows the lookup
+    if (has(QF.int64Overflow) && typeof body.offset === 'number' && Math.abs(body.offset) >= 2 ** 63) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
     const tf = body.transactionFormat as Obj | undefined;
     // planted: what a request leaves out is made up instead of refused
     if (has(QF.noEventFormat) && isObject(tf) && tf.eventFormat === undefined) {

@@ -220,6 +220,8 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
     const caller = await c.caller();
     if (!ctx.faults.has(F.listUsersAsAdmin)) caller.requireIdpAdmin(q.idp);
     const after = decodeUserToken(q.pageToken, ctx.faults);
+    // planted fault (int32-max-page-size-overflow): the largest int32 page size overflows an int32 sum
+    if (ctx.faults.has(F.pageSizeInt32Overflow) && q.pageSize === 2 ** 31 - 1) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
     const size = q.pageSize === 0 ? MAX_USERS_PAGE_SIZE : Math.min(q.pageSize, MAX_USERS_PAGE_SIZE);
     const page: UserRecord[] = [];
     let i = after === '' ? 0 : lowerBound(state.userIds, after);

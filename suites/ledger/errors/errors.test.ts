@@ -1,5 +1,5 @@
 import { describe } from 'vitest';
-import { judgeBadRequests, judgeRejection } from '../../rejections.js';
+import { expectRejected, judgeBadRequests, judgeRejection } from '../../rejections.js';
 import { conformance, NotRun, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
 import { LEDGER_GRPC_STATUS } from '../../../harness/checks.js';
@@ -48,7 +48,36 @@ async function judgeError(t: CheckContext, x: Exchange, expected?: { status: num
   if (expected !== undefined) t.expectStatus(x, expected.status, { requirement: expected.requirement });
 }
 
+/** the least integer past int64, as JSON text (a JavaScript number cannot carry it exactly) */
+const PAST_INT64 = '9223372036854775808';
+
 describe('ledger errors', () => {
+  conformance(
+    {
+      id: 'ledger.errors.int64-overflow',
+      title: 'rejects an int64 body field given an integer past the int64 range with a 4xx',
+      api: 'ledger',
+      operations: ['getTransactionByOffset', 'updateTrafficAccount'],
+      requirements: ['ledger.errors.int64-overflow-rejected'],
+    },
+    async (t) => {
+      let judged = 0;
+      const cases: Array<[string, string, () => boolean]> = [
+        // a valid request but for the offset: SPEC.md types it int64
+        ['getTransactionByOffset', `{"offset": ${PAST_INT64}, "transactionFormat": {"eventFormat": {"filtersByParty": {}, "filtersForAnyParty": {"cumulative": []}}, "transactionShape": "TRANSACTION_SHAPE_ACS_DELTA"}}`, () => true],
+        ['updateTrafficAccount', `{"accountId": "cc-int64", "balanceDelta": ${PAST_INT64}, "deduplicationId": "${t.uniqueName('dedup')}"}`, () => trafficServed(t)],
+      ];
+      for (const [op, body, served] of cases) {
+        if (!served()) continue;
+        const x = await t.call(op, { body, headers: { 'content-type': 'application/json' } });
+        if (op === 'getTransactionByOffset' && (routeNotServed(x) || !byOffsetServed(t, x))) continue;
+        judged++;
+        await t.judge('ledger.errors.int64-overflow-rejected', () => expectRejected(t, x, { requirement: 'ledger.errors.int64-overflow-rejected', what: `${op} with ${body.slice(0, 70)}...` }));
+      }
+      if (judged === 0) t.skip('neither transaction-by-offset nor the traffic endpoint is served by this target');
+    },
+  );
+
   conformance(
     {
       id: 'ledger.errors.malformed-requests',
