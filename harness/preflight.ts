@@ -218,7 +218,7 @@ async function ledgerPreflight(target: TargetConfig, config: Config, details: bo
   if ('x' in a && a.x.status === 200 && isJson(a.x) && problem === undefined) {
     out.findings.push({ kind: 'ok', text: `${read.what} as admin: 200 in ${a.x.record.durationMs} ms` });
     const v = (a.x.json as { version?: unknown }).version;
-    const settled = settleVersion(api, target, typeof v === 'string' ? v : undefined, 'GET /v2/version', typeof v === 'string' ? undefined : 'answers no version field');
+    const settled = settleVersion(api, target, typeof v === 'string' ? v : undefined, 'GET /v2/version', typeof v === 'string' ? undefined : 'answers no version field (which the API requires: with targets.ledger.version set, the run judges that too)');
     out.findings.push(settled.finding);
     if (settled.version !== undefined) out.version = settled.version;
     if (details) {
