@@ -161,6 +161,26 @@ describe('preflight', () => {
     ]);
   });
 
+  it('a participant that names no version needs targets.ledger.version, which the run then uses (and judges the missing field)', async () => {
+    const faulty = await startReference({ faults: ['ledger-get-version-version-missing'] });
+    try {
+      const targets = targetsFromBlock(faulty.targetConfig(), 'test');
+      const config = (version: string | undefined) => {
+        const t = structuredClone(targets);
+        if (version === undefined) delete t.ledger!.version;
+        else t.ledger!.version = version;
+        return { run: { ...DEFAULT_RUN, only: ['ledger'], timeoutMs: 4000 }, targets: t, reference: { faults: [] }, useReference: false, sources: ['test'] } as Config;
+      };
+      const unknown = await preflight(config(undefined));
+      expect(unknown.problems).toEqual([expect.stringMatching(/^ledger: the ledger's version is unknown: GET \/v2\/version answers no version field \(which the API requires.*\), and targets\.ledger\.version is not set \(e\.g\. add version: "3\.5" under targets\.ledger\); no version is assumed$/)]);
+      const configured = await preflight(config('3.5'));
+      expect(configured.problems).toEqual([]);
+      expect(configured.targets[0]!.version).toEqual({ version: '3.5', from: 'configuration' });
+    } finally {
+      await faulty.close();
+    }
+  });
+
   it('names a fixture file that does not exist, by its setting', async () => {
     const r = await preflight(configOf((t) => void (t.ledger!.fixtures.darFile2 = 'no/such/file.dar'), ['ledger']));
     expect(r.problems).toEqual([expect.stringMatching(/^ledger: targets\.ledger\.fixtures\.darFile2: the file no\/such\/file\.dar .*does not exist$/)]);
