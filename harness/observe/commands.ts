@@ -72,7 +72,7 @@ function printObserved(r: ObservedReport, dir: string, out: Out): void {
   }
   if (r.observed.notInSpecification.total > 0) out(`  ${r.observed.notInSpecification.total} exchange(s) of requests not in the specification (not judged)\n`);
   // a reason may say "not judged" itself (the report lists them under that heading): said once here
-  for (const n of r.observed.notJudged) out(`  not judged: ${n.reason.replace(/^not judged: /, '')}: ${n.count}\n`);
+  for (const n of r.observed.notJudged) out(`  ${n.reason.startsWith('body not judged: ') ? n.reason : `not judged: ${n.reason.replace(/^not judged: /, '')}`}: ${n.count}\n`);
   out(`reports: ${relative(process.cwd(), dir) || '.'}/ (conformance.json, junit.xml, summary.md)\n`);
 }
 
