@@ -164,6 +164,32 @@ describe('set-up settled before any verdict', () => {
   });
 });
 
+describe('gates across shards, and without the preflight', () => {
+  it('merge judges the shards with their --fail-on should', async () => {
+    const base = ['run', '--only', 'scan', '--fault', 'scan-get-event-unknown-id-400', '--requirement', 'scan.get-event-by-id.unknown-id-404', '--fail-on', 'should', '--no-html', '--no-compare'];
+    const codes: Array<number | null> = [];
+    for (const i of [1, 2]) codes.push((await cli([...base, '--shard', `${i}/2`, '--reports-dir', `gate-shard-${i}`])).code);
+    // the shard holding the failed SHOULD exits 1 itself; the other has nothing of it
+    expect(codes).toContain(1);
+    const merged = await cli(['merge', 'gate-shard-1', 'gate-shard-2', '--no-html', '--no-compare', '--reports-dir', 'gate-merged']);
+    expect(merged.code, merged.all).toBe(1);
+    expect(merged.out).toContain('FAILED: 1 SHOULD requirement failed (run.failOn: should');
+  });
+
+  it('--no-preflight sends no read, but asks for every version (none is read, none assumed)', async () => {
+    const name = configFile('no-preflight.yaml', (t) => {
+      for (const api of ['ledger', 'validator', 'registry']) delete t[api];
+      delete t.scan!.version;
+      t.scan!.url = htmlUrl;
+    });
+    const r = await cli(['run', '--config', name, '--no-preflight', '--no-html', '--reports-dir', 'no-preflight']);
+    expect(r.code, r.all).toBe(2);
+    expect(r.err).toContain('scan: targets.scan.version is not set, and without the preflight (--no-preflight, run.preflight: false) it is not read from the target');
+    // the HTML page was not read: no preflight problem names it
+    expect(r.err).not.toContain('text/html');
+  });
+});
+
 describe('serve --write-config', () => {
   it('writes DAR files that outlive serve, and says how long the targets answer', async () => {
     const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--write-config', 'kept.yaml'], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
