@@ -196,6 +196,7 @@ describe('GET /v0/entry/all: owner and expiry', () => {
       const [a, b] = [await partyOf('validatorParty', first), await partyOf('secondUserParty', second)];
       if (a === undefined || b === undefined) t.skip('which party each user acts for is unknown: configure fixtures.validatorParty and secondUserParty, or a scan target where their entries show their owner');
       if (a === b) t.skip(`both users act for party ${a}: their listings may be the same`);
+      if (first.entries.length === 0 || second.entries.length === 0) t.skip(`the ${first.entries.length === 0 ? 'first' : 'second'} user's listing is empty: two listings that share nothing because one is empty do not show that the token's subject selects the user (whether entries are missing is judged by validator.list-owned-ans-entries.owned-entries-listed)`);
       const firsts = new Set(first.entries.map((e) => String(e.contractId)));
       const shared = second.entries.find((e) => firsts.has(String(e.contractId)));
       t.expect(shared === undefined, `the second user's token (party ${b}) lists entry "${String(shared?.name)}" (${String(shared?.contractId)}), which the first user's token (party ${a}) lists too: the listing does not follow the token's subject`, { exchange: second.x });
@@ -212,6 +213,7 @@ describe('GET /v0/entry/all: owner and expiry', () => {
     },
     async (t) => {
       const { entries, x } = await ownedEntries(t);
+      if (entries.length === 0) t.skip("the user's listing is empty, so no listed entry can be judged (whether entries are missing is judged by validator.list-owned-ans-entries.owned-entries-listed)");
       const now = Date.now();
       const expired = entries.find((e) => typeof e.expiresAt === 'string' && Date.parse(e.expiresAt) < now - CLOCK_SKEW_MS);
       t.expect(expired === undefined, `entry "${String(expired?.name)}" expired at ${String(expired?.expiresAt)} and is listed`, { exchange: x });
