@@ -49,7 +49,10 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--validator-url <url>', 'base URL of the Validator API (e.g. http://localhost:5003/api/validator)')
     .option('--registry-url <url>', 'base URL of the token registry API')
     .option('--only <apis>', `run only these interfaces, comma-separated (${APIS.join(', ')})`)
-    .option('--requirement <id>', 'run only the checks of this requirement id (repeatable, or comma-separated)', collect)
+    .option('--requirement <id>', 'run only the checks of this requirement id (repeatable, or comma-separated) (run.requirements)', collect)
+    .option('--check <id>', 'run only this check, by the check id the console and reports print (repeatable, or comma-separated) (run.checks)', collect)
+    .option('--operation <operationId>', 'run only the checks that call this operation, by its OpenAPI operationId, e.g. createUser (repeatable, or comma-separated) (run.operations)', collect)
+    .option('--exclude-requirement <id>', 'leave this requirement out: its checks run only for the other requirements they cite, and the reports leave it out (repeatable, or comma-separated) (run.excludeRequirements)', collect)
     .option('--seed <n>', 'fast-check seed (an integer, or "random"); the same seed gives the same inputs')
     .option('--runs <n>', 'fast-check runs per property')
     .option('--timeout-ms <n>', 'per-request timeout in milliseconds')
@@ -91,7 +94,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       if (!config.useReference && opts.ledgerVersion !== undefined) {
         throw new UsageError('--ledger-version applies only to the embedded reference server (a target names its version in targets.ledger.version), but a target URL is configured');
       }
-      await validateSelection(config.run.requirements, config.reference.faults, config.run.only);
+      await validateSelection(config.run.requirements, config.reference.faults, config.run.only, config.run);
       await validateDisabled(config);
       const { checkReportsDir } = await import('./reporting/write.js');
       // before the run and before its signal handlers: a reports directory that cannot take the reports is exit 2 now
@@ -142,7 +145,8 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
       // printed once the handlers are in place: from this line on a signal stops the run with its reports
-      err(`canton-conformance: running ${share}${config.run.only.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)${config.run.readOnly ? ', read-only: only GETs and x-read-only operations are sent' : ''}\n`);
+      const filters = (await import('./selection.js')).describeSelection(config.run);
+      err(`canton-conformance: running ${share}${filters !== '' ? `${filters} of ` : ''}${config.run.only.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)${config.run.readOnly ? ', read-only: only GETs and x-read-only operations are sent' : ''}\n`);
       try {
         const result = await runConformance(config, {
           write: err,
@@ -226,8 +230,15 @@ Exit codes (as for run):
  * Unknown requirement ids or fault names are usage errors, named with the closest known ones; so is a requirement of
  * an interface the selection (`apis`) leaves out, which no check of the run could decide.
  */
-async function validateSelection(requirements: string[], faults: string[], apis?: readonly Api[]): Promise<void> {
-  if (requirements.length > 0) {
+async function validateSelection(requirements: string[], faults: string[], apis?: readonly Api[], run?: Config['run']): Promise<void> {
+  if (run !== undefined) {
+    // every problem of the selection at once, each with the closest known ids (harness/selection.ts)
+    const { selectionProblems } = await import('./selection.js');
+    const { loadCatalogue } = await import('./catalogue.js');
+    const { schemaRegistry } = await import('./schemas.js');
+    const problems = await selectionProblems(run, apis, loadCatalogue(), () => schemaRegistry().operations(), async () => (await import('./discover.js')).collectChecks(APIS));
+    if (problems.length > 0) throw new UsageError(problems.length === 1 ? problems[0]! : `the selection has ${problems.length} problems:\n  ${problems.join('\n  ')}`);
+  } else if (requirements.length > 0) {
     const { loadCatalogue } = await import('./catalogue.js');
     const known = loadCatalogue().byId;
     const unknown = requirements.filter((r) => !known.has(r));

@@ -82,6 +82,12 @@ export interface RunConfig {
   reportsDir: string;
   only: Api[];
   requirements: string[];
+  /** only these checks, by check id (empty: every check) */
+  checks?: string[];
+  /** only the checks that call one of these operations, by operationId (empty: every check) */
+  operations?: string[];
+  /** requirements left out: a check runs only when it cites one not left out; the reports leave them out */
+  excludeRequirements?: string[];
   html: boolean;
   /** expectations file of known failures */
   baseline?: string;
@@ -180,6 +186,12 @@ export interface ConfigFlags {
   registryUrl?: string;
   only?: string;
   requirement?: string[];
+  /** --check: check ids */
+  check?: string[];
+  /** --operation: operationIds */
+  operation?: string[];
+  /** --exclude-requirement: requirement ids */
+  excludeRequirement?: string[];
   seed?: string;
   runs?: string;
   timeoutMs?: string;
@@ -390,6 +402,8 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
     { values: envValues as Partial<Record<SettingKey, string>>, label: (k: SettingKey) => `environment variable ${k}` },
     { values: flagValues(flags), label: (k: SettingKey) => `flag ${ENV_VARS[k]}` },
   ];
+  // the layer that asked for a random seed, if one did: a shard must not (see below)
+  let randomSeed: string | undefined;
   for (const { values, label } of layers) {
     for (const api of APIS) {
       const v = values[`CONFORMANCE_${api.toUpperCase()}_URL` as SettingKey];
@@ -399,6 +413,7 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
     const { CONFORMANCE_TIMEOUT_MS: timeout, CONFORMANCE_REPORTS_DIR: reportsDir } = values;
     if (only !== undefined) ensureRun(raw).only = parseApis(only, label('CONFORMANCE_ONLY'));
     if (seed !== undefined) {
+      randomSeed = seed === 'random' ? label('CONFORMANCE_SEED') : undefined;
       ensureRun(raw).seed = seed === 'random' ? Math.floor(Math.random() * 2 ** 31) : parseInteger(seed, label('CONFORMANCE_SEED'));
     }
     if (runs !== undefined) ensureRun(raw).runs = parseInteger(runs, label('CONFORMANCE_RUNS'));
@@ -407,6 +422,9 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
     if (reportsDir !== undefined) ensureRun(raw).reportsDir = reportsDir;
   }
   if (flags.requirement !== undefined && flags.requirement.length > 0) ensureRun(raw).requirements = flags.requirement;
+  if (flags.check !== undefined && flags.check.length > 0) ensureRun(raw).checks = flags.check;
+  if (flags.operation !== undefined && flags.operation.length > 0) ensureRun(raw).operations = flags.operation;
+  if (flags.excludeRequirement !== undefined && flags.excludeRequirement.length > 0) ensureRun(raw).excludeRequirements = flags.excludeRequirement;
   if (flags.html !== undefined) ensureRun(raw).html = flags.html;
   if (flags.baseline !== undefined) ensureRun(raw).baseline = flags.baseline;
   if (flags.compare !== undefined) ensureRun(raw).compare = flags.compare;
@@ -429,6 +447,12 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
   if (flags.shard !== undefined) {
     shardSetting(flags.shard, 'flag --shard');
     ensureRun(raw).shard = flags.shard;
+  }
+  // every shard of a run must draw the same inputs, and merge refuses shards of different seeds: a random seed would
+  // give each shard its own, found only once all of them had run
+  const shard = isObject(raw.run) ? raw.run.shard : undefined;
+  if (randomSeed !== undefined && shard !== undefined) {
+    throw new ConfigError(`${randomSeed}: "random" cannot be used with a shard (${flags.shard !== undefined ? '--shard' : 'run.shard'} ${String(shard)}): every shard of a run needs the same seed, and "canton-conformance merge" refuses shards of different seeds; give every shard the same integer seed (e.g. --seed ${Math.floor(Math.random() * 2 ** 31)})`);
   }
   for (const v of flags.alsoValidateAgainst ?? []) {
     const m = /^(ledger|scan|validator|registry)=(.+)$/.exec(v);

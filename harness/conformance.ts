@@ -29,6 +29,7 @@ import { tallyOwnDescription, type OwnDescriptionTally } from './spec-diff/valid
 import { perWorker, workersFor } from './suite-vitest.js';
 import { loadingSuiteFile } from './run-groups.js';
 import { withSharedState } from './shared-state.js';
+import { checkSelected } from './selection.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -906,14 +907,14 @@ function routed(config: Config, decl: CheckDeclaration): Config {
 }
 
 /**
- * Declares a conformance check. Not declared at all when a requirement selection (--requirement) excludes it, or when
+ * Declares a conformance check. Not declared at all when the selection (--requirement, --check, --operation,
+ * --exclude-requirement: harness/selection.ts) leaves it out, or when
  * it belongs to another shard than the run's (--shard i/n).
  */
 export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => Promise<void>): void {
   const config = inject('conformanceConfig');
-  const selection = config.run.requirements;
   const routes = config.internal?.routes;
-  if (routes !== undefined ? !routes.some((r) => r.checks.includes(decl.id)) : selection.length > 0 && !decl.requirements.some((r) => selection.includes(r))) return;
+  if (routes !== undefined ? !routes.some((r) => r.checks.includes(decl.id)) : !checkSelected(decl, config.run)) return;
   if (!inShard(decl.id, config.run.shard)) return;
   // a run loads the suite files through group files (harness/run-groups.ts): the check names its own file
   const source = loadingSuiteFile();

@@ -11,6 +11,7 @@ import type { Reporter } from 'vitest/node';
 import type { Config } from './config.js';
 import { ConfigError, printableConfig, targetsFromBlock } from './config.js';
 import { loadCatalogue } from './catalogue.js';
+import { describeSelection, reportedRequirements } from './selection.js';
 import { redactText } from './redact.js';
 import { PACKAGE_ROOT } from './paths.js';
 import type { Api } from './types.js';
@@ -432,8 +433,9 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     recording?.discard();
     if (html !== false) html.cancel();
     rmSync(dir, { recursive: true, force: true });
-    const named = config.run.requirements.length > 0 ? `--requirement ${config.run.requirements.join(', ')} with ` : '';
-    throw new ConfigError(`the selection runs no check: ${named}--only ${config.run.only.join(',')} declares none${config.run.requirements.length > 0 ? ' (a requirement no check covers, or one of an interface left out; "canton-conformance list" shows the checks of each)' : ''}; nothing would be tested`);
+    const filters = describeSelection(config.run);
+    const named = filters !== '' ? `${filters}, with ` : '';
+    throw new ConfigError(`the selection runs no check: ${named}--only ${config.run.only.join(',')} declares none${filters !== '' ? ' (a requirement no check covers, filters no check passes together, or one of an interface left out; "canton-conformance list" shows the checks of each)' : ''}; nothing would be tested`);
   }
   // run --record: the workers' parts, merged into the HAR once no check runs any more
   const recorded = recording !== undefined ? await recording.finish(pkg.version).then((n) => `every exchange of the run (${n}) recorded in ${options.record} (HAR 1.2, redacted)`, (e: unknown) => `the exchanges could not be recorded in ${options.record}: ${(e as Error).message}`) : undefined;
@@ -449,7 +451,10 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   // nothing tested is never a pass: judged over the interfaces with a target, and for a shard once merged
   const whole = config.run.shard === undefined && config.internal?.routes === undefined;
   const gates = { failOn: config.run.failOn ?? 'must', ...(config.run.minDecided !== undefined ? { minDecided: config.run.minDecided } : {}), decidedOver: whole ? config.run.only.filter((a) => config.targets[a] !== undefined) : [] };
-  const agg = aggregate(catalogue, run.checks, config.run.only, config.run.requirements, run.runErrors, knownIds, gates);
+  // the requirements the reports cover: those selected, or with --check, --operation or --exclude-requirement, those
+  // of the checks that ran (harness/selection.ts)
+  const reported = reportedRequirements(config.run, catalogue, config.run.only, run.checks);
+  const agg = aggregate(catalogue, run.checks, config.run.only, reported, run.runErrors, knownIds, gates);
   const baseline = config.run.baseline !== undefined ? { file: config.run.baseline, ...applyBaseline(expectations, new Map(agg.requirements.map((r) => [r.id, r.verdict]))) } : undefined;
   const targets: RunReport['targets'] = {};
   for (const api of config.run.only) {
@@ -468,7 +473,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     targets,
     config: printableConfig(config),
     ...(reference !== undefined ? { reference: reference.info } : {}),
-    selection: { apis: config.run.only, requirements: config.run.requirements },
+    selection: { apis: config.run.only, requirements: reported },
     ...(config.run.shard !== undefined ? { shard: config.run.shard } : {}),
     ...runOutcome(agg, run.interrupted ? { ...(stoppedBy !== undefined ? { by: stoppedBy } : {}), atOnce: options.stopNow?.aborted === true || options.hurry?.aborted === true } : undefined),
     traffic: trafficOf(run.checks),
