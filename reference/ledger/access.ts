@@ -35,6 +35,10 @@ export class Caller {
   get canReadAsAnyParty(): boolean {
     return this.has('CanReadAsAnyParty');
   }
+  /** planted fault (filters-for-any-party-unchecked): a read for any party needs no right */
+  get anyPartyUnchecked(): boolean {
+    return this.fault(PF.anyPartyUnchecked);
+  }
 
   requireAdmin(): void {
     if (!this.isAdmin) throw this.adminRefusal('Claims do not authorize the use of administrative services.');

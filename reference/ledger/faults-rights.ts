@@ -7,6 +7,7 @@ export const PF = {
   readAsIgnored: 'ledger-rights-can-read-as-ignored',
   anyPartyIgnored: 'ledger-rights-can-read-as-any-party-ignored',
   idpAdminAnyProvider: 'ledger-rights-idp-admin-any-provider',
+  anyPartyUnchecked: 'ledger-rights-filters-for-any-party-unchecked',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
@@ -16,4 +17,5 @@ registerFaults([
   r(PF.readAsIgnored, 'ledger.rights.can-read-as-reads', 'CanReadAs is ignored: reading as a party needs CanActAs for it (or CanReadAsAnyParty)'),
   r(PF.idpAdminAnyProvider, 'ledger.rights.identity-provider-admin-other-provider', 'an IdentityProviderAdmin administers the users of every identity provider, not only of its own'),
   r(PF.anyPartyIgnored, 'ledger.rights.can-read-as-any-party', 'CanReadAsAnyParty does not let the user read as a named party'),
+  r(PF.anyPartyUnchecked, 'ledger.rights.any-party-read-needs-right', 'filtersForAnyParty is served to any user, CanReadAsAnyParty or not: it shows every party\'s events'),
 ]);

@@ -1,10 +1,10 @@
 import { describe } from 'vitest';
 import fc from 'fast-check';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import { expectRejected, judgeBadRequests, judgeRejection } from '../../rejections.js';
+import { expectRejected, judgeBadRequests, judgeRejection, notBusy } from '../../rejections.js';
 import type { Exchange } from '../../../harness/http.js';
 import { FixtureError, createSubmitter, createUser, routeNotServed, submitCommands, templateFixture, type Submitted, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
-import { errorCode, needUserTokens, right, type JsonRight } from '../../../harness/fixtures/ledger-users.js';
+import { allocateParty, errorCode, needUserTokens, right, type JsonRight } from '../../../harness/fixtures/ledger-users.js';
 import { compareVersions } from '../../../harness/versions.js';
 import { WILDCARD, byOffsetServed, eventOf, eventsOf, judgeThat, noteWrappers, present, readTransaction, transactionOf, wrapperProblems } from '../shared.js';
 
@@ -440,6 +440,32 @@ describe('POST /v2/updates/transaction-by-offset: read rights', () => {
       }
     });
   }
+
+  conformance(
+    {
+      id: 'ledger.get-transaction-by-offset.any-party-without-right',
+      title: "shows a user without CanReadAsAnyParty no other party's events through filtersForAnyParty: refused, or answered without them",
+      api: 'ledger',
+      operations: ['getTransactionByOffset', 'getUpdateByOffset', 'submitAndWaitForTransaction'],
+      requirements: ['ledger.rights.any-party-read-needs-right'],
+    },
+    async (t) => {
+      needUserTokens(t);
+      const { created, cid } = await setup(t);
+      // a user who reads as a party of its own, and has no right that concerns the submitting party
+      const own = await allocateParty(t, 'cc-any-party');
+      const reader = await createUser(t, { rights: [right.readAs(own)] });
+      const anyParty = { eventFormat: { filtersByParty: {}, filtersForAnyParty: WILDCARD, verbose: true }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' };
+      const { x, via } = await readTransaction(t, created, anyParty, { user: reader.id });
+      // SPEC.md: only CanReadAsAnyParty reads as any party; a 4xx (403, or a 404 that shows nothing) keeps the rule, so
+      // does a 200 that holds no event of the other party's contract
+      notBusy(t, x);
+      if (x.status >= 400 && x.status < 500) return;
+      t.expect(x.status === 200, `${via} with filtersForAnyParty by a user without CanReadAsAnyParty answered ${x.status}`, { exchange: x });
+      const shown = eventsOf(x).some((e) => e.event.contractId === cid);
+      t.expect(!shown, `${via} with filtersForAnyParty by a user holding only CanReadAs for a party of its own showed the event of contract ${cid}, which only another party sees`, { exchange: x });
+    },
+  );
 
   conformance(
     {
