@@ -11,6 +11,7 @@ import { REDACTED, redactText, redactValue, registerSecret, registerUrlCredentia
 import type { LedgerVersion } from './versions.js';
 import { parseShard, type Shard } from './shard.js';
 import { parseYaml } from './lazy-yaml.js';
+import { problemsMessage, schemaProblems } from './config-errors.js';
 import type { OwnDescriptionSource } from './spec-diff/validate.js';
 import { loadTlsSettings, pemSummary, registerTransport, type TlsSettings } from './tls.js';
 
@@ -475,7 +476,7 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
 }
 
 /** The options the configuration schema is compiled with (bin/build.mjs precompiles it into the CLI bundle with these). */
-export const CONFIG_AJV_OPTIONS = { allErrors: false, strict: false, discriminator: true, verbose: true } as const;
+export const CONFIG_AJV_OPTIONS = { allErrors: true, strict: false, discriminator: true, verbose: true } as const;
 /**
  * The configuration's validator, compiled on first use (compiling takes about 0.3 s, which every import of this module
  * would pay, in the main thread and in every suite worker, which never validate a configuration). The CLI bundle
@@ -531,8 +532,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   }
 
   if (!validateSchema(raw)) {
-    const errs = (validator?.errors ?? []).map(describeError);
-    throw new ConfigError(`invalid configuration: ${errs.join('; ')}`);
+    // every problem at once, each with its line in the file and, for an unknown setting, the closest known ones
+    throw new ConfigError(problemsMessage('invalid configuration', schemaProblems(validator?.errors ?? [], describeError, file)));
   }
   const run = { ...DEFAULT_RUN, ...(raw.run as Partial<RunConfig> | undefined) };
   if (typeof run.shard === 'string') run.shard = shardSetting(run.shard, 'run.shard');
