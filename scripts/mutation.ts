@@ -5,13 +5,13 @@
  *
  * Exit codes: 0 the run finished (whatever the score), 2 bad usage or the tests failing without any mutant.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { OPERATORS, type Operator } from './mutation/mutate.js';
 import { applyTriage, loadTriage, markdownReport, scores, textReport, TriageError } from './mutation/report.js';
-import { GROUPS, MutationError, runMutation } from './mutation/run.js';
+import { GROUPS, MutationError, type RunOutcome, runMutation } from './mutation/run.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -24,6 +24,20 @@ const list = (allowed: readonly string[], what: string) => (v: string, prev: str
   for (const x of items) if (!allowed.includes(x)) throw new InvalidArgumentError(`unknown ${what} "${x}" (one of ${allowed.join(', ')})`);
   return [...(prev ?? []), ...items];
 };
+
+/** An earlier run's mutation.json, its triage verdicts dropped (they are made again from the triage file). */
+function readOutcome(file: string): RunOutcome {
+  let j: unknown;
+  try {
+    j = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new MutationError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+  const out = j as RunOutcome;
+  if (typeof j !== 'object' || j === null || !Array.isArray(out.mutants) || out.mutants.some((m) => typeof m?.key !== 'string' || typeof m.status !== 'string')) throw new MutationError(`${file} is not a mutation.json written by npm run mutation`);
+  for (const m of out.mutants) delete m.triaged;
+  return out;
+}
 
 function stamp(d: Date): string {
   return d.toISOString().replace(/[-:]/g, '').replace('T', '-').replace(/\..*$/, 'Z');
@@ -47,6 +61,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--reports-dir <dir>', 'where mutation/<time>/mutation.json and mutation.md are written', 'reports')
     .option('--json <file>', 'also write the result as JSON to this file')
     .option('--root <dir>', 'the project to mutate (default: this one)')
+    .option('--from-json <file>', 'run nothing: report an earlier mutation.json again with the triage file as it is now')
     .option('--dry-run', 'list the mutants found, run nothing')
     .option('--keep', 'keep the mutated copy (its folder is printed)')
     .exitOverride()
@@ -59,7 +74,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const o = program.opts<{
     only?: string[]; file?: string[]; operator?: Operator[]; sample?: number; seed?: number; limit?: number; concurrency: number; timeoutMs: number;
-    failOn: 'must' | 'should'; source: 'head' | 'worktree'; command?: string; triage: string; reportsDir: string; json?: string; root?: string; dryRun?: boolean; keep?: boolean;
+    failOn: 'must' | 'should'; source: 'head' | 'worktree'; command?: string; triage: string; reportsDir: string; json?: string; root?: string; fromJson?: string; dryRun?: boolean; keep?: boolean;
   }>();
   if (o.concurrency > 2) {
     process.stderr.write('mutation: --concurrency is at most 2 (each run of the suite uses its own workers)\n');
@@ -69,7 +84,7 @@ export async function main(argv: string[]): Promise<number> {
   const write = (s: string) => process.stderr.write(s);
   try {
     const triage = loadTriage(resolve(root, o.triage));
-    const out = await runMutation({
+    const out = o.fromJson !== undefined ? readOutcome(resolve(o.fromJson)) : await runMutation({
       root,
       ...(o.file !== undefined ? { files: o.file } : {}),
       ...(o.only !== undefined ? { only: o.only } : {}),
@@ -92,7 +107,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     const { stale } = applyTriage(out.mutants, triage);
     const json = { ...out, scores: scores(out.mutants), staleTriage: stale };
-    const dir = join(resolve(root, o.reportsDir), 'mutation', stamp(new Date(out.startedAt)));
+    const dir = o.fromJson !== undefined ? dirname(resolve(o.fromJson)) : join(resolve(root, o.reportsDir), 'mutation', stamp(new Date(out.startedAt)));
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'mutation.json'), `${JSON.stringify(json, null, 1)}\n`);
     writeFileSync(join(dir, 'mutation.md'), markdownReport(out, stale));
