@@ -14,6 +14,7 @@ import { STOP_CLEANUP_MS, stoppedAt, stopping, whenStoppedNow } from './stop-now
 import { CHECK_LABEL } from './reporting/allure-status.js';
 import { noteLatency } from './reporting/latency.js';
 import { binaryBodyFor, bodyAttachmentName, keepBinaryBody } from './reporting/bodies.js';
+import { exchangeKey } from './reporting/reproduce.js';
 import { newChainTally, noteChain, reportedChain } from './reporting/chains.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
 import { HttpClient, NoDecidingAnswer, ReadOnlyRefused, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './http.js';
@@ -1044,8 +1045,13 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
     });
     if (outcome.verdict === 'fail' || outcome.verdict === 'error') {
       const attachedBodies = new Set<string>();
+      const attachedExchanges = new Set<string>();
       for (const f of check.failures) {
         if (f.exchange === undefined) continue;
+        // the same request answered the same way (a generic check failing on every call of an operation): attached once
+        const same = `${f.requirement}\n${exchangeKey(f.exchange)}`;
+        if (attachedExchanges.has(same)) continue;
+        attachedExchanges.add(same);
         await allure.attachment(`${f.requirement} exchange`, JSON.stringify(f.exchange, null, 2), 'application/json');
         // the bytes of a binary request body, once per requirement and body: its curl line sends them from a file
         const bytes = binaryBodyFor(f.exchange);

@@ -7,7 +7,7 @@
  * against a closed port (ledger only, about 2 s).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../harness/paths.js';
 import { consoleLines, LISTED_FAILURES } from '../../harness/reporting/console.js';
 import type { RunReport } from '../../harness/reporting/model.js';
+import { exchangeKey } from '../../harness/reporting/reproduce.js';
+import type { ExchangeRecord } from '../../harness/types.js';
 
 /** three planted faults, each breaking one MUST requirement; one of them is a binary upload */
 const FAULTS: Record<string, string> = {
@@ -22,6 +24,10 @@ const FAULTS: Record<string, string> = {
   'scan-list-ans-entries-prefix-ignored': 'scan.list-ans-entries.name-prefix-match',
   'ledger-upload-package-non-archive-accepted': 'ledger.upload-package.invalid-archive-rejected',
 };
+
+/** a fault every call of an operation shows (GET /v2/version without its version): the same failing exchange, again and again */
+const REPEATED_FAULT = 'ledger-get-version-version-missing';
+const REPEATED = 'ledger.get-version.response-schema';
 
 const tmp = mkdtempSync(join(tmpdir(), 'cc-console-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -46,7 +52,7 @@ let runDir: string;
 
 beforeAll(() => {
   const reports = join(tmp, 'faulty');
-  faulty = cli(['run', '--only', 'ledger,scan', '--no-html', '--no-compare', '--reports-dir', reports, ...Object.keys(FAULTS).flatMap((f) => ['--fault', f])]);
+  faulty = cli(['run', '--only', 'ledger,scan', '--no-html', '--no-compare', '--reports-dir', reports, ...[...Object.keys(FAULTS), REPEATED_FAULT].flatMap((f) => ['--fault', f])]);
   runDir = join(reports, 'latest');
   report = JSON.parse(readFileSync(join(runDir, 'conformance.json'), 'utf8')) as RunReport;
 }, 120_000);
@@ -80,7 +86,7 @@ describe('the console at the end of a failing run', () => {
     // the file the run saved, relative to where the command ran
     expect(existsSync(join(tmp, file!))).toBe(true);
     expect(upload).not.toContain('bytes of binary data');
-    expect(faulty.out).toMatch(/^rerun one: canton-conformance run --seed 42 --requirement \S+ --only (ledger|scan)( --fault \S+){3}$/m);
+    expect(faulty.out).toMatch(/^rerun one: canton-conformance run --seed 42 --requirement \S+ --only (ledger|scan)( --fault \S+){4}$/m);
   });
 
   it('prints the seed of each property only with --verbose', () => {
@@ -118,4 +124,27 @@ describe('the console at the end of a run against a closed port', () => {
     expect(r.out).toMatch(/^errors: \d+ checks could not decide their requirements/m);
     expect(r.out.trimEnd().split('\n').find((l) => l.startsWith('INCOMPLETE: '))).toBeDefined();
   }, 100_000);
+});
+
+describe('the same failing exchange, found again and again', () => {
+  it('is attached once per check and requirement, and told once in summary.md', () => {
+    const q = report.requirements.find((x) => x.id === REPEATED)!;
+    expect(q.verdict).toBe('fail');
+    const checksDir = join(runDir, 'allure-results', 'checks');
+    let attachments = 0;
+    for (const name of readdirSync(checksDir).filter((n) => n.endsWith('-result.json'))) {
+      const result = JSON.parse(readFileSync(join(checksDir, name), 'utf8')) as { attachments?: Array<{ name: string; source: string }>; steps?: Array<{ attachments?: Array<{ name: string; source: string }> }> };
+      const all = [...(result.attachments ?? []), ...(result.steps ?? []).flatMap((s) => s.attachments ?? [])].filter((a) => a.name === `${REPEATED} exchange`);
+      const keys = all.map((a) => {
+        const x = JSON.parse(readFileSync(join(runDir, 'allure-results', a.source), 'utf8')) as ExchangeRecord;
+        return exchangeKey(x);
+      });
+      attachments += keys.length;
+      expect(new Set(keys).size, name).toBe(keys.length);
+    }
+    expect(attachments).toBeGreaterThan(0);
+    expect(attachments).toBeLessThan(q.failures.length);
+    const section = readFileSync(join(runDir, 'summary.md'), 'utf8').split(`\n### ${REPEATED} (`)[1]!.split('\n### ')[0]!;
+    expect(section).toMatch(new RegExp(`^${q.failures.length} failures, \\d+ distinct`, 'm'));
+  });
 });
