@@ -6,6 +6,7 @@
  * never fails what the run passes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCatalogue } from '../../harness/catalogue.js';
@@ -104,4 +105,40 @@ export async function runAndJudge(members: Awaited<ReturnType<typeof passiveFaul
     await Promise.all(servers.map((s) => s.close()));
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Faults no passive judge can see, with why: the exchange alone does not say the answer is wrong.
+ */
+const NOT_PASSIVE: Record<string, string> = {
+  // a valid request answered with a documented 400: only the suite knows its request was valid
+  'registry-allocation-instructions-unsupported': 'answers every request, valid ones included, with a documented 400',
+};
+
+/**
+ * The agreement test on the passive faults of these interfaces; `share` runs every `of`-th batch from the `part`-th
+ * (0-based), so that a long list is split over test files that run beside each other.
+ */
+export function agreementSuite(apis: Api[], minFaults: number, share: { part: number; of: number } = { part: 0, of: 1 }): void {
+  describe('judge on the recording of a run with planted faults', () => {
+    it(`gives the run's verdict on the requirement of every passive planted fault (${apis.join(', ')}${share.of > 1 ? `, part ${share.part + 1} of ${share.of}` : ''}), and no failure the run has not`, async () => {
+      const faults = await passiveFaults(apis);
+      expect(faults.length).toBeGreaterThan(minFaults);
+      const mine = batches(faults, 24).filter((_, i) => i % share.of === share.part);
+      const seen: FaultAgreement[] = [];
+      const judgeOnly: string[] = [];
+      const runOnly: string[] = [];
+      for (const batch of mine) {
+        const r = await runAndJudge(batch);
+        seen.push(...r.faults);
+        judgeOnly.push(...r.judgeOnly);
+        runOnly.push(...r.runOnly);
+      }
+      expect(seen.map((f) => f.fault).sort()).toEqual(mine.flat().map((f) => f.name).sort());
+      const disagree = seen.filter((f) => NOT_PASSIVE[f.fault] === undefined && (f.run !== 'fail' || f.judge !== 'observed fail'));
+      expect(disagree).toEqual([]);
+      expect(judgeOnly).toEqual([]);
+      expect(runOnly).toEqual([]);
+    }, 300_000);
+  });
 }

@@ -1,0 +1,9 @@
+/**
+ * judge agrees with run on every planted fault of the ledger interface (the other half of its batches) whose requirement the passive rules cover: the run,
+ * recorded (run --record), fails the fault's requirement, and judge on the recording says "observed fail" on it; judge
+ * never fails a requirement the run passes, and sees every failure a generic check of the run saw. See
+ * passive-faults.ts for how the faults are batched.
+ */
+import { agreementSuite } from './passive-faults.js';
+
+agreementSuite(['ledger'], 40, { part: 1, of: 2 });
