@@ -19,6 +19,14 @@ export const EXIT = { ok: 0, mustFailed: 1, usage: 2, incomplete: 3 } as const;
 
 class UsageError extends Error {}
 
+/** A repeatable flag whose values may hold commas (header values, tokens): one value per flag. */
+function each(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+const HEADER_HELP = 'a header sent with every request, "[api:]NAME=VALUE" (e.g. ledger:X-Api-Key=$KEY; without "api:", to every configured target); the value is a secret, redacted in every report and log (targets.<api>.headers; repeatable)';
+const TOKEN_HELP = 'a static bearer token of a role, "[api:]ROLE=TOKEN" (e.g. ledger:admin=$TOKEN; without "api:", for every configured target); a secret, redacted in every report and log (targets.<api>.auth kind static; repeatable)';
+
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 }
@@ -48,6 +56,8 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--scan-url <url>', 'base URL of the Scan API (e.g. http://localhost:5012/api/scan)')
     .option('--validator-url <url>', 'base URL of the Validator API (e.g. http://localhost:5003/api/validator)')
     .option('--registry-url <url>', 'base URL of the token registry API')
+    .option('--header <[api:]name=value>', HEADER_HELP, each)
+    .option('--token <[api:]role=token>', TOKEN_HELP, each)
     .option('--only <apis>', `run only these interfaces, comma-separated (${APIS.join(', ')})`)
     .option('--requirement <id>', 'run only the checks of this requirement id (repeatable, or comma-separated) (run.requirements)', collect)
     .option('--check <id>', 'run only this check, by the check id the console and reports print (repeatable, or comma-separated) (run.checks)', collect)
@@ -282,6 +292,8 @@ function doctorCommand(program: Command, done: Done, out: (s: string) => void): 
     .option('--scan-url <url>', 'base URL of the Scan API')
     .option('--validator-url <url>', 'base URL of the Validator API')
     .option('--registry-url <url>', 'base URL of the token registry API')
+    .option('--header <[api:]name=value>', HEADER_HELP, each)
+    .option('--token <[api:]role=token>', TOKEN_HELP, each)
     .option('--only <apis>', 'only these interfaces, comma-separated')
     .option('--timeout-ms <n>', 'per-request timeout in milliseconds')
     .addHelpText('after', '\nExit codes:\n  0  no set-up problem (what a run would skip for want of a setting is named)\n  2  bad usage or configuration, or a set-up problem: "run" would stop with it (exit 2) before any check')

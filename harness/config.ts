@@ -218,6 +218,10 @@ export interface ConfigFlags {
   minDecided?: string;
   /** false (--no-preflight): no preflight reads */
   preflight?: boolean;
+  /** `[api:]NAME=VALUE`: a header sent with every request to that target (every configured target without api:) */
+  header?: string[];
+  /** `[api:]ROLE=TOKEN`: a static bearer token of a role for that target (every configured target without api:) */
+  token?: string[];
 }
 
 /** The environment variables read, each the same as the flag in its comment. */
@@ -396,6 +400,44 @@ function flagValues(flags: ConfigFlags): Partial<Record<SettingKey, string>> {
   };
 }
 
+/**
+ * --header [api:]NAME=VALUE and --token [api:]ROLE=TOKEN: a header name holds no ":" (RFC 9110), so a prefix up to the
+ * first ":" names the interface; without one, the setting goes to every configured target. The values are secrets like
+ * those of targets.<api>.headers and static tokens (the schema marks them x-secret: redacted wherever printed).
+ */
+function applyHeaderAndTokenFlags(raw: Json, flags: ConfigFlags): void {
+  const entries = [
+    ...(flags.header ?? []).map((v) => ({ flag: '--header', what: 'NAME', v })),
+    ...(flags.token ?? []).map((v) => ({ flag: '--token', what: 'ROLE', v })),
+  ];
+  if (entries.length === 0) return;
+  const targets = isObject(raw.targets) ? raw.targets : {};
+  const configured = APIS.filter((a) => isObject(targets[a]));
+  for (const { flag, what, v } of entries) {
+    const m = /^(?:([a-z]+):)?([^=:\s]+)=([\s\S]*)$/.exec(v);
+    // the value is never echoed: it is a secret
+    if (m === null) throw new ConfigError(`flag ${flag}: expected [api:]${what}=VALUE (e.g. ${flag === '--header' ? 'ledger:X-Api-Key=$KEY' : 'admin=$TOKEN'}), got ${v.includes('=') ? `"${redactText(v.slice(0, v.indexOf('=')))}=..."` : 'no "="'}`);
+    const [, api, name, value] = m as unknown as [string, string | undefined, string, string];
+    if (api !== undefined && !(APIS as readonly string[]).includes(api)) throw new ConfigError(`flag ${flag}: unknown interface "${api}" before "${name}" (expected ${APIS.join(', ')})`);
+    if (value === '') throw new ConfigError(`flag ${flag} ${api !== undefined ? `${api}:` : ''}${name}: the value is empty`);
+    const apis = api !== undefined ? [api as Api] : configured;
+    if (configured.length === 0) throw new ConfigError(`flag ${flag}: no target is configured (the embedded reference server mints its own tokens and needs no header); give a target URL first`);
+    for (const a of apis) {
+      const t = targets[a];
+      if (!isObject(t)) throw new ConfigError(`flag ${flag} ${a}:${name}: no ${a} target is configured (configured: ${configured.join(', ')})`);
+      if (flag === '--header') {
+        t.headers = { ...(isObject(t.headers) ? t.headers : {}), [name]: value };
+        continue;
+      }
+      const auth = isObject(t.auth) ? t.auth : undefined;
+      if (auth !== undefined && auth.kind !== 'static' && auth.kind !== 'none') {
+        throw new ConfigError(`flag --token ${a}:${name}: targets.${a}.auth is of kind ${String(auth.kind)}, which makes its own tokens; --token gives static tokens (auth kind static): drop the flag, or that auth setting`);
+      }
+      t.auth = { kind: 'static', tokens: { ...(auth !== undefined && isObject(auth.tokens) ? auth.tokens : {}), [name]: value } };
+    }
+  }
+}
+
 /** Applies environment variables, then flags, on top of the file's content (the file is the lowest precedence). */
 function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): void {
   const envValues = Object.fromEntries(Object.keys(ENV_VARS).map((k) => [k, env[k] || undefined]));
@@ -422,6 +464,7 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
     if (values.CONFORMANCE_CONCURRENCY !== undefined) ensureRun(raw).concurrency = parseInteger(values.CONFORMANCE_CONCURRENCY, label('CONFORMANCE_CONCURRENCY'));
     if (reportsDir !== undefined) ensureRun(raw).reportsDir = reportsDir;
   }
+  applyHeaderAndTokenFlags(raw, flags);
   if (flags.requirement !== undefined && flags.requirement.length > 0) ensureRun(raw).requirements = flags.requirement;
   if (flags.check !== undefined && flags.check.length > 0) ensureRun(raw).checks = flags.check;
   if (flags.operation !== undefined && flags.operation.length > 0) ensureRun(raw).operations = flags.operation;
