@@ -520,6 +520,8 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
     if (u === undefined && has(QF.unknown)) throw err.invalidArgument(`Offset ${r.offset} is beyond the ledger end`);
     if (u === undefined || u.kind !== 'transaction') throw updateNotFound(r.offset);
     const events = faultyWrappers(readProjection(u, ef, shape, has), has);
+    // planted fault (filtered-out-server-error): a filter that leaves every event out crashes the lookup
+    if (events.length === 0 && has(QF.filteredOutServerError)) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
     if (events.length === 0 && !has(QF.invisible)) throw updateNotFound(r.offset);
     // The command id is shown only to readers of a submitting party.
     const seesCommand = u.submitters.some((p) => ef.byParty.has(p)) || ef.anyParty !== undefined;

@@ -292,6 +292,17 @@ describe('POST /v2/updates/transaction-by-offset', () => {
         const other = eventsOf(acs).filter((e) => e.kind !== 'CreatedEvent' && e.kind !== 'ArchivedEvent');
         t.expect(other.length === 0, `the ACS delta of the archiving transaction is ${kinds(acs).join(', ')}: ${other[0]?.kind} is neither a create nor an archive`, { requirement: 'ledger.event-format.acs-delta-stakeholders', exchange: acs });
       });
+      // a filter that leaves the event out: a party that is no stakeholder of the contract (read by the admin, who may
+      // read as anyone). The transaction then shows nothing to it: 404 UPDATE_NOT_FOUND ("not found, or not visible",
+      // FACTS.md) or a 200 without the contract's events
+      const outsider = await allocateParty(t, 'cc-outsider');
+      const { x: none } = await readTransaction(t, archived, format([outsider]));
+      await t.judge('ledger.event-format.acs-delta-stakeholders', () => {
+        notBusy(t, none);
+        const what = `the archiving transaction read for ${outsider}, no stakeholder of ${cid}`;
+        t.expect(none.status === 200 || none.status === 404, `${what}: answered ${none.status}, neither 200 nor 404 (not visible)`, { requirement: 'ledger.event-format.acs-delta-stakeholders', exchange: none });
+        if (none.status === 200) t.expect(!eventsOf(none).some((e) => e.event.contractId === cid), `${what}: shows ${kinds(none).join(', ')}`, { requirement: 'ledger.event-format.acs-delta-stakeholders', exchange: none });
+      });
       const { x: le } = await readTransaction(t, archived, format([s.party], 'TRANSACTION_SHAPE_LEDGER_EFFECTS'), { user: s.userId });
       await t.judge('ledger.event-format.ledger-effects-witnesses', () => {
         t.expectStatus(le, 200, { requirement: 'ledger.event-format.ledger-effects-witnesses' });
