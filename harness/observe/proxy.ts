@@ -238,105 +238,105 @@ export async function startObserver(o: ObserverOptions): Promise<Observer> {
     res.on('close', answered);
     const bodiless = RESENDABLE.has(method.toUpperCase()) && req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
     const send = (again: boolean) => {
-    const upstream = (up.https ? httpsRequest : httpRequest)({
-      hostname: up.hostname,
-      port: up.port,
-      method,
-      path: r.upstreamPath,
-      headers: endToEnd(req.rawHeaders, up.host),
-      setHost: false,
-      agent: up.agent,
-      ...(o.maxHeaderBytes !== undefined ? { maxHeaderSize: o.maxHeaderBytes } : {}),
-    });
-    upstream.on('upgrade', (ures, socket) => {
-      socket.destroy();
-      ures.destroy();
-      refuse(`the target answered ${ures.statusCode ?? 101} (switching protocols) to a request that asked for no upgrade: not forwarded`);
-    });
-    upstream.on('response', (ures) => {
-      const status = ures.statusCode ?? 0;
-      if (!Number.isInteger(status) || status < 100 || status > 599) {
+      const upstream = (up.https ? httpsRequest : httpRequest)({
+        hostname: up.hostname,
+        port: up.port,
+        method,
+        path: r.upstreamPath,
+        headers: endToEnd(req.rawHeaders, up.host),
+        setHost: false,
+        agent: up.agent,
+        ...(o.maxHeaderBytes !== undefined ? { maxHeaderSize: o.maxHeaderBytes } : {}),
+      });
+      upstream.on('upgrade', (ures, socket) => {
+        socket.destroy();
         ures.destroy();
-        refuse(`the target answered with status ${String(ures.statusCode).padStart(3, '0')}, outside 100-599: not forwarded`);
-        return;
-      }
-      // from here on, a connection on which nothing moves (a client that stops reading, a target that stops sending) is idle
-      answered();
-      try {
-        res.writeHead(status, ures.statusMessage, endToEnd(ures.rawHeaders));
-      } catch (e) {
-        ures.destroy();
-        // a header or reason phrase HTTP does not allow in an answer (a control character, an invalid name)
-        refuse(`the target's answer (status ${status}) has a head that cannot be forwarded (${(e as { code?: string }).code ?? (e as Error).message}): not forwarded`);
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      let size = 0;
-      let tooLarge: string | undefined;
-      ures.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (tooLarge !== undefined) return;
-        if (kept + chunk.length > o.maxBodyBytes) tooLarge = `body larger than ${o.maxBodyBytes} bytes (run.maxResponseBytes)`;
-        else if (keptBytes + chunk.length > maxKept) tooLarge = `the bodies in flight already held the ${maxKept} bytes kept for judging at once`;
-        if (tooLarge !== undefined) {
-          keptBytes -= kept;
-          kept = 0;
-          chunks.length = 0;
+        refuse(`the target answered ${ures.statusCode ?? 101} (switching protocols) to a request that asked for no upgrade: not forwarded`);
+      });
+      upstream.on('response', (ures) => {
+        const status = ures.statusCode ?? 0;
+        if (!Number.isInteger(status) || status < 100 || status > 599) {
+          ures.destroy();
+          refuse(`the target answered with status ${String(ures.statusCode).padStart(3, '0')}, outside 100-599: not forwarded`);
           return;
         }
-        chunks.push(chunk);
-        kept += chunk.length;
-        keptBytes += chunk.length;
-      });
-      ures.pipe(res);
-      ures.on('end', () => {
-        if (ures.trailers !== undefined && Object.keys(ures.trailers).length > 0) {
-          // pipe ends the response on the same event: trailers are sent only where the response is chunked
-          notJudged('trailers of a response (not forwarded)');
-        }
-        const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, kept);
-        finish(observed({ status, responseHeaders: headerRecord(ures.rawHeaders), ...(tooLarge !== undefined ? { bodyNotJudged: tooLarge } : { body }) }), kept);
-      });
-      ures.on('error', () => {
-        res.destroy();
-        finish(observed({ error: `the response body was cut off before its end (${size} bytes received)` }), kept);
-      });
-      ures.on('aborted', () => {
-        res.destroy();
-        finish(observed({ error: `the response body was cut off before its end (${size} bytes received)` }), kept);
-      });
-      res.on('close', () => {
-        if (!res.writableFinished) {
-          finish(observed({ error: 'the client closed the connection before the response ended' }), kept);
+        // from here on, a connection on which nothing moves (a client that stops reading, a target that stops sending) is idle
+        answered();
+        try {
+          res.writeHead(status, ures.statusMessage, endToEnd(ures.rawHeaders));
+        } catch (e) {
           ures.destroy();
+          // a header or reason phrase HTTP does not allow in an answer (a control character, an invalid name)
+          refuse(`the target's answer (status ${status}) has a head that cannot be forwarded (${(e as { code?: string }).code ?? (e as Error).message}): not forwarded`);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        let size = 0;
+        let tooLarge: string | undefined;
+        ures.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (tooLarge !== undefined) return;
+          if (kept + chunk.length > o.maxBodyBytes) tooLarge = `body larger than ${o.maxBodyBytes} bytes (run.maxResponseBytes)`;
+          else if (keptBytes + chunk.length > maxKept) tooLarge = `the bodies in flight already held the ${maxKept} bytes kept for judging at once`;
+          if (tooLarge !== undefined) {
+            keptBytes -= kept;
+            kept = 0;
+            chunks.length = 0;
+            return;
+          }
+          chunks.push(chunk);
+          kept += chunk.length;
+          keptBytes += chunk.length;
+        });
+        ures.pipe(res);
+        ures.on('end', () => {
+          if (ures.trailers !== undefined && Object.keys(ures.trailers).length > 0) {
+            // pipe ends the response on the same event: trailers are sent only where the response is chunked
+            notJudged('trailers of a response (not forwarded)');
+          }
+          const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, kept);
+          finish(observed({ status, responseHeaders: headerRecord(ures.rawHeaders), ...(tooLarge !== undefined ? { bodyNotJudged: tooLarge } : { body }) }), kept);
+        });
+        ures.on('error', () => {
+          res.destroy();
+          finish(observed({ error: `the response body was cut off before its end (${size} bytes received)` }), kept);
+        });
+        ures.on('aborted', () => {
+          res.destroy();
+          finish(observed({ error: `the response body was cut off before its end (${size} bytes received)` }), kept);
+        });
+        res.on('close', () => {
+          if (!res.writableFinished) {
+            finish(observed({ error: 'the client closed the connection before the response ended' }), kept);
+            ures.destroy();
+          }
+        });
+      });
+      upstream.on('error', (e: Error & { code?: string }) => {
+        if (done) return;
+        // a kept-alive connection the target closed just as this request went out: a request without a body that
+        // changes nothing is sent once more, on a new connection
+        if (!again && bodiless && upstream.reusedSocket && !res.headersSent && (e.code === 'ECONNRESET' || e.code === 'EPIPE')) {
+          send(true);
+          return;
+        }
+        const cause = e.code?.startsWith('HPE_') === true ? `its answer does not parse as HTTP (${e.code})` : `it could not be reached (${e.code ?? e.message})`;
+        if (!res.headersSent && !res.destroyed) {
+          res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
+          res.end(`canton-conformance observe: the target failed: ${cause}\n`);
+        } else res.destroy();
+        finish(observed({ error: `the target failed: ${cause}` }), 0);
+      });
+      req.on('error', () => upstream.destroy());
+      res.on('close', () => {
+        if (!res.headersSent) {
+          upstream.destroy();
+          finish(observed({ error: 'the client closed the connection before the answer' }), 0);
         }
       });
-    });
-    upstream.on('error', (e: Error & { code?: string }) => {
-      if (done) return;
-      // a kept-alive connection the target closed just as this request went out: a request without a body that
-      // changes nothing is sent once more, on a new connection
-      if (!again && bodiless && upstream.reusedSocket && !res.headersSent && (e.code === 'ECONNRESET' || e.code === 'EPIPE')) {
-        send(true);
-        return;
-      }
-      const cause = e.code?.startsWith('HPE_') === true ? `its answer does not parse as HTTP (${e.code})` : `it could not be reached (${e.code ?? e.message})`;
-      if (!res.headersSent && !res.destroyed) {
-        res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end(`canton-conformance observe: the target failed: ${cause}\n`);
-      } else res.destroy();
-      finish(observed({ error: `the target failed: ${cause}` }), 0);
-    });
-    req.on('error', () => upstream.destroy());
-    res.on('close', () => {
-      if (!res.headersSent) {
-        upstream.destroy();
-        finish(observed({ error: 'the client closed the connection before the answer' }), 0);
-      }
-    });
-    if (again) upstream.end();
-    else req.pipe(upstream);
+      if (again) upstream.end();
+      else req.pipe(upstream);
     };
     send(false);
   };
