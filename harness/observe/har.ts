@@ -263,7 +263,8 @@ export async function* readHarEntries(file: string, maxEntryBytes: number, onSki
   let entryStart = -1;
   let skipping = false;
   const pending: HarEntry[] = [];
-  const notJson = (at: number, c: number) => new Error(`${file} is not a HAR file: it is not one JSON object (${JSON.stringify(String.fromCharCode(c))} at byte ${at})`);
+  const notJson = (at: number, c: number) =>
+    new Error(`${file} is not a HAR file: it is not one JSON object (${JSON.stringify(String.fromCharCode(c))} at byte ${at})${at === 0 && c === 0x1f ? '; it looks gzip-compressed: decompress it first (gunzip)' : ''}`);
   for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
     if (entry !== undefined && !skipping) entryStart = 0;
     for (let i = 0; i < chunk.length; i++) {

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_RUN, type Config } from '../../harness/config.js';
 import { judgeHar } from '../../harness/observe/commands.js';
@@ -35,7 +36,7 @@ function entry(over: { request?: Record<string, unknown>; response?: Record<stri
 
 const har = (entries: unknown[]) => JSON.stringify({ log: { version: '1.2', creator: { name: 'test', version: '1' }, entries } }, null, 1);
 
-function file(name: string, text: string): string {
+function file(name: string, text: string | Buffer): string {
   const f = join(tmp, name);
   writeFileSync(f, text);
   return f;
@@ -78,6 +79,7 @@ describe('judge, the file', () => {
     ['JSON without log.entries', '{"log":{"version":"1.2"}}', /no log\.entries list/],
     ['text after the object', `${har([entry()])}\ntrailing`, /not one JSON object/],
     ['an empty entries list', har([]), /holds no entry that could be read \(its log\.entries list is empty\)/],
+    ['a gzip-compressed HAR', gzipSync(har([entry()])), /looks gzip-compressed: decompress it first/],
     ['only unreadable entries', har([entry({ request: { headers: {} } })]), /holds no entry that could be read \(1 skipped: an entry whose request\.headers/],
   ])('refuses %s with the reason', async (name, text, reason) => {
     const f = file(`${name.replace(/\W+/g, '-')}.har`, text);
