@@ -115,6 +115,17 @@ describe('observe in front of a target with odd answers', () => {
     expect(await ok.text()).toBe('{}');
   });
 
+  it('hands the judge a request body whole when it kept all of it, so that rules about the request can read it', async () => {
+    const proxy = observer.listening[0]!.url;
+    const before = exchanges.length;
+    await (await fetch(`${proxy}/api/scan/ok`, { method: 'POST', body: '{"pageSize": 1', headers: { 'content-type': 'application/json' } })).text();
+    await (await fetch(`${proxy}/api/scan/ok`, { method: 'POST', body: `{"x": "${'a'.repeat(20_000)}"}`, headers: { 'content-type': 'application/json' } })).text();
+    const [small, large] = await waitFor('both exchanges', () => (exchanges.length >= before + 2 ? exchanges.slice(before) : undefined));
+    expect(small).toMatchObject({ requestBody: '{"pageSize": 1', requestBodyComplete: true });
+    // kept in part: no rule reads it as the request
+    expect(large!.requestBodyComplete).toBe(false);
+  });
+
   it('refuses CONNECT with 405 and says why', async () => {
     const { answer } = await raw(observer.listening[0]!.url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 405 /);
