@@ -1,5 +1,5 @@
 import { describe } from 'vitest';
-import { expectRejected, judgeBadRequests, judgeRejection } from '../../rejections.js';
+import { expectRejected, judgeBadRequests, judgeRejection, separateCases } from '../../rejections.js';
 import { conformance, NotRun, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/http.js';
 import { LEDGER_GRPC_STATUS } from '../../../harness/checks.js';
@@ -136,17 +136,19 @@ describe('ledger errors', () => {
         if (!(e instanceof NotRun)) throw e;
         t.note(`the account id and the tree submission's commands were not left out: ${e.reason}`);
       }
-      type Case = [op: string, json: unknown, field: string, o?: { params?: Record<string, string>; auth?: { user: string }; served?: () => boolean }];
+      // `authorization`: the missing field (or the empty list the case sends beside it) is one authorization reads, the
+      // reading parties or a user id: FACTS.md, refused 400 or 403 as authorization runs before validation
+      type Case = [op: string, json: unknown, field: string, o?: { params?: Record<string, string>; auth?: { user: string }; served?: () => boolean; authorization?: boolean }];
       const cases: Case[] = [
         ['generateExternalPartyTopology', without(topology, 'partyHint'), 'partyHint'],
         ['generateExternalPartyTopology', without(topology, 'synchronizer'), 'synchronizer'],
         ['generateExternalPartyTopology', without(topology, 'publicKey'), 'publicKey'],
         ...(['format', 'keyData', 'keySpec'] as const).map((k): Case => ['generateExternalPartyTopology', { ...topology, publicKey: without(topology.publicKey, k) }, `publicKey.${k}`]),
-        ['getTransactionByOffset', { requestingParties: [] }, 'offset'],
+        ['getTransactionByOffset', { requestingParties: [] }, 'offset', { authorization: true }],
         ['updateUser', without(userUpdate, 'updateMask'), 'updateMask', { params: { 'user-id': u.id } }],
         ['updateUser', without(userUpdate, 'user'), 'user', { params: { 'user-id': u.id } }],
         ['updateUser', { ...userUpdate, user: without(userUpdate.user, 'id') }, 'user.id', { params: { 'user-id': u.id } }],
-        ['grantUserRights', { rights: [{ kind: { CanReadAsAnyParty: { value: {} } } }] }, 'userId', { params: { 'user-id': u.id } }],
+        ['grantUserRights', { rights: [{ kind: { CanReadAsAnyParty: { value: {} } } }] }, 'userId', { params: { 'user-id': u.id }, authorization: true }],
         ...(s === undefined
           ? []
           : ([
@@ -155,19 +157,32 @@ describe('ledger errors', () => {
             ] as Case[])),
       ];
       const seen: Array<{ x: Exchange; what: string }> = [];
+      const seenByAuthorization: Array<{ x: Exchange; what: string }> = [];
+      // each case decided on its own: one whose answer decides nothing leaves the others judged
+      const separate = separateCases(t);
       for (const [op, json, field, o = {}] of cases) {
         if (ledgerOperationGone(t.target.version, op) !== undefined || o.served?.() === false) continue;
-        const x = await t.call(op, { json, ...(o.params !== undefined ? { params: o.params } : {}), ...(o.auth !== undefined ? { auth: o.auth } : {}) });
-        if (op === 'submitAndWaitForTransactionTree' && routeNotServed(x)) continue;
-        if (op === 'getTransactionByOffset' && (routeNotServed(x) || !byOffsetServed(t, x))) continue; // not served: nothing to judge
-        const canton = x.mediaType === 'application/json' && errorCode(x) !== undefined;
-        if (x.status >= 400 && x.status < 500) t.note(`a missing required field is rejected with a ${x.status} ${canton ? 'JsCantonError' : String(x.mediaType)} body`);
-        await judgeRejection(t, x, { requirement: 'ledger.errors.missing-field-rejected', badRequest: 'ledger.errors.bad-request-400', what: `${op} without ${field}`, deferBadRequest: seen });
-        await t.judge('ledger.errors.missing-field-rejected', () => {
-          if (x.status >= 400 && x.status < 500) t.expect(x.mediaType === 'text/plain' || canton, `${op} without ${field}: ${x.status} ${String(x.mediaType)}, neither text/plain nor a JsCantonError: ${x.text.slice(0, 200)}`, { requirement: 'ledger.errors.missing-field-rejected', exchange: x });
+        await separate.run(`${op} without ${field}`, async () => {
+          const x = await t.call(op, { json, ...(o.params !== undefined ? { params: o.params } : {}), ...(o.auth !== undefined ? { auth: o.auth } : {}) });
+          if (op === 'submitAndWaitForTransactionTree' && routeNotServed(x)) return;
+          if (op === 'getTransactionByOffset' && (routeNotServed(x) || !byOffsetServed(t, x))) return; // not served: nothing to judge
+          const canton = x.mediaType === 'application/json' && errorCode(x) !== undefined;
+          if (x.status >= 400 && x.status < 500) t.note(`a missing required field is rejected with a ${x.status} ${canton ? 'JsCantonError' : String(x.mediaType)} body`);
+          await judgeRejection(t, x, {
+            requirement: 'ledger.errors.missing-field-rejected',
+            badRequest: 'ledger.errors.bad-request-400',
+            what: `${op} without ${field}`,
+            deferBadRequest: o.authorization === true ? seenByAuthorization : seen,
+            ...(o.authorization === true ? { statuses: [400, 403] } : {}),
+          });
+          await t.judge('ledger.errors.missing-field-rejected', () => {
+            if (x.status >= 400 && x.status < 500) t.expect(x.mediaType === 'text/plain' || canton, `${op} without ${field}: ${x.status} ${String(x.mediaType)}, neither text/plain nor a JsCantonError: ${x.text.slice(0, 200)}`, { requirement: 'ledger.errors.missing-field-rejected', exchange: x });
+          });
         });
       }
+      separate.done();
       await judgeBadRequests(t, 'ledger.errors.bad-request-400', seen);
+      await judgeBadRequests(t, 'ledger.errors.bad-request-400', seenByAuthorization, [400, 403]);
     },
   );
 
