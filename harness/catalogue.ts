@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SPECS_DIR } from './paths.js';
 import { readYamlCached } from './yaml-cache.js';
+import { loadVendorRequirements } from './vendor-checks.js';
 import { APIS, type Api, type Level } from './types.js';
 
 export interface Requirement {
@@ -22,6 +23,9 @@ export interface Requirement {
   whyNotObservable?: string;
 }
 
+/** The catalogue a run judges against: the suite's (or a test's own), and the run's checks folder's requirements. */
+export const catalogueOf = (config: { run: { checksDir?: string }; internal?: { catalogueDir?: string } }): Catalogue => loadCatalogue(config.internal?.catalogueDir, config.run.checksDir);
+
 export interface Catalogue {
   requirements: Requirement[];
   byId: Map<string, Requirement>;
@@ -29,8 +33,20 @@ export interface Catalogue {
 
 const cache = new Map<string, Catalogue>();
 
-/** Loads the catalogue of a folder (the shipped one by default); an interface without a file has no requirements. */
-export function loadCatalogue(dir = join(SPECS_DIR, 'requirements')): Catalogue {
+/**
+ * Loads the catalogue of a folder (the shipped one by default); an interface without a file has no requirements. With
+ * `checksDir` (run.checksDir), the requirements of that folder's requirements.yaml too (harness/vendor-checks.ts).
+ */
+export function loadCatalogue(dir = join(SPECS_DIR, 'requirements'), checksDir?: string): Catalogue {
+  if (checksDir !== undefined) {
+    const key = `${dir}\0${checksDir}`;
+    const hit = cache.get(key);
+    if (hit !== undefined) return hit;
+    const requirements = [...loadCatalogue(dir).requirements, ...loadVendorRequirements(checksDir)];
+    const catalogue = { requirements, byId: new Map(requirements.map((r) => [r.id, r])) };
+    cache.set(key, catalogue);
+    return catalogue;
+  }
   const hit = cache.get(dir);
   if (hit !== undefined) return hit;
   const requirements: Requirement[] = [];

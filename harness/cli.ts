@@ -62,6 +62,7 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--requirement <id>', 'run only the checks of this requirement id (repeatable, or comma-separated) (run.requirements)', collect)
     .option('--check <id>', 'run only this check, by the check id the console and reports print (repeatable, or comma-separated) (run.checks)', collect)
     .option('--operation <operationId>', 'run only the checks that call this operation, by its OpenAPI operationId, e.g. createUser (repeatable, or comma-separated) (run.operations)', collect)
+    .option('--checks-dir <dir>', 'also run your own checks: the *.check.ts files of this folder, with its requirements.yaml of your own requirement ids (run.checksDir; see docs/writing-checks.md)')
     .option('--exclude-requirement <id>', 'leave this requirement out: its checks run only for the other requirements they cite, and the reports leave it out (repeatable, or comma-separated) (run.excludeRequirements)', collect)
     .option('--seed <n>', 'fast-check seed (an integer, or "random"); the same seed gives the same inputs')
     .option('--runs <n>', 'fast-check runs per property')
@@ -246,7 +247,7 @@ async function validateSelection(requirements: string[], faults: string[], apis?
     const { selectionProblems } = await import('./selection.js');
     const { loadCatalogue } = await import('./catalogue.js');
     const { schemaRegistry } = await import('./schemas.js');
-    const problems = await selectionProblems(run, apis, loadCatalogue(), () => schemaRegistry().operations(), async () => (await import('./discover.js')).collectChecks(APIS));
+    const problems = await selectionProblems(run, apis, loadCatalogue(undefined, run.checksDir), () => schemaRegistry().operations(), async () => (await import('./discover.js')).collectChecks(APIS));
     if (problems.length > 0) throw new UsageError(problems.length === 1 ? problems[0]! : `the selection has ${problems.length} problems:\n  ${problems.join('\n  ')}`);
   } else if (requirements.length > 0) {
     const { loadCatalogue } = await import('./catalogue.js');
@@ -273,7 +274,7 @@ async function validateSelection(requirements: string[], faults: string[], apis?
 /** A target may switch off SHOULD and MAY requirements of the catalogue, never a MUST. */
 async function validateDisabled(config: Config): Promise<void> {
   const { loadCatalogue } = await import('./catalogue.js');
-  const byId = loadCatalogue().byId;
+  const byId = loadCatalogue(undefined, config.run.checksDir).byId;
   for (const [api, t] of Object.entries(config.targets)) {
     for (const id of t.disabledRequirements) {
       const r = byId.get(id);

@@ -12,6 +12,8 @@ import type { LedgerVersion } from './versions.js';
 import { parseShard, type Shard } from './shard.js';
 import { parseYaml } from './lazy-yaml.js';
 import { problemsMessage, schemaProblems } from './config-errors.js';
+import { checksDirProblem } from './vendor-checks.js';
+import { resolve as resolvePath } from 'node:path';
 import type { OwnDescriptionSource } from './spec-diff/validate.js';
 import { loadTlsSettings, pemSummary, registerTransport, type TlsSettings } from './tls.js';
 
@@ -89,6 +91,8 @@ export interface RunConfig {
   operations?: string[];
   /** requirements left out: a check runs only when it cites one not left out; the reports leave them out */
   excludeRequirements?: string[];
+  /** a folder of the user's own checks (*.check.ts) and requirements (requirements.yaml), as an absolute path */
+  checksDir?: string;
   html: boolean;
   /** expectations file of known failures */
   baseline?: string;
@@ -193,6 +197,8 @@ export interface ConfigFlags {
   operation?: string[];
   /** --exclude-requirement: requirement ids */
   excludeRequirement?: string[];
+  /** --checks-dir: a folder of the user's own checks and requirements */
+  checksDir?: string;
   seed?: string;
   runs?: string;
   timeoutMs?: string;
@@ -469,6 +475,7 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
   if (flags.check !== undefined && flags.check.length > 0) ensureRun(raw).checks = flags.check;
   if (flags.operation !== undefined && flags.operation.length > 0) ensureRun(raw).operations = flags.operation;
   if (flags.excludeRequirement !== undefined && flags.excludeRequirement.length > 0) ensureRun(raw).excludeRequirements = flags.excludeRequirement;
+  if (flags.checksDir !== undefined) ensureRun(raw).checksDir = flags.checksDir;
   if (flags.html !== undefined) ensureRun(raw).html = flags.html;
   if (flags.baseline !== undefined) ensureRun(raw).baseline = flags.baseline;
   if (flags.compare !== undefined) ensureRun(raw).compare = flags.compare;
@@ -580,12 +587,21 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   }
   const run = { ...DEFAULT_RUN, ...(raw.run as Partial<RunConfig> | undefined) };
   if (typeof run.shard === 'string') run.shard = shardSetting(run.shard, 'run.shard');
+  // read from the current directory, and passed on as an absolute path (the suite workers resolve it alike)
+  if (run.checksDir !== undefined) run.checksDir = checkChecksDir(run.checksDir, flags.checksDir !== undefined ? '--checks-dir' : 'run.checksDir');
   const targets = normalizeTargets(raw.targets);
   // every value of a setting the schema marks x-secret reaches the workers too, whose redaction set starts empty
   secrets.push(...markedSecrets({ targets: raw.targets }));
   const reference = { faults: [], ...(raw.reference as Partial<ReferenceSettings> | undefined) };
   checkTargetSelection(file, fileEmpty, raw, run, targets);
   return { run, targets, reference, useReference: Object.keys(targets).length === 0, sources, ...(secrets.length > 0 ? { secrets: [...new Set(secrets)] } : {}) };
+}
+
+/** A checks folder that exists and holds what it must (harness/vendor-checks.ts), as an absolute path. */
+function checkChecksDir(dir: string, setting: string): string {
+  const problem = checksDirProblem(dir);
+  if (problem !== undefined) throw new ConfigError(`${setting}: ${problem}`);
+  return resolvePath(dir);
 }
 
 /**

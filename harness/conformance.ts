@@ -448,7 +448,7 @@ class Check implements CheckContext {
     const { failures, judged } = runGenericChecks({ exchange: x, operation, schemas: this.schemas });
     // a requirement the target switched off, or one outside its version, is not judged by the generic checks either
     const target = this.config.targets[x.api];
-    const catalogue = (this.catalogue ??= loadCatalogue(this.config.internal?.catalogueDir));
+    const catalogue = (this.catalogue ??= loadCatalogue(this.config.internal?.catalogueDir, this.config.run.checksDir));
     const judgedHere = (id: string) => {
       const r = catalogue.byId.get(id);
       return target === undefined || r === undefined || notJudgedOn(target, r) === undefined;
@@ -949,10 +949,16 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
     // the config is read again at run time: the self-test provides a new one for every run of the same files
     const config = routed(inject('conformanceConfig'), decl);
     const m = ctx.task.meta.conformance!;
-    const catalogue = loadCatalogue(config.internal?.catalogueDir);
+    const catalogue = loadCatalogue(config.internal?.catalogueDir, config.run.checksDir);
+    // a check of the run's checks folder (run.checksDir) judges only that folder's requirements, under its own id
+    const own = /^(ledger|scan|validator|registry)\./;
+    const fromFolder = config.run.checksDir !== undefined && m.file !== undefined && !m.file.startsWith('suites/');
+    if (fromFolder && (own.test(decl.id) || decl.requirements.some((id) => own.test(id)))) {
+      throw new Error(`check ${decl.id} of ${m.file} takes an id of the suite's own (ledger., scan., validator., registry.): a check of a checks folder has an id of its own and cites only the requirements of its requirements.yaml`);
+    }
     const requirements = decl.requirements.map((id) => {
       const r = catalogue.byId.get(id);
-      if (r === undefined) throw new Error(`check ${decl.id} cites ${id}, which is not in specs/requirements/${decl.api}.yaml`);
+      if (r === undefined) throw new Error(`check ${decl.id} cites ${id}, which is not in specs/requirements/${decl.api}.yaml${config.run.checksDir !== undefined ? ` nor in ${config.run.checksDir}/requirements.yaml` : ''}`);
       return r;
     });
     await label(decl, requirements);

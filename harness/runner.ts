@@ -12,6 +12,7 @@ import type { Config } from './config.js';
 import { ConfigError, printableConfig, targetsFromBlock } from './config.js';
 import { loadCatalogue } from './catalogue.js';
 import { describeSelection, reportedRequirements } from './selection.js';
+import { checkFiles } from './vendor-checks.js';
 import { redactText } from './redact.js';
 import { PACKAGE_ROOT } from './paths.js';
 import type { Api } from './types.js';
@@ -164,7 +165,9 @@ const REFERENCE_CLOSE_MS = 3000;
  */
 function suiteBundle(config: Config): string | undefined {
   const dir = process.env.CC_SUITE_BUNDLE;
-  if (dir === undefined || dir === '' || config.internal?.include !== undefined) return undefined;
+  // a checks folder's files are TypeScript outside the bundle: the workers then load every file from the sources, so
+  // that the folder's checks and the suites share one copy of the harness
+  if (dir === undefined || dir === '' || config.internal?.include !== undefined || config.run.checksDir !== undefined) return undefined;
   return existsSync(join(dir, 'harness', 'run-groups.mjs')) ? dir : undefined;
 }
 
@@ -304,6 +307,8 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
     else {
       // the suite files run in groups, one per worker (harness/run-groups.ts)
       const files = (await vitest.globTestSpecifications()).map((f) => relative(PACKAGE_ROOT, f.moduleId).split('\\').join('/')).filter((f) => !f.startsWith('harness/groups/'));
+      // the checks folder's files (run.checksDir), wherever it is, load in the groups like the suite files
+      if (config.run.checksDir !== undefined) files.push(...checkFiles(config.run.checksDir).map((f) => relative(PACKAGE_ROOT, f).split('\\').join('/')));
       const groups = planGroups(files, workersFor(config), loadFileWeights(config));
       vitest.provide('conformanceGroups', groups);
       mark('vitest.start');
@@ -345,7 +350,7 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
 export async function runConformance(config: Config, options: RunOptions = {}): Promise<RunResult> {
   const started = new Date();
   mark('run started');
-  const catalogue = loadCatalogue(config.internal?.catalogueDir);
+  const catalogue = loadCatalogue(config.internal?.catalogueDir, config.run.checksDir);
   // read before the run: a bad baseline is a configuration error, and reports/latest still names the earlier run
   const expectations = config.run.baseline !== undefined ? loadBaseline(config.run.baseline, catalogue) : [];
   // a shard's partial verdicts are not diffed against an earlier run by default: the merged report is

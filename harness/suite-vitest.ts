@@ -114,6 +114,8 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       // (from the suites' bundle when the workers load the suites from it: one copy of the harness in a worker)
       setupFiles: [...(o.allure === false ? [] : ['allure-vitest/setup']), ...(o.recordDir !== undefined ? [o.bundle !== undefined ? join(o.bundle, 'harness', 'observe', 'har-setup.mjs') : RECORD_SETUP_FILE] : [])],
       passWithNoTests: true,
+      // the wrapper's import path for checks written outside the package (run.checksDir: harness/vendor-checks.ts)
+      alias: { 'canton-conformance': join(PACKAGE_ROOT, 'harness', 'conformance.ts') },
       // the transformed suites and harness are kept on disk between runs (node_modules/.experimental-vitest-cache)
       experimental: { fsModuleCache: true },
       pool: 'threads',

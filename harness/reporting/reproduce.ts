@@ -21,7 +21,7 @@ export function shellWord(s: string): string {
 
 interface ConfigView {
   sources?: string[];
-  run?: { readOnly?: boolean; runs?: number };
+  run?: { readOnly?: boolean; runs?: number; checksDir?: string };
 }
 
 /** The configuration file the run read, from the report's redacted configuration (`sources: ["file X", ...]`). */
@@ -44,6 +44,9 @@ export function rerunCommand(report: Pick<RunReport, 'seed' | 'runs' | 'config' 
   if (file === undefined && target !== undefined && !target.reference) parts.push(`--${requirement.api}-url`, shellWord(target.url));
   if (report.runs !== DEFAULT_RUNS) parts.push('--runs', String(report.runs));
   if ((report.config as ConfigView | undefined)?.run?.readOnly === true) parts.push('--read-only');
+  // the checks folder's own checks (run.checksDir), which the configuration file names when one was given
+  const checksDir = (report.config as ConfigView | undefined)?.run?.checksDir;
+  if (file === undefined && checksDir !== undefined) parts.push('--checks-dir', shellWord(checksDir));
   const ref = report.reference;
   if (ref !== undefined && (target === undefined || target.reference)) {
     for (const f of ref.faults) parts.push('--fault', f);
