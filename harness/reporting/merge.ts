@@ -177,7 +177,9 @@ export interface MergeResult {
 export async function mergeShards(sources: string[], o: MergeOptions): Promise<MergeResult> {
   const shards = sources.map(readShard).sort((a, b) => a.shard.index - b.shard.index);
   const { count, missing } = checkShards(shards, o.suiteVersion);
-  const catalogue = loadCatalogue();
+  // the shards' checks folder (run.checksDir), whose requirements the shards judged too
+  const checksDir = (shards[0]?.report.config as { run?: { checksDir?: unknown } } | undefined)?.run?.checksDir;
+  const catalogue = loadCatalogue(undefined, typeof checksDir === 'string' && existsSync(checksDir) ? checksDir : undefined);
   // read before anything is written, as a run does: a bad baseline or compare file is a configuration error
   const expectations = o.baseline !== undefined ? loadBaseline(o.baseline, catalogue) : [];
   const compareFile = o.compare === false ? undefined : o.compare === true ? join(o.reportsDir, 'latest', 'conformance.json') : o.compare;

@@ -53,6 +53,16 @@ describe('a checks folder of a vendor (--checks-dir)', () => {
     expect(mine.every((x) => x.status === 'failed')).toBe(true);
   });
 
+  it('keeps the folder\'s requirements when shards are merged', () => {
+    for (const shard of ['1/2', '2/2']) {
+      const r = cli(['run', '--no-html', '--no-compare', '--reports-dir', `shard-${shard[0]}`, '--checks-dir', checks, '--requirement', ID, '--fault', 'ledger-users-id-empty-accepted', '--shard', shard]);
+      expect([0, 1, 3], r.all).toContain(r.code);
+    }
+    const m = cli(['merge', '--no-html', '--no-compare', '--reports-dir', 'merged', 'shard-1', 'shard-2']);
+    expect(m.code, m.all).toBe(1);
+    expect(reportOf('merged').requirements.map((x) => [x.id, x.verdict])).toEqual([[ID, 'fail']]);
+  });
+
   it('refuses a folder that is missing, has no requirements file, or takes one of the suite\'s prefixes (exit 2)', () => {
     const missing = cli(['run', '--no-html', '--checks-dir', join(tmp, 'nope')]);
     expect(missing.code).toBe(2);
