@@ -90,7 +90,15 @@ describe('HTTP client', () => {
     const other = await startMiniServer();
     try {
       const c = new HttpClient({ api: 'scan', baseUrl: other.url, timeoutMs: 500, maxResponseBytes: 1 << 20 });
-      for (let i = 0; i < 3; i++) await expect(c.send({ method: 'GET', path: '/v0/items', query: { mode: 'hang' } })).rejects.toThrow(/within 500 ms/);
+      // a timeout while this thread was starved (a loaded machine) is not the target's and does not count: the target's
+      // third in a row makes the next request fail fast, however many of the machine's came between
+      let counted = false;
+      for (let i = 0; i < 12 && !counted; i++) {
+        const e = (await c.send({ method: 'GET', path: '/v0/items', query: { mode: 'hang' } }).catch((err: unknown) => err)) as Error;
+        expect(e.message).toMatch(/within 500 ms|did not answer 3 requests in a row/);
+        counted = /did not answer 3 requests in a row/.test(e.message);
+      }
+      expect(counted).toBe(true);
       const started = Date.now();
       await expect(c.send({ method: 'GET', path: '/v0/items', query: { mode: 'ok' } })).rejects.toThrow(/did not answer 3 requests in a row/);
       // without waiting for the 500 ms bound again

@@ -19,7 +19,7 @@ const tmp = tempDir('maxrun');
 
 // long enough for the first requests to be held on a loaded machine (the CLI and its workers start in some 1.5 s on an
 // idle one, several times that with busy processes on every core): the limit must find the target waited on
-const LIMIT_MS = 10_000;
+const LIMIT_MS = 20_000;
 const REACHED = `run.maxRunMs (${LIMIT_MS} ms) reached`;
 
 /** Holds every request until `open()`; answers 404 at once after it (the held ones too). */
@@ -58,14 +58,14 @@ describe('run.maxRunMs', () => {
     const started = Date.now();
     const run = await spawnCli(['run', '--config', config], {
       cwd: tmp,
-      limitMs: 60_000,
+      limitMs: 100_000,
       onStderr: (err) => {
         if (!gateOpen && err.includes(REACHED)) open();
       },
     });
     const { out, err, code } = run;
     expect(run.killed, err).toBe(false);
-    expect(Date.now() - started).toBeLessThan(50_000);
+    expect(Date.now() - started).toBeLessThan(90_000);
     expect(err).toContain(REACHED);
     // the target was waited on when the limit came
     expect(requestsBeforeGate).toBeGreaterThan(0);
@@ -90,7 +90,7 @@ describe('run.maxRunMs', () => {
     expect(rep.runErrors.join('\n')).toMatch(new RegExp(`cut at the run\\.maxRunMs limit of ${LIMIT_MS} ms`));
     expect(out).toContain('INTERRUPTED');
     expect(out + err).not.toMatch(/\n\s+at /);
-  }, 70_000);
+  }, 120_000);
 
   it('a run that ends before the limit says nothing of it', async () => {
     const fast = await startStub((_req, res) => answer(res));
