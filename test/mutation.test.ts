@@ -5,7 +5,7 @@
  * (reported, and left out of the second score once triaged) and one never reached. The full run over the reference
  * is long and is not part of npm test.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,6 +124,41 @@ describe('mutation testing', () => {
     const dir = fixtureProject();
     writeFileSync(join(dir, 'check.mjs'), 'process.exit(1);\n');
     await expect(runMutation({ root: dir, only: ['demo'], command: `${process.execPath} check.mjs`, failOn: 'must', timeoutMs: 60_000, concurrency: 1, source: 'worktree', write: () => undefined })).rejects.toThrow(/the tests fail without any mutant \(exit 1\)/);
+  });
+
+  it('stops on SIGINT: the running test commands are killed, the copy removed, exit 130', async () => {
+    const dir = fixtureProject();
+    const pids = join(dir, 'pids');
+    mkdirSync(pids);
+    // the mutants' runs never end on their own
+    writeFileSync(join(dir, 'check.mjs'), `import { writeFileSync } from 'node:fs';\n${CHECK.split('\n').slice(0, 2).join('\n')}\nif (process.env.CC_MUTANT !== '0') { writeFileSync(${JSON.stringify(pids)} + '/' + process.pid, ''); setInterval(() => {}, 1000); }\n`);
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'mutation.ts'), '--root', dir, '--file', 'reference/demo/handler.ts', '--operator', 'filter-removed,slice-removed', '--source', 'worktree', '--command', `${process.execPath} --import tsx check.mjs`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (b: Buffer) => {
+      err += b.toString();
+    });
+    const exited = new Promise<number | null>((done) => child.on('close', done));
+    // both mutants' runs started (each wrote its pid)
+    for (let i = 0; i < 400 && readdirSync(pids).length < 2 && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(readdirSync(pids)).toHaveLength(2);
+    const copy = /cc-mutation-[A-Za-z0-9]+/.exec(readdirSync(tmpdir()).filter((f) => f.startsWith('cc-mutation-') && existsSync(join(tmpdir(), f, 'check.mjs')) && readFileSync(join(tmpdir(), f, 'check.mjs'), 'utf8').includes(pids)).join(' '))?.[0];
+    expect(copy).toBeDefined();
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(err).toContain('stopped by SIGINT');
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    // SIGKILL is delivered asynchronously: wait (bounded) for the processes to be gone
+    const left = () => readdirSync(pids).filter((p) => alive(Number(p)));
+    for (let i = 0; i < 100 && left().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(left()).toEqual([]);
+    expect(existsSync(join(tmpdir(), copy!))).toBe(false);
   });
 
   it('rejects a triage entry without a reason', () => {

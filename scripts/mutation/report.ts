@@ -106,7 +106,7 @@ export function textReport(out: RunOutcome, stale: TriageEntry[]): string {
 /** mutation.md: the scores, every survivor with its triage, and how the run was made. */
 export function markdownReport(out: RunOutcome, stale: TriageEntry[]): string {
   const rows = scores(out.mutants);
-  let s = `# Mutation report\n\n${out.startedAt} to ${out.finishedAt}; source: ${out.source}; test command: \`${out.command}\` (CC_MUTANT=id); ` +
+  let s = `# Mutation report\n\n${out.startedAt} to ${out.finishedAt}; source: ${out.source}${out.commit !== undefined ? ` (commit ${out.commit.slice(0, 12)})` : ''}; test command: \`${out.command}\` (CC_MUTANT=id); ` +
     `the tests without a mutant took ${(out.baselineMs / 1000).toFixed(1)} s.\n\n`;
   s += '| interface | mutants | killed | timeout | survived | no coverage | score | triaged | score w/o triaged |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|\n';
   for (const r of rows) s += `| ${r.group} | ${r.mutants} | ${r.killed} | ${r.timeout} | ${r.survived} | ${r.noCoverage} | ${fmt(r.score)} | ${r.triaged} | ${fmt(r.scoreObservable)} |\n`;

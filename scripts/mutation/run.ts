@@ -56,6 +56,8 @@ export interface RunOutcome {
   finishedAt: string;
   root: string;
   source: string;
+  /** the commit copied (source head) */
+  commit?: string;
   command: string;
   baselineMs: number;
   mutants: MutantResult[];
@@ -187,11 +189,22 @@ interface Exec {
   tail: string;
 }
 
+/** the process groups of the test commands running now (each is started detached, in a group of its own) */
+const running = new Set<number>();
+const killGroup = (pid: number) => {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+};
+
 /** Runs argv in cwd with env added, killed with its process group after timeoutMs. */
 function exec(argv: string[], cwd: string, env: Record<string, string>, timeoutMs: number): Promise<Exec> {
   const t0 = performance.now();
   return new Promise((done) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    if (child.pid !== undefined) running.add(child.pid);
     let tail = '';
     const keep = (b: Buffer) => {
       tail = (tail + b.toString()).slice(-4000);
@@ -201,18 +214,16 @@ function exec(argv: string[], cwd: string, env: Record<string, string>, timeoutM
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
+      if (child.pid !== undefined) killGroup(child.pid);
     }, timeoutMs);
     child.on('error', (e) => {
       clearTimeout(timer);
+      if (child.pid !== undefined) running.delete(child.pid);
       done({ code: 127, timedOut: false, ms: performance.now() - t0, tail: `${tail}\n${e.message}` });
     });
     child.on('close', (code) => {
       clearTimeout(timer);
+      if (child.pid !== undefined) running.delete(child.pid);
       done({ code: code ?? undefined, timedOut, ms: performance.now() - t0, tail });
     });
   });
@@ -232,6 +243,18 @@ export async function runMutation(s: RunSettings): Promise<RunOutcome> {
   for (const f of files) if (!existsSync(join(root, f))) throw new MutationError(`no such file: ${f} (paths are relative to ${root})`);
   if (files.length === 0) throw new MutationError(`no handler file to mutate (groups: ${only.join(', ')})`);
   const ws = makeWorkspace(root, s.source);
+  const rev = s.source === 'head' ? spawnSync('git', ['-C', root, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).stdout?.trim() : undefined;
+  const commit = rev !== undefined && /^[0-9a-f]{40}$/.test(rev) ? { commit: rev } : {};
+  // an interrupt stops the test commands (in process groups of their own, the terminal's signal does not reach them)
+  // and removes the copy
+  const onSignal = (sig: NodeJS.Signals) => {
+    for (const pid of running) killGroup(pid);
+    if (s.keep !== true) rmSync(ws, { recursive: true, force: true });
+    s.write(`\nmutation: stopped by ${sig}; no report written\n`);
+    process.exit(sig === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     for (const f of files) if (!existsSync(join(ws, f))) throw new MutationError(`${f} is not in the ${s.source === 'head' ? 'last commit' : 'working tree'}: commit it, or use --source worktree`);
     const program = programOf(ws, files);
@@ -249,7 +272,7 @@ export async function runMutation(s: RunSettings): Promise<RunOutcome> {
     s.write(`${all.length} mutants in ${files.length} files; ${selected.length} selected\n`);
     const apisOf = apisOfFiles(ws, files);
     const results: MutantResult[] = selected.map((m) => ({ ...m, group: groupOf(m.file), status: 'no-coverage' as Status }));
-    if (s.dryRun === true) return { startedAt, finishedAt: new Date().toISOString(), root, source: s.source, command: commandOf(s, ['{apis}'], '{reports}').join(' '), baselineMs: 0, mutants: results };
+    if (s.dryRun === true) return { startedAt, finishedAt: new Date().toISOString(), root, source: s.source, ...commit, command: commandOf(s, ['{apis}'], '{reports}').join(' '), baselineMs: 0, mutants: results };
 
     for (const f of files) {
       const mine = selected.filter((m) => m.file === f);
@@ -287,8 +310,10 @@ export async function runMutation(s: RunSettings): Promise<RunOutcome> {
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(s.concurrency, todo.length)) }, worker));
-    return { startedAt, finishedAt: new Date().toISOString(), root, source: s.source, command: commandOf(s, ['{apis}'], '{reports}').join(' '), baselineMs: Math.round(base.ms), mutants: results, ...(s.keep === true ? { workspace: ws } : {}) };
+    return { startedAt, finishedAt: new Date().toISOString(), root, source: s.source, ...commit, command: commandOf(s, ['{apis}'], '{reports}').join(' '), baselineMs: Math.round(base.ms), mutants: results, ...(s.keep === true ? { workspace: ws } : {}) };
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     if (s.keep !== true) rmSync(ws, { recursive: true, force: true });
     else s.write(`the mutated copy is kept in ${ws}\n`);
   }
