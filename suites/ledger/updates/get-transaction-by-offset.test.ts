@@ -60,6 +60,11 @@ const ARCHIVED_REQUIRED = ['offset', 'nodeId', 'contractId', 'templateId', 'pack
  */
 async function expectWrappers(t: CheckContext, x: Exchange, what: string): Promise<void> {
   const evs = eventsOf(x);
+  // a rule about every event judges nothing on a transaction that shows none (the check's own create is missing)
+  if (evs.length === 0) {
+    t.notObserved(`${O}.event-single-key`, `${what}: the transaction the check submitted shows no event`);
+    return;
+  }
   const keyed = evs.filter((e) => e.keys.length !== 1);
   await judgeThat(t, `${O}.event-single-key`, keyed.length === 0, `${what}: an event has the keys ${keyed[0]?.keys.join(', ')}`, x);
   noteWrappers(t, evs, 'transaction');
@@ -72,8 +77,19 @@ async function expectWrappers(t: CheckContext, x: Exchange, what: string): Promi
  * wrapper form), each rule on its own requirement: the offset of the update, and the fields FACTS.md says real created
  * and archived events always carry (present and not null).
  */
-async function expectEvents(t: CheckContext, x: Exchange, offset: number, what: string): Promise<{ archived: boolean }> {
+async function expectEvents(t: CheckContext, x: Exchange, offset: number, what: string, createdBy = false): Promise<{ archived: boolean }> {
   const evs = eventsOf(x);
+  // the rules about every listed event judge nothing where the check's own create is not listed (acs-delta-stakeholders
+  // judges that it must be): not observed on this read, never passed on an empty list
+  if (createdBy && !evs.some((e) => e.kind === 'CreatedEvent')) {
+    for (const r of ['ledger.events.created-required-fields', 'ledger.events.acs-delta-boolean', 'ledger.events.created-witnesses-non-empty', 'ledger.events.created-signatories-non-empty']) {
+      t.notObserved(r, `${what}: the transaction that created the check's contract shows no CreatedEvent`);
+    }
+  }
+  if (evs.length === 0) {
+    t.notObserved('ledger.events.offset-of-update', `${what}: the transaction the check submitted shows no event`);
+    return { archived: false };
+  }
   const offsets = evs.filter((e) => e.event.offset !== offset);
   await judgeThat(t, 'ledger.events.offset-of-update', offsets.length === 0, `${what}: a ${offsets[0]?.kind} carries offset ${String(offsets[0]?.event.offset)}, the transaction ${offset}`, x);
   for (const v of evs.filter((e) => e.kind === 'CreatedEvent').map((e) => e.event)) {
@@ -164,7 +180,7 @@ describe('POST /v2/updates/transaction-by-offset', () => {
         // the answer's own rules are those of the endpoint's checks: a read that did not show a transaction judges nothing here
         if (x.status !== 200 || !Array.isArray(transactionOf(x)?.events)) continue;
         judged++;
-        sawArchive = (await expectEvents(t, x, offset, `${what} (${via})`)).archived || sawArchive;
+        sawArchive = (await expectEvents(t, x, offset, `${what} (${via})`, offset === created)).archived || sawArchive;
       }
       if (judged === 0) t.skip('no read by offset of the created or the archiving transaction answered 200 with a transaction: no events to judge');
       // the archive shown to a stakeholder under the ACS delta shape is the rule of acs-delta-stakeholders (judged by
