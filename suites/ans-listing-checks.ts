@@ -85,8 +85,9 @@ async function knownEntries(t: CheckContext, op: AnsListingOperation): Promise<{
   };
   const named = t.config.targets.scan?.fixtures.ansEntriesOldestFirst;
   if (Array.isArray(named)) for (const n of named) if (typeof n === 'string' && n !== '') add({ name: n, from: "the scan target's fixtures.ansEntriesOldestFirst (an entry that expired since is to be taken off it)" });
-  const validator = t.config.targets.validator;
-  if (validator !== undefined) {
+  // another interface is asked only when the run selects it too: `--only scan` sends the validator nothing
+  const selected = (api: 'scan' | 'validator') => t.config.targets[api] !== undefined && t.config.run.only.includes(api);
+  if (selected('validator')) {
     const auth = await validatorUserIfAny(t);
     if (auth !== 'none') {
       const x = await t.clientFor('validator').call('listOwnedAnsEntries', { auth, conform: false });
@@ -97,7 +98,7 @@ async function knownEntries(t: CheckContext, op: AnsListingOperation): Promise<{
       }
     }
   }
-  const ops: AnsListingOperation[] = op === 'listScanProxyAnsEntries' && t.config.targets.scan !== undefined ? [op, 'listAnsEntries'] : [op];
+  const ops: AnsListingOperation[] = op === 'listScanProxyAnsEntries' && selected('scan') ? [op, 'listAnsEntries'] : [op];
   let unfiltered: AnsEntryLike[] = [];
   for (const o of ops) {
     const l = await listAns(t, o, { page_size: widePage(t) });
