@@ -11,7 +11,7 @@ import type { Reporter } from 'vitest/node';
 import type { Config } from './config.js';
 import { ConfigError, printableConfig, targetsFromBlock } from './config.js';
 import { loadCatalogue } from './catalogue.js';
-import { describeSelection, reportedRequirements } from './selection.js';
+import { reportedRequirements, selectionFlags } from './selection.js';
 import { checkFiles } from './vendor-checks.js';
 import { redactText } from './redact.js';
 import { PACKAGE_ROOT } from './paths.js';
@@ -438,8 +438,8 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     recording?.discard();
     if (html !== false) html.cancel();
     rmSync(dir, { recursive: true, force: true });
-    const filters = describeSelection(config.run);
-    const named = filters !== '' ? `${filters}, with ` : '';
+    const filters = selectionFlags(config.run);
+    const named = filters !== '' ? `${filters} with ` : '';
     throw new ConfigError(`the selection runs no check: ${named}--only ${config.run.only.join(',')} declares none${filters !== '' ? ' (a requirement no check covers, filters no check passes together, or one of an interface left out; "canton-conformance list" shows the checks of each)' : ''}; nothing would be tested`);
   }
   // run --record: the workers' parts, merged into the HAR once no check runs any more

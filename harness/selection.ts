@@ -53,6 +53,12 @@ export function describeSelection(run: Selection): string {
   return parts.join('; ');
 }
 
+/** The selection as the flags that make it (`--requirement a, b --check c`): "" when none is given. */
+export function selectionFlags(run: Selection): string {
+  const flag = (name: string, xs: readonly string[] | undefined) => (nonEmpty(xs) ? [`--${name} ${xs.join(', ')}`] : []);
+  return [...flag('requirement', run.requirements), ...flag('check', run.checks), ...flag('operation', run.operations), ...flag('exclude-requirement', run.excludeRequirements)].join(' ');
+}
+
 /** Edit distance (insertions, deletions, substitutions, adjacent swaps) between two strings. */
 export function editDistance(a: string, b: string): number {
   const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
