@@ -28,6 +28,15 @@ export function listItems(items: { id: number; expired: boolean }[], n: number, 
   if (page.length > 100) return [];
   return page;
 }
+/** fault checks combined with other conditions, and an option built from a fault check */
+export function guarded(a: number, faults: Faults): number {
+  if (a < 7 && !faults.has(F.everything)) return 1;
+  if (a === 8 && faults.has(F.everything)) return 2;
+  return strictly(a, { strict: faults.has(F.everything) });
+}
+function strictly(a: number, o: { strict: boolean }): number {
+  return o.strict === true && a > 9 ? 3 : 4;
+}
 /** never called by the fake suite */
 export function unused(a: number): boolean {
   return a === 3;
@@ -65,6 +74,10 @@ describe('mutation testing', () => {
     expect(ms.filter((m) => m.original.includes('faults') || m.original.includes('items.map'))).toEqual([]);
     expect(new Set(ms.map((m) => m.key)).size).toBe(ms.length);
     expect(findMutants({ file: 'reference/demo/faults-demo.ts', text: FAULTS })).toEqual([]);
+    // beside a negated fault check the other condition decides with the fault off: mutated; beside a fault check that
+    // decides alone with the fault off (a === 8 && fault, an option set from a fault), nothing is
+    expect(ms.filter((m) => m.original === 'a < 7').map((m) => m.mutated)).toEqual(['a <= 7']);
+    expect(ms.filter((m) => /a === 8|a > 9|o\.strict|^7$|^8$|^9$/.test(m.original)).map((m) => `${m.original} -> ${m.mutated}`)).toEqual(['7 -> 8', '7 -> 6']);
   });
 
   it('keeps a mutant key when lines are added above it', () => {

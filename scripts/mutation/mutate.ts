@@ -79,9 +79,11 @@ function faultNames(sf: ts.SourceFile): Set<string> {
     if (b !== undefined && ts.isNamedImports(b)) for (const e of b.elements) names.add(e.name.text);
   }
   // helpers (`const f = (n) => faults?.has(n) === true`) and flags (`const empty = ctx.faults.has(X)`), to a fixpoint
-  const decls: ts.VariableDeclaration[] = [];
+  const decls: (ts.VariableDeclaration | ts.PropertyAssignment)[] = [];
   const visit = (n: ts.Node): void => {
     if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.initializer !== undefined) decls.push(n);
+    // options built from fault checks (`{ unverified: ctx.faults.has(EF.unverified) }`): `o.unverified` is a fault check
+    if (ts.isPropertyAssignment(n) && ts.isIdentifier(n.name)) decls.push(n);
     ts.forEachChild(n, visit);
   };
   visit(sf);
@@ -92,7 +94,8 @@ function faultNames(sf: ts.SourceFile): Set<string> {
       if (names.has(name)) continue;
       const init = strip(d.initializer!);
       const fn = ts.isArrowFunction(init) || ts.isFunctionExpression(init);
-      if ((fn && mentionsFault(init, names)) || (!fn && isFaultCheck(init, names))) {
+      const flag = ts.isVariableDeclaration(d) ? isFaultCheck(init, names) : isPureFaultCheck(init, names);
+      if ((fn && mentionsFault(init, names) && ts.isVariableDeclaration(d)) || (!fn && flag)) {
         names.add(name);
         changed = true;
       }
@@ -124,6 +127,13 @@ function isFaultCheck(e: ts.Expression, names: Set<string>): boolean {
   if (ts.isPropertyAccessExpression(x) || ts.isElementAccessExpression(x)) return mentionsFault(x, names);
   if (ts.isIdentifier(x)) return names.has(x.text) || FAULT_NAME.test(x.text);
   return false;
+}
+
+/** A fault check alone (a call of a fault function, possibly negated), not combined with other conditions. */
+function isPureFaultCheck(e: ts.Expression, names: Set<string>): boolean {
+  const x = strip(e);
+  if (ts.isPrefixUnaryExpression(x) && x.operator === ts.SyntaxKind.ExclamationToken) return isPureFaultCheck(x.operand, names);
+  return ts.isCallExpression(x) && mentionsFault(x.expression, names);
 }
 
 /** Whether a fault check decides anything in the subtree (not merely the fault state passed on as an argument). */
@@ -257,8 +267,16 @@ export function findMutants(input: SourceInput, operators: readonly Operator[] =
       };
       const f = flip[k];
       if (f !== undefined && !faulty) add(node, f[1], withOperator(node, f[0]));
-      // && / || chains: a fault check in one conjunct guards what the others decide only together with it
-      if ((k === ts.SyntaxKind.AmpersandAmpersandToken || k === ts.SyntaxKind.BarBarToken) && faulty) return;
+      // && / || with a fault check: the operator stays. The other operands matter with the fault off only where the
+      // fault check does not decide alone then: `a && !fault(x)`, `fault(x) || a` (mutated); `a && fault(x)`,
+      // `!fault(x) || a` (not: with the fault off the answer is the same whatever a is)
+      if ((k === ts.SyntaxKind.AmpersandAmpersandToken || k === ts.SyntaxKind.BarBarToken) && faulty) {
+        const and = k === ts.SyntaxKind.AmpersandAmpersandToken;
+        const parts = flatten(node, k);
+        const decidesAlone = parts.some((x) => isFaultCheck(x, names) && (and ? !negated(x) : negated(x)));
+        if (!decidesAlone) for (const x of parts) if (!isFaultCheck(x, names) && !containsFaultCheck(x, names)) visit(x);
+        return;
+      }
     }
     if (node.kind === ts.SyntaxKind.TrueKeyword || node.kind === ts.SyntaxKind.FalseKeyword) {
       add(node, 'boolean', node.kind === ts.SyntaxKind.TrueKeyword ? 'false' : 'true');
