@@ -415,8 +415,8 @@ class Check implements CheckContext {
         this.requests++;
         this.traffic.requests++;
         const status = x.response?.status;
-        if (status === undefined) this.traffic.transportErrors++;
         if (x.ownStallMs !== undefined) this.traffic.ownStalls = (this.traffic.ownStalls ?? 0) + 1;
+        if (status === undefined) this.traffic.transportErrors++;
         else if (status === 429 || status === 503) this.traffic.overloaded++;
         else if (status >= 300 && status < 400) this.traffic.redirected++;
         noteFootprint(this.footprint, x);
