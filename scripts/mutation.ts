@@ -105,7 +105,7 @@ export async function main(argv: string[]): Promise<number> {
       for (const m of out.mutants) process.stdout.write(`#${m.id} ${m.file}:${m.line}:${m.column} ${m.operator}  ${m.original.replace(/\s+/g, ' ').slice(0, 80)}  ->  ${m.mutated.replace(/\s+/g, ' ').slice(0, 60)}\n`);
       return 0;
     }
-    const { stale } = applyTriage(out.mutants, triage);
+    const { stale } = applyTriage(out.mutants, triage, out.wholeFiles ?? []);
     const json = { ...out, scores: scores(out.mutants), staleTriage: stale };
     const dir = o.fromJson !== undefined ? dirname(resolve(o.fromJson)) : join(resolve(root, o.reportsDir), 'mutation', stamp(new Date(out.startedAt)));
     mkdirSync(dir, { recursive: true });

@@ -127,8 +127,12 @@ describe('mutation testing', () => {
     expect(readdirSync(tmpdir()).filter((f) => f.startsWith('cc-mutation-') && !f.startsWith('cc-mutation-test-') && existsSync(join(tmpdir(), f, 'check.mjs')))).toEqual([]);
 
     const triageFile = join(dir, 'triage.yaml');
-    writeFileSync(triageFile, `unobservable:\n  - key: ${JSON.stringify(by('slice-removed').key)}\n    reason: the fake suite never asks for a short page\n`);
-    applyTriage(out.mutants, loadTriage(triageFile));
+    writeFileSync(triageFile, `unobservable:\n  - key: ${JSON.stringify(by('slice-removed').key)}\n    reason: the fake suite never asks for a short page\n  - key: "reference/demo/handler.ts#gone#equality#0123456789#0"\n    reason: a mutant made no more\n`);
+    // a run with an operator filter makes only some mutants of the file: an entry matching none is not judged
+    expect(out.wholeFiles).toEqual([]);
+    expect(applyTriage(structuredClone(out.mutants), loadTriage(triageFile), out.wholeFiles).stale).toEqual([]);
+    // where every mutant of the file was made, it is stale
+    expect(applyTriage(out.mutants, loadTriage(triageFile), ['reference/demo/handler.ts']).stale.map((t) => t.reason)).toEqual(['a mutant made no more']);
     const [demo] = scores(out.mutants);
     expect(demo).toMatchObject({ group: 'demo', mutants: 3, killed: 1, survived: 1, noCoverage: 1, triaged: 1, score: 33.3, scoreObservable: 50 });
   });

@@ -51,16 +51,23 @@ export interface GroupScore {
 
 const pct = (a: number, b: number) => (b === 0 ? undefined : Math.round((1000 * a) / b) / 10);
 
-/** Marks the triaged survivors, and returns the triage entries that matched a detected mutant (stale). */
-export function applyTriage(mutants: MutantResult[], triage: TriageEntry[]): { stale: TriageEntry[] } {
+/**
+ * Marks the triaged survivors, and returns the stale triage entries: those whose mutant is detected now, and, where
+ * the run made every mutant of some files (`wholeFiles`), those of these files that match no mutant any more.
+ */
+export function applyTriage(mutants: MutantResult[], triage: TriageEntry[], wholeFiles: readonly string[] = []): { stale: TriageEntry[] } {
   const byKey = new Map(triage.map((t) => [t.key, t]));
   const stale: TriageEntry[] = [];
+  const seen = new Set<string>();
   for (const m of mutants) {
     const t = byKey.get(m.key);
     if (t === undefined) continue;
+    seen.add(t.key);
     if (m.status === 'survived' || m.status === 'no-coverage') m.triaged = t.reason;
     else stale.push(t);
   }
+  const whole = new Set(wholeFiles);
+  for (const t of triage) if (!seen.has(t.key) && whole.has(t.key.split('#')[0]!)) stale.push(t);
   return { stale };
 }
 
@@ -99,7 +106,7 @@ export function textReport(out: RunOutcome, stale: TriageEntry[]): string {
   }
   const triaged = out.mutants.filter((m) => m.triaged !== undefined);
   if (triaged.length > 0) s += `\n${triaged.length} survivors are triaged as unobservable (see mutation.md)\n`;
-  if (stale.length > 0) s += `\ntriage entries whose mutant is now detected (remove them): ${stale.map((t) => t.key).join(', ')}\n`;
+  if (stale.length > 0) s += `\nstale triage entries, whose mutant is detected now or is made no more (remove them): ${stale.map((t) => t.key).join(', ')}\n`;
   return s;
 }
 
@@ -118,6 +125,6 @@ export function markdownReport(out: RunOutcome, stale: TriageEntry[]): string {
   const triaged = out.mutants.filter((m) => m.triaged !== undefined);
   s += `\n## Survivors not triaged (${left.length})\n\nA check could notice each of these, or none is known to: a gap in the checks, or an entry for the triage file.\n\n${left.length > 0 ? table(left, false) : 'None.\n'}`;
   s += `\n## Survivors triaged as unobservable (${triaged.length})\n\n${triaged.length > 0 ? table(triaged, true) : 'None.\n'}`;
-  if (stale.length > 0) s += `\n## Stale triage entries\n\nTheir mutants are detected now: remove them from the triage file.\n\n${stale.map((t) => `- ${t.key}`).join('\n')}\n`;
+  if (stale.length > 0) s += `\n## Stale triage entries\n\nTheir mutants are detected now, or no longer made (the code changed): remove them from the triage file.\n\n${stale.map((t) => `- ${t.key}`).join('\n')}\n`;
   return s;
 }

@@ -56,6 +56,8 @@ export interface RunOutcome {
   finishedAt: string;
   root: string;
   source: string;
+  /** the files every mutant of which was made and run (no sample, limit or operator filter) */
+  wholeFiles: string[];
   /** the commit copied (source head) */
   commit?: string;
   command: string;
@@ -272,7 +274,7 @@ export async function runMutation(s: RunSettings): Promise<RunOutcome> {
     s.write(`${all.length} mutants in ${files.length} files; ${selected.length} selected\n`);
     const apisOf = apisOfFiles(ws, files);
     const results: MutantResult[] = selected.map((m) => ({ ...m, group: groupOf(m.file), status: 'no-coverage' as Status }));
-    if (s.dryRun === true) return { startedAt, finishedAt: new Date().toISOString(), root, source: s.source, ...commit, command: commandOf(s, ['{apis}'], '{reports}').join(' '), baselineMs: 0, mutants: results };
+    if (s.dryRun === true) return { startedAt, finishedAt: new Date().toISOString(), root, source: s.source, wholeFiles: s.sample === undefined && s.limit === undefined && s.operators === undefined ? files : [], ...commit, command: commandOf(s, ['{apis}'], '{reports}').join(' '), baselineMs: 0, mutants: results };
 
     for (const f of files) {
       const mine = selected.filter((m) => m.file === f);
@@ -310,7 +312,7 @@ export async function runMutation(s: RunSettings): Promise<RunOutcome> {
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(s.concurrency, todo.length)) }, worker));
-    return { startedAt, finishedAt: new Date().toISOString(), root, source: s.source, ...commit, command: commandOf(s, ['{apis}'], '{reports}').join(' '), baselineMs: Math.round(base.ms), mutants: results, ...(s.keep === true ? { workspace: ws } : {}) };
+    return { startedAt, finishedAt: new Date().toISOString(), root, source: s.source, wholeFiles: s.sample === undefined && s.limit === undefined && s.operators === undefined ? files : [], ...commit, command: commandOf(s, ['{apis}'], '{reports}').join(' '), baselineMs: Math.round(base.ms), mutants: results, ...(s.keep === true ? { workspace: ws } : {}) };
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
