@@ -156,8 +156,12 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
       // printed once the handlers are in place: from this line on a signal stops the run with its reports
-      const filters = (await import('./selection.js')).describeSelection(config.run);
-      err(`canton-conformance: running ${share}${filters !== '' ? `${filters} of ` : ''}${config.run.only.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)${config.run.readOnly ? ', read-only: only GETs and x-read-only operations are sent' : ''}\n`);
+      // the start line names what will run: the selection's filters, and only the interfaces its checks can reach
+      const selection = await import('./selection.js');
+      const filters = selection.describeSelection(config.run);
+      const registry = filters === '' ? undefined : (await import('./schemas.js')).schemaRegistry();
+      const reached = registry === undefined ? config.run.only : selection.selectionApis(config.run, config.run.only, (await import('./catalogue.js')).loadCatalogue(undefined, config.run.checksDir), () => registry.operations());
+      err(`canton-conformance: running ${share}${filters !== '' ? `${filters} of ` : ''}${reached.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)${config.run.readOnly ? ', read-only: only GETs and x-read-only operations are sent' : ''}\n`);
       try {
         const result = await runConformance(config, {
           write: err,

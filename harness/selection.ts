@@ -53,6 +53,28 @@ export function describeSelection(run: Selection): string {
   return parts.join('; ');
 }
 
+/**
+ * The interfaces whose checks a selection can reach, within `apis`: those of the selected requirements, of the selected
+ * checks (a built-in check's id starts with its interface; a checks folder's could be any), and of the selected
+ * operations; `apis` itself when nothing narrows it.
+ */
+export function selectionApis(run: Selection, apis: readonly Api[], catalogue: Catalogue, operations: () => Iterable<{ api: Api; operationId: string }>): Api[] {
+  let out = [...apis];
+  const keep = (reachable: ReadonlySet<Api> | undefined) => {
+    if (reachable !== undefined) out = out.filter((a) => reachable.has(a));
+  };
+  if (nonEmpty(run.requirements)) keep(new Set(run.requirements.map((id) => catalogue.byId.get(id)?.api).filter((a): a is Api => a !== undefined)));
+  if (nonEmpty(run.checks)) {
+    const prefixes = run.checks.map((id) => apis.find((a) => id.startsWith(`${a}.`)));
+    if (prefixes.every((a) => a !== undefined)) keep(new Set(prefixes as Api[]));
+  }
+  if (nonEmpty(run.operations)) {
+    const ops = [...operations()];
+    keep(new Set(ops.filter((o) => run.operations!.includes(o.operationId)).map((o) => o.api)));
+  }
+  return out;
+}
+
 /** The selection as the flags that make it (`--requirement a, b --check c`): "" when none is given. */
 export function selectionFlags(run: Selection): string {
   const flag = (name: string, xs: readonly string[] | undefined) => (nonEmpty(xs) ? [`--${name} ${xs.join(', ')}`] : []);

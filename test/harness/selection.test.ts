@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCatalogue } from '../../harness/catalogue.js';
 import { PACKAGE_ROOT } from '../../harness/paths.js';
-import { checkSelected, closest, describeSelection, reportedRequirements, selectionProblems } from '../../harness/selection.js';
+import { checkSelected, closest, describeSelection, reportedRequirements, selectionApis, selectionProblems } from '../../harness/selection.js';
 
 const bin = join(PACKAGE_ROOT, 'bin', 'canton-conformance.mjs');
 const tmp = mkdtempSync(join(tmpdir(), 'cc-selection-'));
@@ -69,6 +69,18 @@ describe('selection of checks', () => {
     expect(problems.join('\n')).toContain('--exclude-requirement: unknown requirement id scan.nope');
   });
 
+  it('names only the interfaces a selection reaches', () => {
+    const catalogue = loadCatalogue();
+    const ops = () => [{ api: 'scan' as const, operationId: 'getDsoInfo' }, { api: 'ledger' as const, operationId: 'createUser' }];
+    const all = ['ledger', 'scan', 'validator', 'registry'] as const;
+    expect(selectionApis(none, all, catalogue, ops)).toEqual([...all]);
+    expect(selectionApis({ requirements: ['ledger.users.id-too-long-rejected'] }, all, catalogue, ops)).toEqual(['ledger']);
+    expect(selectionApis({ ...none, checks: ['scan.x', 'ledger.y'] }, all, catalogue, ops)).toEqual(['ledger', 'scan']);
+    // a check id of a checks folder could be of any interface
+    expect(selectionApis({ ...none, checks: ['acme.x'] }, all, catalogue, ops)).toEqual([...all]);
+    expect(selectionApis({ ...none, operations: ['getDsoInfo'] }, all, catalogue, ops)).toEqual(['scan']);
+  });
+
   it('describes the selection for the start line', () => {
     expect(describeSelection(none)).toBe('');
     expect(describeSelection({ requirements: ['a', 'b'], checks: ['c'], excludeRequirements: ['d'] })).toBe('check c; the checks of 2 requirements a, b; without requirement d');
@@ -79,7 +91,8 @@ describe('selection on the command line', () => {
   it('runs only the checks given with --check, names them at the start, and reports their requirements; a planted fault fails it', () => {
     const r = cli(['run', '--no-html', '--no-compare', '--reports-dir', 'r1', '--check', 'ledger.create-user.id-too-long', '--fault', 'ledger-users-id-129-accepted']);
     expect(r.code, r.all).toBe(1);
-    expect(r.err).toContain('running check ledger.create-user.id-too-long of ');
+    // only the interface the check is of, not every one the run could reach
+    expect(r.err).toContain('running check ledger.create-user.id-too-long of ledger against the embedded reference server');
     const report = JSON.parse(readFileSync(join(tmp, 'r1', 'latest', 'conformance.json'), 'utf8')) as { checks: Array<{ id: string }>; requirements: Array<{ id: string; verdict: string }> };
     expect(report.checks.map((c) => c.id)).toEqual(['ledger.create-user.id-too-long']);
     expect(report.requirements.map((x) => [x.id, x.verdict])).toEqual([['ledger.users.id-too-long-rejected', 'fail']]);
