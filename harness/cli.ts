@@ -251,7 +251,7 @@ async function validateSelection(requirements: string[], faults: string[], apis?
     const { selectionProblems } = await import('./selection.js');
     const { loadCatalogue } = await import('./catalogue.js');
     const { schemaRegistry } = await import('./schemas.js');
-    const problems = await selectionProblems(run, apis, loadCatalogue(undefined, run.checksDir), () => schemaRegistry().operations(), async () => (await import('./discover.js')).collectChecks(APIS));
+    const problems = await selectionProblems(run, apis, loadCatalogue(undefined, run.checksDir), () => schemaRegistry().operations(), async () => (await import('./discover.js')).collectChecks(APIS, run.checksDir));
     if (problems.length > 0) throw new UsageError(problems.length === 1 ? problems[0]! : `the selection has ${problems.length} problems:\n  ${problems.join('\n  ')}`);
   } else if (requirements.length > 0) {
     const { loadCatalogue } = await import('./catalogue.js');
@@ -326,16 +326,19 @@ function listCommand(program: Command, done: Done, out: (s: string) => void): Co
     .option('--only <apis>', 'only these interfaces, comma-separated')
     .option('--json', 'print JSON instead of text')
     .option('--untested', 'only requirements no check covers')
-    .action(done(async (opts: { only?: string; json?: boolean; untested?: boolean }) => {
-      const only = opts.only === undefined ? [...APIS] : (loadConfig({ flags: { only: opts.only }, env: {} }).run.only as Api[]);
+    .option('--checks-dir <dir>', 'also list the requirements and checks of this folder of your own (as run --checks-dir)')
+    .action(done(async (opts: { only?: string; json?: boolean; untested?: boolean; checksDir?: string }) => {
+      const listed = loadConfig({ flags: { ...(opts.only !== undefined ? { only: opts.only } : {}), ...(opts.checksDir !== undefined ? { checksDir: opts.checksDir } : {}) }, env: {} });
+      const only = opts.only === undefined ? [...APIS] : (listed.run.only as Api[]);
+      const checksDir = listed.run.checksDir;
       const { collectChecks } = await import('./discover.js');
       const { loadCatalogue } = await import('./catalogue.js');
       const { genericCoverage } = await import('./checks.js');
       const { schemaRegistry } = await import('./schemas.js');
-      const checks = await collectChecks(only);
+      const checks = await collectChecks(only, checksDir);
       // the generic checks run on every response, so they cover the requirements they judge
       const generic = genericCoverage(schemaRegistry());
-      const all = loadCatalogue()
+      const all = loadCatalogue(undefined, checksDir)
         .requirements.filter((r) => only.includes(r.api))
         .map((r) => ({
           ...r,
@@ -355,7 +358,7 @@ function listCommand(program: Command, done: Done, out: (s: string) => void): Co
         const covered = ofApi.filter((r) => r.checks.length > 0).length;
         out(`\n${api}: ${ofApi.length} requirements, ${covered} covered by a check${opts.untested ? `, ${mine.length} untested` : ''}\n`);
         for (const r of mine) {
-          out(`  ${r.id} [${r.level}]${r.observable ? '' : ' (not observable)'}\n      ${r.statement}\n      source: ${r.source}: "${r.quote}"\n`);
+          out(`  ${r.id} [${r.level}]${r.observable ? '' : ' (not observable)'}\n      ${r.statement}\n      source: ${r.source}${r.quote !== '' ? `: "${r.quote}"` : ''}\n`);
           if (!r.observable && r.whyNotObservable !== undefined) out(`      not observable: ${r.whyNotObservable}\n`);
           if (r.checks.length === 0) out('      checks: none (untested)\n');
           for (const c of r.checks) out(`      check: ${c.id} - ${c.title} (${c.file})\n`);

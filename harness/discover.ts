@@ -3,14 +3,19 @@ import { DEFAULT_RUN, type Config } from './config.js';
 import { PACKAGE_ROOT } from './paths.js';
 import { createSuiteVitest, suiteGlobs } from './suite-vitest.js';
 import type { Api, CheckDeclaration } from './types.js';
+import { relative } from 'node:path';
+import { checkFiles } from './vendor-checks.js';
 
 export interface DiscoveredCheck extends CheckDeclaration {
   file: string;
 }
 
-export async function collectChecks(apis: readonly Api[]): Promise<DiscoveredCheck[]> {
-  const config: Config = { run: { ...DEFAULT_RUN, only: [...apis] }, targets: {}, reference: { faults: [] }, useReference: false, sources: [] };
-  const vitest = await createSuiteVitest({ include: suiteGlobs(apis), reporters: [], config, allure: false });
+/** The checks of the suites of `apis`, and of a checks folder (run.checksDir: harness/vendor-checks.ts) when given. */
+export async function collectChecks(apis: readonly Api[], checksDir?: string): Promise<DiscoveredCheck[]> {
+  const config: Config = { run: { ...DEFAULT_RUN, only: [...apis], ...(checksDir !== undefined ? { checksDir } : {}) }, targets: {}, reference: { faults: [] }, useReference: false, sources: [] };
+  // a checks folder's files are named one by one, relative to the package (vitest's include is read from its root)
+  const own = checksDir === undefined ? [] : checkFiles(checksDir).map((f) => relative(PACKAGE_ROOT, f).split('\\').join('/'));
+  const vitest = await createSuiteVitest({ include: [...suiteGlobs(apis), ...own], reporters: [], config, allure: false });
   try {
     const { testModules } = await vitest.collect();
     const out: DiscoveredCheck[] = [];

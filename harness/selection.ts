@@ -170,9 +170,6 @@ export async function selectionProblems(
     for (const id of run.checks) {
       const c = byId.get(id);
       if (c === undefined) {
-        // a check of the run's checks folder (run.checksDir) is known once the run loads it: one that no file
-        // declares leaves the selection empty, which the run refuses
-        if (run.checksDir !== undefined && !/^(ledger|scan|validator|registry)\./.test(id)) continue;
         const r = catalogue.byId.get(id);
         const checksOf = r === undefined ? [] : list.filter((x) => x.requirements.includes(id)).map((x) => x.id);
         problems.push(

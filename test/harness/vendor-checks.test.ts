@@ -53,6 +53,15 @@ describe('a checks folder of a vendor (--checks-dir)', () => {
     expect(mine.every((x) => x.status === 'failed')).toBe(true);
   });
 
+  it('lists the folder\'s requirements with their checks, and knows its check ids for --check', () => {
+    const list = cli(['list', '--only', 'ledger', '--checks-dir', checks]);
+    expect(list.code, list.all).toBe(0);
+    expect(list.out).toMatch(new RegExp(`${ID.replace(/\./g, '\\.')} \\[MUST\\]\\n[^]*?check: acme\\.create-user\\.empty-id-400 - `));
+    const typo = cli(['run', '--no-html', '--checks-dir', checks, '--check', 'acme.create-user.empty-id-40']);
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain('unknown check id acme.create-user.empty-id-40 (did you mean acme.create-user.empty-id-400');
+  });
+
   it('keeps the folder\'s requirements when shards are merged', () => {
     for (const shard of ['1/2', '2/2']) {
       const r = cli(['run', '--no-html', '--no-compare', '--reports-dir', `shard-${shard[0]}`, '--checks-dir', checks, '--requirement', ID, '--fault', 'ledger-users-id-empty-accepted', '--shard', shard]);
