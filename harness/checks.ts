@@ -23,9 +23,15 @@ export interface Judgement {
 export interface GenericCheck {
   name: string;
   description: string;
-  /** undefined when the check does not apply to this exchange */
-  run(input: CheckInput): Judgement | undefined;
+  /** undefined when the check does not apply to this exchange; a list when it judges several requirements at once */
+  run(input: CheckInput): Judgement | readonly Judgement[] | undefined;
 }
+
+/** What one check concluded on one exchange, as a list. */
+export const judgementsOf = (c: GenericCheck, input: CheckInput): readonly Judgement[] => {
+  const j = c.run(input);
+  return j === undefined ? [] : Array.isArray(j) ? j : [j as Judgement];
+};
 
 /**
  * Statuses any endpoint may answer, whatever it documents (FACTS.md): 429 and 503 (overload, a timeout) on every
@@ -187,6 +193,29 @@ export const bodyMatchesSchema: GenericCheck = {
   },
 };
 
+/**
+ * The constraints only FACTS.md gives a response body (fields real servers always send, types and shapes SPEC.md
+ * leaves "not shown"), each judged under its own SHOULD requirement, named in the document by `x-facts-required` and
+ * `x-facts-schema` (schemas.ts): a body missing such a field keeps the operation's MUST response-schema rule and breaks
+ * only the SHOULD. Judged on a body that meets its MUST schema, for each requirement with a value the constraint applies
+ * to in the body.
+ */
+export const bodyKeepsFacts: GenericCheck = {
+  name: 'body_keeps_facts',
+  description: 'the response body carries the fields and forms FACTS.md says real servers always send (each a SHOULD of its own)',
+  run({ exchange, operation, schemas }) {
+    const response = schemas.response(operation, exchange.status);
+    const media = response?.content[exchange.mediaType ?? ''];
+    if (response === undefined || media === undefined || media.pointer === undefined || !isJsonMedia(exchange.mediaType) || exchange.json === undefined) return undefined;
+    if (gatewayPage(exchange) || foreignAuthPage(exchange) || mayAnswerAnywhere(operation.api, exchange.status)) return undefined;
+    const judged = schemas.validateFacts(operation.api, media, exchange.json);
+    if (judged.length === 0) return undefined;
+    return judged.map(({ requirement, errors }) =>
+      errors.length === 0 ? { requirement } : { requirement, message: `${operation.operationId} ${exchange.status} body lacks what FACTS.md says real servers send: ${errors.join('; ')}` },
+    );
+  },
+};
+
 export const noServerError: GenericCheck = {
   name: 'no_server_error',
   description: 'the target does not answer with a 5xx status (503, which any endpoint may answer under load, excepted)',
@@ -245,7 +274,7 @@ export const ledgerErrorStatus: GenericCheck = {
 };
 
 /** Every generic check, in the order they run. */
-export const GENERIC_CHECKS: readonly GenericCheck[] = [noServerError, statusDocumented, contentTypeDocumented, bodyMatchesSchema, ledgerErrorStatus];
+export const GENERIC_CHECKS: readonly GenericCheck[] = [noServerError, statusDocumented, contentTypeDocumented, bodyMatchesSchema, bodyKeepsFacts, ledgerErrorStatus];
 
 /**
  * Runs every generic check on one exchange. Returns the failures (with the check's name and the exchange's record)
@@ -255,18 +284,18 @@ export function runGenericChecks(input: CheckInput, checks: readonly GenericChec
   const failures: FailureRecord[] = [];
   const judged: string[] = [];
   for (const c of checks) {
-    const j = c.run(input);
-    if (j === undefined) continue;
-    judged.push(j.requirement);
-    // a message may quote the body (a schema error shows the offending value): redacted like the recorded exchange
-    if (j.message !== undefined) failures.push({ requirement: j.requirement, message: redactText(j.message), check: c.name, exchange: input.exchange.record });
+    for (const j of judgementsOf(c, input)) {
+      judged.push(j.requirement);
+      // a message may quote the body (a schema error shows the offending value): redacted like the recorded exchange
+      if (j.message !== undefined) failures.push({ requirement: j.requirement, message: redactText(j.message), check: c.name, exchange: input.exchange.record });
+    }
   }
   return { failures, judged };
 }
 
 /**
  * Which requirements the generic checks judge, from the OpenAPI documents: the http requirements of each interface,
- * every requirement a response names (x-requirement) and the ledger's status-by-gRPC-code rules, each with the checks
+ * every requirement a response names (x-requirement) or its schema's FACTS.md constraints name, and the ledger's status-by-gRPC-code rules, each with the checks
  * that judge it.
  */
 export function genericCoverage(schemas: SchemaRegistry): Map<string, GenericCheck[]> {
@@ -281,6 +310,7 @@ export function genericCoverage(schemas: SchemaRegistry): Map<string, GenericChe
       for (const m of Object.values(r.content)) {
         const id = m.requirement ?? r.requirement;
         if (id !== undefined && m.pointer !== undefined) add(id, bodyMatchesSchema);
+        if (m.pointer !== undefined) for (const f of schemas.factsRequirements(op.api, m.pointer)) add(f, bodyKeepsFacts);
       }
     }
   }

@@ -177,6 +177,53 @@ export function acceptNullOptionals(doc: Json): Json {
   return out;
 }
 
+/**
+ * Constraints only FACTS.md gives (SPEC.md leaves them "not shown"), which the suite judges at level SHOULD under their
+ * own requirement, apart from the operation's MUST response-schema rule. On an object schema, `x-facts-required` maps a
+ * requirement id to the properties FACTS.md says real responses always carry (present and not null); on any schema,
+ * `x-facts-schema` maps a requirement id to a schema the value also meets (a type, a non-empty list, a shape). The
+ * document's own keywords (`required`, `type`, ...) are SPEC.md's: the MUST validator reads only them.
+ */
+export const FACTS_REQUIRED = 'x-facts-required';
+export const FACTS_SCHEMA = 'x-facts-schema';
+
+/** `judge`: the document with one requirement's FACTS.md constraints added; `reach`: with them replaced by `false`. */
+export type FactsMode = 'judge' | 'reach';
+
+const factsKeys = (node: Json, key: string): Json => (isObject(node[key]) ? (node[key] as Json) : {});
+
+/**
+ * An OpenAPI document with the FACTS.md constraints of one requirement made part of the schemas where they are marked.
+ * `judge` adds them (the names of `x-facts-required` to `required`, the schema of `x-facts-schema` to `allOf`): a body
+ * the MUST validator accepts breaks the requirement exactly when it fails this form. `reach` puts an always-failing
+ * schema there instead: a body the MUST validator accepts fails it exactly when a value the constraint applies to is
+ * in it (a marked object in a branch of a union that matched, a marked property that is present and not null), so a
+ * body with no such value neither keeps nor breaks the requirement. Apply before acceptNullOptionals, so the added
+ * required names are not made nullable. Returns a new document.
+ */
+export function withFactsOf(doc: unknown, requirement: string, mode: FactsMode): unknown {
+  if (Array.isArray(doc)) return doc.map((d) => withFactsOf(d, requirement, mode));
+  if (!isObject(doc)) return doc;
+  const out: Json = Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, k === FACTS_REQUIRED || k === FACTS_SCHEMA ? v : withFactsOf(v, requirement, mode)]));
+  const names = factsKeys(doc, FACTS_REQUIRED)[requirement];
+  const schema = factsKeys(doc, FACTS_SCHEMA)[requirement];
+  if (names === undefined && schema === undefined) return out;
+  const allOf = Array.isArray(out.allOf) ? (out.allOf as unknown[]) : [];
+  if (mode === 'reach') return { ...out, allOf: [...allOf, false] };
+  if (Array.isArray(names)) out.required = [...new Set([...(Array.isArray(out.required) ? (out.required as string[]) : []), ...(names as string[])])];
+  if (schema !== undefined) out.allOf = [...allOf, schema];
+  return out;
+}
+
+/** The key under which ajv holds a document's FACTS.md form for one requirement. */
+const factsDocKey = (api: Api, requirement: string, mode: FactsMode) => `${api}~${mode}~${requirement}`;
+
+/** One requirement's verdict on a body from its FACTS.md constraints: `errors` empty when the body keeps it. */
+export interface FactsJudgement {
+  requirement: string;
+  errors: string[];
+}
+
 /** `quiet`: an unknown format (a target's own document may use any) is ignored without a warning on the console. */
 export function createAjv(o: { quiet?: boolean; code?: CodeOptions } = {}): Ajv2020 {
   const ajv = new (loadAjv().Ajv2020)({
@@ -193,6 +240,8 @@ export function createAjv(o: { quiet?: boolean; code?: CodeOptions } = {}): Ajv2
   ajv.addFormat('int64', INT64);
   ajv.addKeyword({ keyword: 'x-requirement', schemaType: 'string' });
   ajv.addKeyword({ keyword: NULL_OPTIONAL, schemaType: 'boolean' });
+  ajv.addKeyword({ keyword: FACTS_REQUIRED, schemaType: 'object' });
+  ajv.addKeyword({ keyword: FACTS_SCHEMA, schemaType: 'object' });
   return ajv;
 }
 
@@ -241,9 +290,20 @@ export class SchemaRegistry {
     for (const api of APIS) {
       this.load(api);
       ajv.addSchema(acceptNullOptionals(this.docs.get(api)!), api);
+      const facts = new Set<string>();
       for (const op of this.operations(api)) {
-        for (const r of Object.values(op.responses)) for (const m of Object.values(r.content)) if (m.pointer !== undefined) keys.push(`${api}${m.pointer}`);
+        for (const r of Object.values(op.responses)) {
+          for (const m of Object.values(r.content)) {
+            if (m.pointer === undefined) continue;
+            keys.push(`${api}${m.pointer}`);
+            for (const req of this.factsRequirements(api, m.pointer)) {
+              facts.add(req);
+              for (const mode of ['judge', 'reach'] as const) keys.push(`${factsDocKey(api, req, mode)}${m.pointer}`);
+            }
+          }
+        }
       }
+      for (const req of facts) for (const mode of ['judge', 'reach'] as const) ajv.addSchema(this.factsDoc(api, req, mode), factsDocKey(api, req, mode));
     }
     return writePrecompiled(name, ajv, [...new Set(keys)]);
   }
@@ -368,6 +428,79 @@ export class SchemaRegistry {
     const base = typeof body.$ref === 'string' ? body.$ref : `#/paths/${escapePointer(op.path)}/${op.method.toLowerCase()}/requestBody`;
     if ((resolveLocal(this.document(api), body).content as Json | undefined)?.['application/json'] === undefined) return undefined;
     return this.validatorAt(api, `${base}/content/application~1json/schema`, 'request');
+  }
+
+  private readonly factsReqs = new Map<string, string[]>();
+  private readonly factsDocsAdded = new Set<string>();
+
+  /** A document's FACTS.md form for one requirement, in response form (see withFactsOf). */
+  private factsDoc(api: Api, requirement: string, mode: FactsMode): Json {
+    return acceptNullOptionals(withFactsOf(this.document(api), requirement, mode) as Json);
+  }
+
+  /**
+   * The requirements whose FACTS.md constraints (`x-facts-required`, `x-facts-schema`) the schema at `pointer` holds,
+   * itself or through its `$ref`s, sorted.
+   */
+  factsRequirements(api: Api, pointer: string): string[] {
+    const key = `${api}${pointer}`;
+    let out = this.factsReqs.get(key);
+    if (out !== undefined) return out;
+    const doc = this.document(api);
+    const found = new Set<string>();
+    const seen = new Set<unknown>();
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(walk);
+      if (!isObject(node) || seen.has(node)) return;
+      seen.add(node);
+      for (const k of [FACTS_REQUIRED, FACTS_SCHEMA]) for (const r of Object.keys(factsKeys(node, k))) found.add(r);
+      if (typeof node.$ref === 'string' && node.$ref.startsWith('#/')) walk(resolveLocal(doc, { $ref: node.$ref }));
+      for (const [k, v] of Object.entries(node)) if (k !== FACTS_REQUIRED) walk(v);
+    };
+    walk(resolveLocal(doc, { $ref: pointer }));
+    out = [...found].sort();
+    this.factsReqs.set(key, out);
+    return out;
+  }
+
+  /** Whether every FACTS.md validator of the response schema at `pointer` (see validateFacts) is a precompiled one. */
+  isFactsPrecompiled(api: Api, pointer: string): boolean {
+    return this.factsRequirements(api, pointer).every((r) => (['judge', 'reach'] as const).every((mode) => this.precompiledResponse(`${factsDocKey(api, r, mode)}${pointer}`) !== undefined));
+  }
+
+  private factsValidator(api: Api, requirement: string, mode: FactsMode, pointer: string): ValidateFunction {
+    const docKey = factsDocKey(api, requirement, mode);
+    const key = `${docKey}${pointer}`;
+    let v = this.validators.get(`response:${key}`) ?? this.precompiledResponse(key);
+    if (v === undefined) {
+      const ajv = this.ajv('response');
+      if (!this.factsDocsAdded.has(docKey)) {
+        ajv.addSchema(this.factsDoc(api, requirement, mode), docKey);
+        this.factsDocsAdded.add(docKey);
+      }
+      v = ajv.getSchema(key);
+      if (v === undefined) throw new Error(`no schema at ${key}`);
+    }
+    this.validators.set(`response:${key}`, v);
+    return v;
+  }
+
+  /**
+   * Judges a body the MUST validator of its media type accepts against the FACTS.md constraints its schema holds: one
+   * judgement per requirement with a value in the body the constraints apply to (see withFactsOf), errors empty when
+   * it keeps the requirement. A body that fails its MUST schema gets no judgement here (its failure is the MUST's).
+   */
+  validateFacts(api: Api, media: MediaInfo, value: unknown): FactsJudgement[] {
+    if (media.pointer === undefined) return [];
+    const pointer = media.pointer;
+    const out: FactsJudgement[] = [];
+    if (this.factsRequirements(api, pointer).length === 0 || !this.validatorAt(api, pointer)(value)) return out;
+    for (const requirement of this.factsRequirements(api, pointer)) {
+      if (this.factsValidator(api, requirement, 'reach', pointer)(value)) continue;
+      const v = this.factsValidator(api, requirement, 'judge', pointer);
+      out.push({ requirement, errors: v(value) ? [] : formatErrors(v.errors) });
+    }
+    return out;
   }
 
   /** Validates a value against the schema of one response media type; [] when valid. */

@@ -137,6 +137,11 @@ interface Sample {
   valid: boolean;
   /** 'response': judged as the harness judges a response (null accepted for optional properties) */
   form?: 'response';
+  /**
+   * A FACTS.md requirement (x-facts-required, x-facts-schema) the value breaks: the MUST schema decides `valid`, and
+   * the FACTS.md constraints of this requirement, judged as a response (SchemaRegistry.validateFacts), must refuse it.
+   */
+  breaks?: string;
   value: Json;
   note: string;
 }
@@ -297,12 +302,21 @@ const SAMPLES: Record<Api, Sample[]> = {
     },
     {
       schema: 'JsReassignmentEvent',
-      valid: false,
+      valid: true,
+      breaks: 'ledger.submit-and-wait-for-reassignment.required-fields',
       value: { JsAssignmentEvent: { reassignmentId: 'r', createdEvent } },
-      note: 'assignment event without source, target, submitter, counter',
+      note: 'assignment event without source, target, submitter, counter (FACTS.md only)',
     },
-    { schema: 'JsReassignment', valid: false, value: {}, note: 'empty reassignment' },
-    { schema: 'JsTransactionTree', valid: false, value: {}, note: 'empty transaction tree' },
+    {
+      schema: 'JsReassignmentEvent',
+      valid: false,
+      value: { JsAssignmentEvent: { source: 's', target: 't', reassignmentId: 'r', submitter: 'p', reassignmentCounter: 1 } },
+      note: 'assignment event without its created event (SPEC.md: it carries one)',
+    },
+    { schema: 'JsReassignment', valid: true, breaks: 'ledger.submit-and-wait-for-reassignment.required-fields', value: {}, note: 'empty reassignment (its required fields are FACTS.md only)' },
+    { schema: 'JsTransactionTree', valid: true, breaks: 'ledger.submit-and-wait-for-transaction-tree.required-fields', value: {}, note: 'empty transaction tree (its required fields are FACTS.md only)' },
+    { schema: 'JsTransaction', valid: true, breaks: 'ledger.get-transaction-by-offset.transaction-required-fields', value: { updateId: 'u', offset: 3, events: [] }, note: 'transaction without effectiveAt, synchronizerId, recordTime (FACTS.md only)' },
+    { schema: 'JsTransaction', valid: false, value: { events: {} }, note: 'transaction whose events are no list (SPEC.md: a list)' },
     { schema: 'GetTransactionResponse', valid: false, value: {}, note: 'transaction missing' },
     { schema: 'UpdateUserResponse', valid: false, value: {}, note: 'user missing' },
     {
@@ -350,10 +364,18 @@ const SAMPLES: Record<Api, Sample[]> = {
     },
     {
       schema: 'JsReassignment',
+      valid: true,
+      form: 'response',
+      breaks: 'ledger.submit-and-wait-for-reassignment.required-fields',
+      value: { updateId: null, offset: 3, recordTime: 't', synchronizerId: 's', events: [] },
+      note: 'a field only FACTS.md requires sent as null (response form)',
+    },
+    {
+      schema: 'JsAssignmentEvent',
       valid: false,
       form: 'response',
-      value: { updateId: null, offset: 3, recordTime: 't', synchronizerId: 's', events: [] },
-      note: 'required field sent as null (response form)',
+      value: { source: 's', target: 't', reassignmentId: 'r', submitter: 'p', reassignmentCounter: 1, createdEvent: null },
+      note: 'a field SPEC.md requires sent as null (response form)',
     },
     { schema: 'ListVettedPackagesResponse', valid: true, value: {}, note: 'fields optional' },
     { schema: 'UploadPackageResponse', valid: true, value: {}, note: 'empty object' },
@@ -671,6 +693,11 @@ async function checkDocument(api: Api, listed: ListedOperation[]): Promise<strin
   let samples = 0;
   const registry = new SchemaRegistry(specsDir);
   for (const sample of SAMPLES[api]) {
+    if (sample.breaks !== undefined) {
+      const judged = registry.validateFacts(api, { pointer: `#/components/schemas/${sample.schema}` }, sample.value).find((j) => j.requirement === sample.breaks);
+      if (judged === undefined || judged.errors.length === 0)
+        fail(`${file}: sample "${sample.note}" for ${sample.schema} ${judged === undefined ? 'was not judged' : 'was accepted'} under ${sample.breaks}`);
+    }
     if (sample.form === 'response') {
       samples += 1;
       const errors = registry.validateComponent(api, sample.schema, sample.value, 'response');

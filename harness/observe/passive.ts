@@ -295,15 +295,15 @@ export class PassiveJudge {
     // harness/checks.ts's runGenericChecks, but a failure's record is made only where it is kept
     const failedHere = new Set<string>();
     const judgedHere = new Set<string>();
-    const judgements: Array<{ name: string; run: () => { requirement: string; message?: string } | undefined }> = checks.map((c) => ({ name: c.name, run: () => c.run({ exchange, operation, schemas: this.o.schemas }) }));
+    type Judged = { requirement: string; message?: string };
+    const judgements: Array<{ name: string; run: () => Judged | readonly Judged[] | undefined }> = checks.map((c) => ({ name: c.name, run: () => c.run({ exchange, operation, schemas: this.o.schemas }) }));
     if (api === 'ledger') judgements.push({ name: 'malformedRequest', run: () => judgeMalformedRequest(x, x.status!, headers, body, this.takesJsonBody(api, operation.operationId)) });
     const shape = CATALOGUE_SHAPES[`${api} ${operation.operationId}`];
     if (shape !== undefined && x.status === 200 && bodyNotJudged === undefined && exchange.mediaType === 'application/json' && exchange.json !== undefined) {
       judgements.push({ name: 'catalogueShape', run: () => ({ requirement: shape.requirement, message: shape.check(exchange.json) }) });
     }
-    for (const c of judgements) {
-      const j = c.run();
-      if (j === undefined || !this.judgedHere(api, j.requirement)) continue;
+    for (const c of judgements) for (const j of ([] as Judged[]).concat((c.run() ?? []) as Judged | Judged[])) {
+      if (!this.judgedHere(api, j.requirement)) continue;
       if (!judgedHere.has(j.requirement)) {
         judgedHere.add(j.requirement);
         this.requirement(j.requirement).judged++;

@@ -32,7 +32,7 @@ registerFaults([
   r(RF.emptyUnassign, `${S}.response-schema`, 'the unassign event of an unassignment is an empty object under JsUnassignedEvent.value'),
   r(RF.missingCommandId, `${S}.required-fields-rejected`, 'a reassignment without a commandId is submitted under a command id the participant makes up'),
   r(RF.changeIdNoUser, `${S}.change-id`, 'the change id leaves out the user id: the same command id and submitter under another user is refused as a duplicate'),
-  r(RF.schema, `${S}.response-schema`, 'the reassignment lacks updateId'),
+  r(RF.schema, `${S}.required-fields`, 'the reassignment lacks updateId'),
   r(RF.empty, `${S}.empty-commands-rejected`, 'a submission with no commands answers 200'),
   r(RF.workflow, `${S}.optional-fields-omittable`, 'a submission without workflowId is rejected with 400'),
   r(RF.userId, `${S}.user-id-from-token`, 'a submission without userId is rejected with 400'),
@@ -48,7 +48,7 @@ registerFaults([
   r(RF.noCreated, 'ledger.events.assign-carries-created-event', 'the assign event carries no createdEvent'),
   r(RF.actAs, 'ledger.auth.act-as-submitter', 'a reassignment is accepted without CanActAs for the submitter'),
   r(RF.flatUnassign, `${S}.event-wrappers`, 'the unassign event comes with its fields directly under JsUnassignedEvent, not under value'),
-  r(RF.nullField, `${S}.response-schema`, 'the reassignment carries synchronizerId as null'),
+  r(RF.nullField, `${S}.required-fields`, 'the reassignment carries synchronizerId as null'),
   r(RF.commandId, `${S}.command-id-echoed`, "the reassignment's commandId is its updateId, not the submitted commandId"),
   r(RF.createdOffset, 'ledger.events.offset-of-update', "an assign event's createdEvent carries the offset before the reassignment's"),
 ]);

@@ -54,11 +54,11 @@ const r = (name: string, requirement: string, description: string) => ({ name, r
 const T = 'ledger.submit-and-wait-for-transaction-tree';
 const O = 'ledger.get-transaction-by-offset';
 registerFaults([
-  r(QF.treeSchema, `${T}.response-schema`, 'the transaction tree lacks eventsById'),
+  r(QF.treeSchema, `${T}.required-fields`, 'the transaction tree lacks eventsById'),
   r(QF.treeEmpty, `${T}.empty-commands-rejected`, 'a submission with no commands commits an empty transaction'),
   r(QF.createArgs, `${T}.create-command-fields-required`, 'a CreateCommand without createArguments creates with {}'),
   r(QF.choice, `${T}.create-and-exercise-fields-required`, 'a CreateAndExerciseCommand without choice exercises Archive'),
-  r(QF.treeNull, `${T}.response-schema`, 'the transaction tree carries recordTime as null'),
+  r(QF.treeNull, `${T}.required-fields`, 'the transaction tree carries recordTime as null'),
   r(QF.treeFlat, `${T}.event-wrappers`, 'the tree events come directly under CreatedTreeEvent and ExercisedTreeEvent, not under value'),
   r(QF.actAs, 'ledger.auth.act-as-tree-submission', 'a tree submission is accepted without CanActAs for its actAs parties'),
   r(QF.emptyActAsAccepted, 'ledger.auth.empty-act-as-refused', 'a tree submission with actAs [] is committed, with no acting party'),

@@ -1,7 +1,8 @@
 /**
  * Planted faults of the response fields real participants always send (FACTS.md, "how real responses are encoded"):
- * each leaves one out, for the operation's response-schema rule to catch (the reassignment's synchronizerId and the
- * tree's recordTime sent as null are planted beside their builders, faults-reassignment.ts and faults-transactions.ts).
+ * each leaves one out, for the rule that makes it required to catch: the operation's response-schema rule where SPEC.md
+ * does, the FACTS.md requirement (a SHOULD) where only FACTS.md does (the reassignment's synchronizerId and the tree's
+ * recordTime sent as null are planted beside their builders, faults-reassignment.ts and faults-transactions.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { installBodyFaults, isObj, type BodyFault } from '../body-faults.js';
@@ -19,7 +20,7 @@ export const WF = {
 registerFaults([
   {
     name: WF.exercisedAcsDelta,
-    requirement: 'ledger.submit-and-wait-for-transaction-tree.response-schema',
+    requirement: 'ledger.events.exercised-required-fields',
     description: 'the exercised events of a transaction tree come without acsDelta',
   },
   {

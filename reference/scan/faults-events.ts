@@ -75,7 +75,7 @@ registerFaults([
   { name: F.listPageSize, requirement: 'scan.list-events.page-size-range-accepted', description: 'POST /v0/events rejects page_size above 500 with 400' },
   { name: F.migrationBeyondInt64, requirement: 'scan.derived.out-of-range-rejected', description: 'POST /v0/events takes an after_migration_id beyond the int64 range (10^19) and lists from there instead of rejecting it with 400' },
   { name: F.resolvable, requirement: 'scan.list-events.update-ids-resolvable', description: 'GET /v0/events/{update_id} answers 404 for updates of migration 1 that POST /v0/events lists' },
-  { name: F.getSchema, requirement: 'scan.get-event-by-id.response-schema', description: 'GET /v0/events/{update_id} renders tree event_type as a number' },
+  { name: F.getSchema, requirement: 'scan.events.tree-event-shape', description: 'GET /v0/events/{update_id} renders tree event_type as a number' },
   { name: F.unknownId, requirement: 'scan.get-event-by-id.unknown-id-not-found', description: 'an unknown update id is answered 200 with every part null' },
   { name: F.unknownId400, requirement: 'scan.get-event-by-id.unknown-id-404', description: 'an unknown update id is answered 400 {error} (a rejection, but not the 404 real scans answer)' },
   { name: F.encodings, requirement: 'scan.get-event-by-id.encodings-accepted', description: 'daml_value_encoding=protobuf_json is rejected with 400' },

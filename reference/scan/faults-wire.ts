@@ -21,7 +21,7 @@ registerFaults([
   },
   {
     name: SWF.exercisedFields,
-    requirement: 'scan.get-event-by-id.response-schema',
+    requirement: 'scan.events.tree-event-shape',
     description: 'GET /v0/events/{update_id} leaves acting_parties out of every exercised event in events_by_id',
   },
 ]);

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ANY_ENDPOINT_STATUSES, LEDGER_GRPC_STATUS, ledgerErrorStatus, runGenericChecks } from '../../harness/checks.js';
+import { ANY_ENDPOINT_STATUSES, LEDGER_GRPC_STATUS, ledgerErrorStatus, runGenericChecks, type Judgement } from '../../harness/checks.js';
 import type { Exchange } from '../../harness/http.js';
 import { SchemaRegistry, type OperationInfo } from '../../harness/schemas.js';
 import type { Api } from '../../harness/types.js';
 
 const op = (api: string) => ({ api, operationId: 'getLedgerEnd' }) as unknown as OperationInfo;
 const exchange = (status: number, json: unknown) => ({ status, json }) as unknown as Exchange;
-const judge = (status: number, json: unknown, api = 'ledger') => ledgerErrorStatus.run({ exchange: exchange(status, json), operation: op(api), schemas: undefined as unknown as SchemaRegistry });
+const judge = (status: number, json: unknown, api = 'ledger') => ledgerErrorStatus.run({ exchange: exchange(status, json), operation: op(api), schemas: undefined as unknown as SchemaRegistry }) as Judgement | undefined;
 
 describe('the generic status-by-gRPC-code check', () => {
   it('judges every mapped gRPC code against its status, and passes the matching one', () => {

@@ -2,7 +2,7 @@
  * The response validators compiled ahead of a run (harness/precompiled-validators.ts) judge as the ones ajv compiles at
  * run time: for every response schema of the four documents, the same verdict and the same failure messages on a corpus
  * of bodies built from the schema itself (a filled-in example, then each of its fields removed, nulled and of another
- * type) and on arbitrary JSON values.
+ * type) and on arbitrary JSON values; likewise the validators of the FACTS.md constraints (SchemaRegistry.validateFacts).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -72,6 +72,8 @@ describe('precompiled response validators', () => {
     let schemas = 0;
     let valid = 0;
     let invalid = 0;
+    let factsJudged = 0;
+    let factsBroken = 0;
     const seen = new Set<string>();
     for (const api of APIS as readonly Api[]) {
       const doc = pre.document(api);
@@ -85,10 +87,18 @@ describe('precompiled response validators', () => {
             expect(runtime.isPrecompiled(api, m.pointer)).toBe(false);
             const a = pre.validatorAt(api, m.pointer);
             const b = runtime.validatorAt(api, m.pointer);
+            const facts = pre.factsRequirements(api, m.pointer).length > 0;
+            if (facts) expect(pre.isFactsPrecompiled(api, m.pointer), `${api}${m.pointer}: its FACTS.md validators are precompiled`).toBe(true);
             for (const value of [...corpus(example(doc, at(doc, m.pointer))), ...arbitrary]) {
               const ok = a(value);
               expect(ok, `${api}${m.pointer} on ${JSON.stringify(value).slice(0, 300)}`).toBe(b(value));
               expect(formatErrors(a.errors, 100)).toEqual(formatErrors(b.errors, 100));
+              if (facts) {
+                const judged = pre.validateFacts(api, m, value);
+                expect(judged, `${api}${m.pointer} FACTS.md on ${JSON.stringify(value).slice(0, 300)}`).toEqual(runtime.validateFacts(api, m, value));
+                factsJudged += judged.length;
+                factsBroken += judged.filter((j) => j.errors.length > 0).length;
+              }
               if (ok) valid++;
               else invalid++;
             }
@@ -100,5 +110,8 @@ describe('precompiled response validators', () => {
     // the corpus reaches both outcomes (a filled-in example passes, its broken copies fail)
     expect(valid).toBeGreaterThan(100);
     expect(invalid).toBeGreaterThan(1000);
+    // and the FACTS.md constraints are judged, kept and broken alike
+    expect(factsJudged - factsBroken).toBeGreaterThan(20);
+    expect(factsBroken).toBeGreaterThan(20);
   });
 });
