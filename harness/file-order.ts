@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { PACKAGE_ROOT } from './paths.js';
 import type { Config } from './config.js';
 import type { CheckResultMeta } from './types.js';
+import { narrowed } from './selection.js';
 
 const ORDER_DIR = join(PACKAGE_ROOT, 'node_modules', '.cache', 'canton-conformance', 'file-order');
 
@@ -121,10 +122,12 @@ function readWeights(file: string): Record<string, FileWeight> | undefined {
 
 /** Keeps a complete run's file times for the next run of its kind; never fails the run. */
 export function saveFileWeights(config: Config, checks: readonly CheckResultMeta[]): void {
-  if (config.run.shard !== undefined || config.run.requirements.length > 0 || config.run.readOnly || config.internal !== undefined) return;
+  // a selection's partial file times (--check, --operation, --exclude-requirement too) would misorder a whole run
+  if (config.run.shard !== undefined || config.run.requirements.length > 0 || narrowed(config.run) || config.run.readOnly || config.internal !== undefined) return;
   try {
     const [own] = orderFilesOf(config);
-    const weights = JSON.stringify({ ...(readWeights(own!) ?? {}), ...fileProfiles(checks) });
+    // a checks folder outside the package (run.checksDir) is not kept: its paths may change from run to run
+    const weights = JSON.stringify({ ...(readWeights(own!) ?? {}), ...fileProfiles(checks.filter((c) => c.file?.startsWith('../') !== true)) });
     mkdirSync(ORDER_DIR, { recursive: true });
     // this target's own order, and (against a target) the order of the last run against any
     for (const name of orderFilesOf(config)) {

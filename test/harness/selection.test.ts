@@ -1,9 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCatalogue } from '../../harness/catalogue.js';
+import { loadConfig } from '../../harness/config.js';
+import { orderFilesOf, saveFileWeights } from '../../harness/file-order.js';
 import { PACKAGE_ROOT } from '../../harness/paths.js';
 import { checkSelected, closest, describeSelection, reportedRequirements, selectionApis, selectionProblems } from '../../harness/selection.js';
 
@@ -79,6 +81,15 @@ describe('selection of checks', () => {
     // a check id of a checks folder could be of any interface
     expect(selectionApis({ ...none, checks: ['acme.x'] }, all, catalogue, ops)).toEqual([...all]);
     expect(selectionApis({ ...none, operations: ['getDsoInfo'] }, all, catalogue, ops)).toEqual(['scan']);
+  });
+
+  it('keeps no file times of a narrowed run for the order of the next whole run', () => {
+    const url = `http://127.0.0.1:1/selection-test-${process.pid}-${Date.now()}`;
+    const config = { ...loadConfig({ env: {}, flags: { ledgerUrl: url } }), internal: undefined };
+    config.run.checks = ['ledger.create-user.id-empty'];
+    const checks = [{ id: 'ledger.create-user.id-empty', title: 't', api: 'ledger' as const, operations: [], requirements: [], file: 'suites/ledger/users/create-user.test.ts', firstRequestAt: '2026-01-01T00:00:00.000Z', lastResponseAt: '2026-01-01T00:00:01.000Z' }];
+    saveFileWeights(config, checks);
+    expect(existsSync(join(PACKAGE_ROOT, 'node_modules', '.cache', 'canton-conformance', 'file-order', orderFilesOf(config)[0]!))).toBe(false);
   });
 
   it('describes the selection for the start line', () => {
