@@ -70,9 +70,9 @@ function unassignEventOf(x: Exchange): Ev | undefined {
 /** What a response's events looked like, for messages: kind and form of each. */
 const seen = (x: Exchange) => eventsOf(x).map((e) => `${e.kind} (${e.form === 'value' ? 'under value' : 'fields directly under the key'})`).join(', ') || 'no events';
 
-/** FACTS.md: present and not null in real responses. */
+/** FACTS.md: present and not null in real responses (SPEC.md names the fields without required flags: a SHOULD). */
 const REASSIGNMENT_REQUIRED = ['updateId', 'offset', 'recordTime', 'synchronizerId', 'events'];
-const ASSIGNMENT_REQUIRED = ['source', 'target', 'reassignmentId', 'submitter', 'reassignmentCounter', 'createdEvent'];
+const ASSIGNMENT_REQUIRED = ['source', 'target', 'reassignmentId', 'submitter', 'reassignmentCounter'];
 
 /** What the wrappers of the events of the answers so far showed: the first answer with a problem, and how many were seen. */
 interface Wrappers {
@@ -81,18 +81,19 @@ interface Wrappers {
 }
 
 /**
- * Judges a 200 reassignment answer: the fields FACTS.md says a reassignment and an assignment event always carry
- * (response-schema), and notes the wrappers of its events in `wrappers` (event-wrappers, judged by judgeWrappers
+ * Judges a 200 reassignment answer: a reassignment whose offset and events, where present, are an integer and a list
+ * (SPEC.md, response-schema), the fields FACTS.md says a reassignment and an assignment event always carry
+ * (required-fields, a SHOULD; the assignment's created event is SPEC.md's, assign-carries-created-event), and notes the wrappers of its events in `wrappers` (event-wrappers, judged by judgeWrappers
  * after the property, so that a wrong wrapper does not cut the sequences short that judge the other rules). With the
  * commandId the submission sent, also the echo fields: the reassignment's commandId is the submitted one, and every
  * offset its events carry (an unassign event's, an assign event's created event's) is the reassignment's own.
  */
 async function judgeReassignment(t: CheckContext, x: Exchange, what: string, wrappers: Wrappers, commandId?: string): Promise<void> {
   const r = (x.json as { reassignment?: Obj } | undefined)?.reassignment;
+  const typed = isObj(r) && (!present(r.offset) || Number.isInteger(r.offset)) && (!present(r.events) || Array.isArray(r.events));
+  await judgeThat(t, `${S}.response-schema`, typed, isObj(r) ? `${what}: the reassignment's offset or events is not an integer and a list` : `${what}: the response has no reassignment`, x);
   const missing = REASSIGNMENT_REQUIRED.filter((f) => !present(r?.[f]));
-  const typed = typeof r?.updateId === 'string' && Number.isInteger(r.offset) && Array.isArray(r.events);
-  await judgeThat(t, `${S}.response-schema`, missing.length === 0 && typed,
-    missing.length > 0 ? `${what}: the reassignment lacks ${missing.join(', ')} (absent or null)` : `${what}: the reassignment's updateId, offset or events is not a string, an integer and a list`, x);
+  await judgeThat(t, `${S}.required-fields`, missing.length === 0, `${what}: the reassignment lacks ${missing.join(', ')} (absent or null)`, x);
   if (commandId !== undefined) {
     await judgeThat(t, `${S}.command-id-echoed`, r?.commandId === commandId, `${what}: the reassignment carries commandId ${JSON.stringify(r?.commandId)}, the submission sent ${commandId}`, x);
   }
@@ -107,7 +108,7 @@ async function judgeReassignment(t: CheckContext, x: Exchange, what: string, wra
   }
   for (const a of eventsOf(x).filter((e) => e.kind === 'JsAssignmentEvent')) {
     const lacking = ASSIGNMENT_REQUIRED.filter((f) => !present(a.event[f]));
-    await judgeThat(t, `${S}.response-schema`, lacking.length === 0, `${what}: an assignment event lacks ${lacking.join(', ')} (absent or null)`, x);
+    await judgeThat(t, `${S}.required-fields`, lacking.length === 0, `${what}: an assignment event lacks ${lacking.join(', ')} (absent or null)`, x);
   }
   // an answer without events (none asked for) shows no wrapper
   if (eventsOf(x).length === 0) return;
@@ -152,6 +153,7 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
       requirements: [
         `${S}.counter-increments`,
         `${S}.response-schema`,
+        `${S}.required-fields`,
         `${S}.unassign-then-assign`,
         `${S}.assign-event-matches-command`,
         `${S}.unassign-event-with-format`,

@@ -19,9 +19,10 @@ async function submit(t: CheckContext, s: Submitter, commands: unknown[], auth: 
 const TREE_STRINGS = ['updateId', 'effectiveAt', 'synchronizerId', 'recordTime'];
 
 /**
- * SPEC.md's Transaction tree: an offset (int64) and eventsById (a map); FACTS.md: updateId, effectiveAt, offset,
- * eventsById, synchronizerId and recordTime are always there, and each eventsById entry is `{CreatedTreeEvent: {value}}`
- * or `{ExercisedTreeEvent: {value}}` (event-wrappers, judged on its own). No order of offsets across submissions is shown.
+ * SPEC.md's Transaction tree: an offset (int64) and eventsById (a map), without required flags (response-schema judges
+ * their types where present); FACTS.md: updateId, effectiveAt, offset, eventsById, synchronizerId and recordTime are
+ * always there (required-fields, a SHOULD), and each eventsById entry is `{CreatedTreeEvent: {value}}` or
+ * `{ExercisedTreeEvent: {value}}` (event-wrappers, judged on its own). No order of offsets across submissions is shown.
  */
 async function expectTree(t: CheckContext, x: Exchange, what: string): Promise<void> {
   const schema = `${T}.response-schema`;
@@ -29,10 +30,15 @@ async function expectTree(t: CheckContext, x: Exchange, what: string): Promise<v
   const tree = (x.json as { transactionTree?: Record<string, unknown> } | undefined)?.transactionTree;
   const byId = tree?.eventsById;
   await t.judge(schema, () => {
-    t.expect(typeof byId === 'object' && byId !== null && !Array.isArray(byId), `${what}: the response has no transactionTree with an eventsById map`, { requirement: schema, exchange: x });
-    t.expect(Number.isInteger(tree!.offset), `${what}: the tree has no integer offset (${JSON.stringify(tree!.offset)})`, { requirement: schema, exchange: x });
-    const bad = TREE_STRINGS.filter((f) => typeof tree![f] !== 'string');
-    t.expect(bad.length === 0, `${what}: the tree's ${bad.map((f) => `${f} is ${JSON.stringify(tree![f]) ?? 'absent'}`).join(', ')}, not a string`, { requirement: schema, exchange: x });
+    t.expect(typeof tree === 'object' && tree !== null && !Array.isArray(tree), `${what}: the response has no transactionTree`, { requirement: schema, exchange: x });
+    t.expect(byId === undefined || byId === null || (typeof byId === 'object' && !Array.isArray(byId)), `${what}: the tree's eventsById is no map (${JSON.stringify(byId)?.slice(0, 100)})`, { requirement: schema, exchange: x });
+    t.expect(tree!.offset === undefined || tree!.offset === null || Number.isInteger(tree!.offset), `${what}: the tree's offset is no integer (${JSON.stringify(tree!.offset)})`, { requirement: schema, exchange: x });
+  });
+  await t.judge(`${T}.required-fields`, () => {
+    t.expect(typeof byId === 'object' && byId !== null && !Array.isArray(byId), `${what}: the tree has no eventsById map (${JSON.stringify(byId) ?? 'absent'})`, { requirement: `${T}.required-fields`, exchange: x });
+    t.expect(Number.isInteger(tree?.offset), `${what}: the tree has no integer offset (${JSON.stringify(tree?.offset) ?? 'absent'})`, { requirement: `${T}.required-fields`, exchange: x });
+    const bad = TREE_STRINGS.filter((f) => typeof tree?.[f] !== 'string');
+    t.expect(bad.length === 0, `${what}: the tree's ${bad.map((f) => `${f} is ${JSON.stringify(tree?.[f]) ?? 'absent'}`).join(', ')}, not a string`, { requirement: `${T}.required-fields`, exchange: x });
   });
   const evs = treeEventsOf(x);
   if (evs.length === 0) {
@@ -57,7 +63,7 @@ describe('POST /v2/commands/submit-and-wait-for-transaction-tree', () => {
       title: 'answers create and create-and-exercise submissions with transaction trees carrying their required fields and eventsById entries under {Kind: {value}}',
       api: 'ledger',
       operations: ['submitAndWaitForTransactionTree'],
-      requirements: [`${T}.response-schema`, `${T}.event-wrappers`],
+      requirements: [`${T}.response-schema`, `${T}.required-fields`, `${T}.event-wrappers`, 'ledger.events.exercised-required-fields'],
     },
     async (t) => {
       const tmpl = templateFixture(t);
