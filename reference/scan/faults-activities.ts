@@ -24,6 +24,6 @@ registerFaults([
   { name: F.inclusive, requirement: 'scan.list-activities.begin-after-id', description: 'begin_after_id is inclusive: the activity with that event_id is listed again' },
   { name: F.pageSizeDefault, requirement: 'scan.list-activities.page-size-required', description: 'a request without page_size lists 10 activities' },
   { name: F.plusOne, requirement: 'scan.list-activities.at-most-page-size', description: 'a response holds page_size + 1 activities' },
-  { name: F.emptyItem, requirement: 'scan.list-activities.response-schema', description: 'the first activity of a page is an object with none of its fields' },
+  { name: F.emptyItem, requirement: 'scan.list-activities.item-fields', description: 'the first activity of a page is an object with none of its fields' },
   { name: F.twoKinds, requirement: 'scan.list-activities.one-activity-kind', description: 'mint activities also carry a tap' },
 ]);

@@ -54,10 +54,10 @@ describe('POST /v0/activities (removed in 0.6.8)', () => {
   conformance(
     {
       id: 'scan.list-activities.schema',
-      title: 'answers 200 with activities, a list of historical activity items',
+      title: 'answers 200 with activities, a list of historical activity items, each with the fields FACTS.md says it has',
       api: 'scan',
       operations: ['listActivities'],
-      requirements: ['scan.list-activities.response-schema'],
+      requirements: ['scan.list-activities.response-schema', 'scan.list-activities.item-fields'],
     },
     async (t) => {
       const x = await t.call('listActivities', { json: { page_size: 50 } });
