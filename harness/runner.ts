@@ -11,7 +11,7 @@ import type { Reporter } from 'vitest/node';
 import type { Config } from './config.js';
 import { ConfigError, printableConfig, targetsFromBlock } from './config.js';
 import { loadCatalogue } from './catalogue.js';
-import { reportedRequirements, selectionFlags } from './selection.js';
+import { narrowed, reportedRequirements, selectionFlags } from './selection.js';
 import { checkFiles } from './vendor-checks.js';
 import { redactText } from './redact.js';
 import { PACKAGE_ROOT } from './paths.js';
@@ -478,7 +478,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
     targets,
     config: printableConfig(config),
     ...(reference !== undefined ? { reference: reference.info } : {}),
-    selection: { apis: config.run.only, requirements: reported },
+    selection: { apis: config.run.only, requirements: reported, ...(narrowed(config.run) ? { filters: selectionFlags(config.run) } : {}) },
     ...(config.run.shard !== undefined ? { shard: config.run.shard } : {}),
     ...runOutcome(agg, run.interrupted ? { ...(stoppedBy !== undefined ? { by: stoppedBy } : {}), atOnce: options.stopNow?.aborted === true || options.hurry?.aborted === true } : undefined),
     traffic: trafficOf(run.checks),

@@ -189,7 +189,9 @@ export async function mergeShards(sources: string[], o: MergeOptions): Promise<M
 
   const first = shards[0]!.report;
   const apis = first.selection.apis;
-  const selection = first.selection.requirements;
+  // a selection narrowed by --check, --operation or --exclude-requirement reports the requirements its checks cite:
+  // each shard's own share of them, joined here
+  const selection = first.selection.filters === undefined ? first.selection.requirements : [...new Set(shards.flatMap((s) => s.report.selection.requirements))];
   const absent = await missingChecks(missing, count, apis, selection);
   const checks = [...shards.flatMap((s) => s.report.checks), ...absent.checks];
   const runErrors = [
@@ -239,7 +241,7 @@ export async function mergeShards(sources: string[], o: MergeOptions): Promise<M
     targets: first.targets,
     config,
     ...(first.reference !== undefined ? { reference: first.reference } : {}),
-    selection: first.selection,
+    selection: { ...first.selection, requirements: selection },
     merged: { count, shards: shards.map((s) => ({ ...s.shard, runId: s.report.runId, startedAt: s.report.startedAt, source: s.source })), missing },
     ...runOutcome(agg, interrupted),
     traffic: trafficOf(checks),

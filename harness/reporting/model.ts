@@ -22,7 +22,11 @@ export interface RunReport {
   /** the effective configuration with every secret redacted */
   config: unknown;
   reference?: { faults: string[]; ledgerVersion: string; scanVersion: string; variant?: { seed: number; choices: Record<string, string> } };
-  selection: { apis: Api[]; requirements: string[] };
+  /**
+   * apis: the interfaces run; requirements: the requirement ids reported (empty: all of those interfaces); filters: the
+   * selection as its flags when more than requirement ids narrowed it (`--check a --exclude-requirement b`)
+   */
+  selection: { apis: Api[]; requirements: string[]; filters?: string };
   /** a sharded run (--shard i/n): the report covers only this share of the checks */
   shard?: Shard;
   /**

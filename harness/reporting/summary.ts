@@ -121,7 +121,8 @@ export function renderSummary(r: RunReport): string {
     const c = Object.entries(r.reference.variant.choices).map(([k, v]) => `${k} ${v}`).join('; ');
     out.push(`- reference variant ${r.reference.variant.seed}${c !== '' ? `: ${c}` : ''}`);
   }
-  if (r.selection.requirements.length > 0) out.push(`- selected requirements: ${r.selection.requirements.join(', ')}`);
+  if (r.selection.filters !== undefined) out.push(`- selection: ${r.selection.filters} (${r.selection.requirements.length} requirements)`);
+  else if (r.selection.requirements.length > 0) out.push(`- selected requirements: ${r.selection.requirements.join(', ')}`);
   out.push('', '## Requirements per interface', '');
   out.push('| interface | level | requirements | pass | fail | error | skipped | unsupported | untested |');
   out.push('|---|---|---:|---:|---:|---:|---:|---:|---:|');

@@ -121,6 +121,19 @@ describe('selection on the command line', () => {
     expect(report.requirements.map((x) => x.id)).not.toContain('ledger.users.id-too-long-rejected');
   });
 
+  it('merges the shards of a narrowed run into the requirements of the whole, and summary.md names the selection by its flags', () => {
+    const args = ['run', '--no-html', '--no-compare', '--only', 'ledger', '--operation', 'createUser'];
+    const whole = cli([...args, '--reports-dir', 'whole']);
+    expect(whole.code, whole.all).toBe(0);
+    for (const shard of ['1/2', '2/2']) expect(cli([...args, '--reports-dir', `part-${shard[0]}`, '--shard', shard]).code).toBe(0);
+    const merged = cli(['merge', '--no-html', '--no-compare', '--reports-dir', 'joined', 'part-1', 'part-2']);
+    expect(merged.code, merged.all).toBe(0);
+    const ids = (dir: string) => (JSON.parse(readFileSync(join(tmp, dir, 'latest', 'conformance.json'), 'utf8')) as { requirements: Array<{ id: string }> }).requirements.map((r) => r.id).sort();
+    expect(ids('joined')).toEqual(ids('whole'));
+    const summary = readFileSync(join(tmp, 'whole', 'latest', 'summary.md'), 'utf8');
+    expect(summary).toContain(`- selection: --operation createUser (${ids('whole').length} requirements)`);
+  });
+
   it('refuses a check id given as a requirement, naming --check, and every other problem with it (exit 2)', () => {
     const r = cli(['run', '--no-html', '--requirement', 'ledger.create-user.id-too-long', '--operation', 'createUsr']);
     expect(r.code).toBe(2);
