@@ -133,8 +133,15 @@ describe('SchemaRegistry: a response validator set and a request validator set',
     const media = reg.response(op, 200)!.content['application/json']!;
     const reassignment = { updateId: 'u', commandId: null, workflowId: null, offset: 3, recordTime: 't', synchronizerId: 's', events: [], traceContext: null, paidTrafficCost: null };
     expect(reg.validateBody('ledger', media, { reassignment })).toEqual([]);
-    expect(reg.validateBody('ledger', media, { reassignment: { ...reassignment, synchronizerId: null } })).toEqual(['body.reassignment.synchronizerId: must be string']);
+    // SPEC.md: an assign event carries the created contract event
+    const assign = { source: 's', target: 't', reassignmentId: 'r', submitter: 'p', reassignmentCounter: 1, createdEvent: null };
+    expect(reg.validateBody('ledger', media, { reassignment: { ...reassignment, events: [{ JsAssignmentEvent: assign }] } })).toContain('body.reassignment.events.0.JsAssignmentEvent.createdEvent: must be object');
     expect(reg.validateBody('ledger', media, { reassignment: { ...reassignment, offset: 'x' } })).not.toEqual([]);
+    // a field only FACTS.md requires, sent as null: kept by the MUST schema, refused under its SHOULD
+    expect(reg.validateBody('ledger', media, { reassignment: { ...reassignment, synchronizerId: null } })).toEqual([]);
+    expect(reg.validateFacts('ledger', media, { reassignment: { ...reassignment, synchronizerId: null } })).toEqual([
+      { requirement: 'ledger.submit-and-wait-for-reassignment.required-fields', errors: ['body.reassignment.synchronizerId: must be string'] },
+    ]);
   });
 
   it('a right kind the documents do not name is no schema failure; a named kind still needs its payload', () => {

@@ -163,6 +163,7 @@ describe('POST /v2/updates/transaction-by-offset', () => {
         'ledger.events.created-witnesses-non-empty',
         'ledger.events.created-signatories-non-empty',
         'ledger.events.archived-required-fields',
+        'ledger.events.lists-always-present',
         'ledger.events.acs-delta-boolean',
         'ledger.events.offset-of-update',
       ],

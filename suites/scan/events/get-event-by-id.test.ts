@@ -68,7 +68,7 @@ describe('GET /v0/events/{update_id}', () => {
       title: 'answers 200 with a Scan event record for every update id it holds (discovered and resolved, or configured)',
       api: 'scan',
       operations: ['getEventById'],
-      requirements: ['scan.get-event-by-id.response-schema'],
+      requirements: ['scan.get-event-by-id.response-schema', 'scan.events.tree-event-shape'],
     },
     async (t) => {
       const d = await discoverScan(t);
