@@ -35,7 +35,10 @@ function readOutcome(file: string): RunOutcome {
   }
   const out = j as RunOutcome;
   if (typeof j !== 'object' || j === null || !Array.isArray(out.mutants) || out.mutants.some((m) => typeof m?.key !== 'string' || typeof m.status !== 'string')) throw new MutationError(`${file} is not a mutation.json written by npm run mutation`);
-  for (const m of out.mutants) delete m.triaged;
+  for (const m of out.mutants) {
+    delete m.triaged;
+    delete m.gap;
+  }
   return out;
 }
 

@@ -127,12 +127,14 @@ describe('mutation testing', () => {
     expect(readdirSync(tmpdir()).filter((f) => f.startsWith('cc-mutation-') && !f.startsWith('cc-mutation-test-') && existsSync(join(tmpdir(), f, 'check.mjs')))).toEqual([]);
 
     const triageFile = join(dir, 'triage.yaml');
-    writeFileSync(triageFile, `unobservable:\n  - key: ${JSON.stringify(by('slice-removed').key)}\n    reason: the fake suite never asks for a short page\n  - key: "reference/demo/handler.ts#gone#equality#0123456789#0"\n    reason: a mutant made no more\n`);
+    writeFileSync(triageFile, `unobservable:\n  - key: ${JSON.stringify(by('slice-removed').key)}\n    reason: the fake suite never asks for a short page\n  - key: "reference/demo/handler.ts#gone#equality#0123456789#0"\n    reason: a mutant made no more\ngaps:\n  - key: ${JSON.stringify(by('equality').key)}\n    reason: no check calls unused()\n`);
     // a run with an operator filter makes only some mutants of the file: an entry matching none is not judged
     expect(out.wholeFiles).toEqual([]);
     expect(applyTriage(structuredClone(out.mutants), loadTriage(triageFile), out.wholeFiles).stale).toEqual([]);
     // where every mutant of the file was made, it is stale
     expect(applyTriage(out.mutants, loadTriage(triageFile), ['reference/demo/handler.ts']).stale.map((t) => t.reason)).toEqual(['a mutant made no more']);
+    // a known gap is explained, and stays in both scores
+    expect(by('equality').gap).toBe('no check calls unused()');
     const [demo] = scores(out.mutants);
     expect(demo).toMatchObject({ group: 'demo', mutants: 3, killed: 1, survived: 1, noCoverage: 1, triaged: 1, score: 33.3, scoreObservable: 50 });
   });
@@ -181,6 +183,8 @@ describe('mutation testing', () => {
   it('rejects a triage entry without a reason', () => {
     const dir = fixtureProject();
     writeFileSync(join(dir, 't.yaml'), 'unobservable:\n  - key: a#b\n');
-    expect(() => loadTriage(join(dir, 't.yaml'))).toThrow(/entry 1 needs a "key" and a "reason"/);
+    expect(() => loadTriage(join(dir, 't.yaml'))).toThrow(/unobservable entry 1 needs a "key" and a "reason"/);
+    writeFileSync(join(dir, 't.yaml'), 'unobservable:\n  - key: a#b\n    reason: x\ngaps:\n  - key: a#b\n    reason: y\n');
+    expect(() => loadTriage(join(dir, 't.yaml'))).toThrow(/a#b is listed twice/);
   });
 });

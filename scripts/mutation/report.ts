@@ -9,11 +9,16 @@ import type { MutantResult, RunOutcome } from './run.js';
 export interface TriageEntry {
   key: string;
   reason: string;
+  /** unobservable: left out of the second score; gap: a check could notice it and none does yet (stays in the score) */
+  kind: 'unobservable' | 'gap';
 }
 
 export class TriageError extends Error {}
 
-/** Reads the triage file: `unobservable: [{ key, reason }]`. A missing file is an empty triage. */
+/**
+ * Reads the triage file: `unobservable: [{ key, reason }]` and `gaps: [{ key, reason }]` (survivors a check could
+ * notice, with what is missing). A missing file is an empty triage.
+ */
 export function loadTriage(file: string): TriageEntry[] {
   if (!existsSync(file)) return [];
   let doc: unknown;
@@ -23,13 +28,19 @@ export function loadTriage(file: string): TriageEntry[] {
     throw new TriageError(`${file}: not valid YAML (${(e as Error).message.split('\n')[0]})`);
   }
   if (doc === null || doc === undefined) return [];
-  const list = (doc as { unobservable?: unknown }).unobservable;
-  if (typeof doc !== 'object' || (list !== undefined && list !== null && !Array.isArray(list))) throw new TriageError(`${file}: expected a mapping with a list "unobservable"`);
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new TriageError(`${file}: expected a mapping with the lists "unobservable" and "gaps"`);
   const out: TriageEntry[] = [];
-  for (const [i, e] of ((list as unknown[] | null | undefined) ?? []).entries()) {
-    const { key, reason } = (e ?? {}) as { key?: unknown; reason?: unknown };
-    if (typeof key !== 'string' || key === '' || typeof reason !== 'string' || reason.trim() === '') throw new TriageError(`${file}: entry ${i + 1} needs a "key" and a "reason" (both non-empty strings)`);
-    out.push({ key, reason: reason.trim() });
+  const keys = new Set<string>();
+  for (const kind of ['unobservable', 'gaps'] as const) {
+    const list = (doc as Record<string, unknown>)[kind];
+    if (list !== undefined && list !== null && !Array.isArray(list)) throw new TriageError(`${file}: "${kind}" must be a list`);
+    for (const [i, e] of ((list as unknown[] | null | undefined) ?? []).entries()) {
+      const { key, reason } = (e ?? {}) as { key?: unknown; reason?: unknown };
+      if (typeof key !== 'string' || key === '' || typeof reason !== 'string' || reason.trim() === '') throw new TriageError(`${file}: ${kind} entry ${i + 1} needs a "key" and a "reason" (both non-empty strings)`);
+      if (keys.has(key)) throw new TriageError(`${file}: ${key} is listed twice`);
+      keys.add(key);
+      out.push({ key, reason: reason.trim(), kind: kind === 'gaps' ? 'gap' : 'unobservable' });
+    }
   }
   return out;
 }
@@ -63,8 +74,9 @@ export function applyTriage(mutants: MutantResult[], triage: TriageEntry[], whol
     const t = byKey.get(m.key);
     if (t === undefined) continue;
     seen.add(t.key);
-    if (m.status === 'survived' || m.status === 'no-coverage') m.triaged = t.reason;
-    else stale.push(t);
+    if (m.status !== 'survived' && m.status !== 'no-coverage') stale.push(t);
+    else if (t.kind === 'gap') m.gap = t.reason;
+    else m.triaged = t.reason;
   }
   const whole = new Set(wholeFiles);
   for (const t of triage) if (!seen.has(t.key) && whole.has(t.key.split('#')[0]!)) stale.push(t);
@@ -99,7 +111,9 @@ export function textReport(out: RunOutcome, stale: TriageEntry[]): string {
   const width = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) => c.map((x, i) => (i === 0 ? x.padEnd(width[i]!) : x.padStart(width[i]!))).join('  ');
   let s = `${line(head)}\n${cells.map(line).join('\n')}\n`;
-  const left = out.mutants.filter((m) => (m.status === 'survived' || m.status === 'no-coverage') && m.triaged === undefined);
+  const left = out.mutants.filter((m) => (m.status === 'survived' || m.status === 'no-coverage') && m.triaged === undefined && m.gap === undefined);
+  const gaps = out.mutants.filter((m) => m.gap !== undefined);
+  if (gaps.length > 0) s += `\n${gaps.length} survivors are known gaps in the checks (see mutation.md)\n`;
   if (left.length > 0) {
     s += `\nsurvivors not triaged (${left.length}):\n`;
     for (const m of left) s += `  ${m.file}:${m.line}:${m.column} ${m.operator}${m.status === 'no-coverage' ? ' (not reached by the tests)' : ''}\n    ${oneLine(m.original)}  ->  ${oneLine(m.mutated)}\n    key: ${m.key}\n`;
@@ -118,12 +132,14 @@ export function markdownReport(out: RunOutcome, stale: TriageEntry[]): string {
   s += '| interface | mutants | killed | timeout | survived | no coverage | score | triaged | score w/o triaged |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|\n';
   for (const r of rows) s += `| ${r.group} | ${r.mutants} | ${r.killed} | ${r.timeout} | ${r.survived} | ${r.noCoverage} | ${fmt(r.score)} | ${r.triaged} | ${fmt(r.scoreObservable)} |\n`;
   const esc = (x: string) => oneLine(x, 160).replaceAll('|', '\\|').replaceAll('`', "'");
-  const table = (ms: MutantResult[], withReason: boolean) =>
-    `| where | operator | original | mutated | ${withReason ? 'why unobservable' : 'status'} | key |\n|---|---|---|---|---|---|\n` +
-    ms.map((m) => `| ${m.file}:${m.line} | ${m.operator} | \`${esc(m.original)}\` | \`${esc(m.mutated)}\` | ${withReason ? esc(m.triaged ?? '') : m.status} | ${esc(m.key)} |`).join('\n') + '\n';
-  const left = out.mutants.filter((m) => (m.status === 'survived' || m.status === 'no-coverage') && m.triaged === undefined);
+  const table = (ms: MutantResult[], withReason: boolean, title = 'why unobservable', reason = (m: MutantResult) => m.triaged ?? '') =>
+    `| where | operator | original | mutated | ${withReason ? title : 'status'} | key |\n|---|---|---|---|---|---|\n` +
+    ms.map((m) => `| ${m.file}:${m.line} | ${m.operator} | \`${esc(m.original)}\` | \`${esc(m.mutated)}\` | ${withReason ? esc(reason(m)) : m.status} | ${esc(m.key)} |`).join('\n') + '\n';
+  const left = out.mutants.filter((m) => (m.status === 'survived' || m.status === 'no-coverage') && m.triaged === undefined && m.gap === undefined);
   const triaged = out.mutants.filter((m) => m.triaged !== undefined);
-  s += `\n## Survivors not triaged (${left.length})\n\nA check could notice each of these, or none is known to: a gap in the checks, or an entry for the triage file.\n\n${left.length > 0 ? table(left, false) : 'None.\n'}`;
+  const gaps = out.mutants.filter((m) => m.gap !== undefined);
+  s += `\n## Survivors not triaged (${left.length})\n\nNot yet looked at: each is a gap in the checks or a change SPEC.md and FACTS.md make unobservable; the triage file says which.\n\n${left.length > 0 ? table(left, false) : 'None.\n'}`;
+  s += `\n## Known gaps in the checks (${gaps.length})\n\nSurvivors a conforming check could notice; they stay in both scores until a check catches them.\n\n${gaps.length > 0 ? table(gaps, true, 'what is missing', (m) => m.gap ?? '') : 'None.\n'}`;
   s += `\n## Survivors triaged as unobservable (${triaged.length})\n\n${triaged.length > 0 ? table(triaged, true) : 'None.\n'}`;
   if (stale.length > 0) s += `\n## Stale triage entries\n\nTheir mutants are detected now, or no longer made (the code changed): remove them from the triage file.\n\n${stale.map((t) => `- ${t.key}`).join('\n')}\n`;
   return s;

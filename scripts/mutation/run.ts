@@ -23,8 +23,10 @@ export interface MutantResult extends Mutant {
   /** the test command's exit code (killed), or undefined */
   exitCode?: number;
   ms?: number;
-  /** the triage reason when the survivor is listed in the triage file */
+  /** the triage reason when the survivor is listed as unobservable in the triage file */
   triaged?: string;
+  /** what check is missing, when the survivor is listed as a known gap in the triage file */
+  gap?: string;
 }
 
 export interface RunSettings {
