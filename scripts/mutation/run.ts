@@ -274,6 +274,7 @@ export async function runMutation(s: RunSettings): Promise<RunOutcome> {
     if (s.sample !== undefined) selected = shuffled(all, s.seed ?? 1).slice(0, s.sample).sort((a, b) => a.id - b.id);
     if (s.limit !== undefined) selected = selected.slice(0, s.limit);
     s.write(`${all.length} mutants in ${files.length} files; ${selected.length} selected\n`);
+    if (selected.length === 0) throw new MutationError(`no mutation point in ${files.join(', ')}${s.operators !== undefined ? ` for the operators ${s.operators.join(', ')}` : ''} (fault-planting files and fault code are never mutated)`);
     const apisOf = apisOfFiles(ws, files);
     const results: MutantResult[] = selected.map((m) => ({ ...m, group: groupOf(m.file), status: 'no-coverage' as Status }));
     if (s.dryRun === true) return { startedAt, finishedAt: new Date().toISOString(), root, source: s.source, wholeFiles: s.sample === undefined && s.limit === undefined && s.operators === undefined ? files : [], ...commit, command: commandOf(s, ['{apis}'], '{reports}').join(' '), baselineMs: 0, mutants: results };
