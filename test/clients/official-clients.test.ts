@@ -150,6 +150,8 @@ class Target {
     const registry = config.registry.fixtures as { transferInstructionIds: string[]; allocationInstructionIds: string[]; allocationFactoryChoiceArguments: Json };
     return {
       updateIds: base.scan.updateIds,
+      /** the scan's page maximum (a variant may serve a smaller one than the default 1000) */
+      maxPageSize: String(world.variant.scanMaxPageSize),
       activeEntryNames: base.validator.activeEntryNames,
       featuredProviders: FEATURED_PROVIDER_NAMES.map((n) => party(world, n)),
       unfeaturedProvider: party(world, 'alice'),
@@ -312,7 +314,7 @@ function clientsAgainst(label: string, options: ReferenceOptions): void {
       });
 
       it('lists ANS entries', async () => {
-        expect(readable('ansEntries', await call(scan.get('/v0/ans-entries', { query: { page_size: '1000' } }))).entries.length).toBeGreaterThan(0);
+        expect(readable('ansEntries', await call(scan.get('/v0/ans-entries', { query: { page_size: fx.maxPageSize } }))).entries.length).toBeGreaterThan(0);
         readable('ansEntries', await call(scan.get('/v0/ans-entries', { query: { page_size: '5', name_prefix: 'alice' } })));
       });
 
@@ -329,7 +331,7 @@ function clientsAgainst(label: string, options: ReferenceOptions): void {
       it('lists validator licenses page by page', async () => {
         const first = readable('licenses', await call(scan.get('/v0/admin/validator/licenses', { query: { limit: '10' } })));
         expect(first.validator_licenses).toHaveLength(10);
-        const rest = readable('licenses', await call(scan.get('/v0/admin/validator/licenses', { query: { limit: '1000', after: String(first.next_page_token) } })));
+        const rest = readable('licenses', await call(scan.get('/v0/admin/validator/licenses', { query: { limit: fx.maxPageSize, after: String(first.next_page_token) } })));
         expect(rest.validator_licenses.length).toBeGreaterThan(0);
       });
     });
