@@ -187,36 +187,51 @@ export function acceptNullOptionals(doc: Json): Json {
 export const FACTS_REQUIRED = 'x-facts-required';
 export const FACTS_SCHEMA = 'x-facts-schema';
 
-/** `judge`: the document with one requirement's FACTS.md constraints added; `reach`: with them replaced by `false`. */
+/** `judge`: the document with the FACTS.md constraints made part of it; `reach`: with a mark that always fails there. */
 export type FactsMode = 'judge' | 'reach';
+
+/** Marks the schemas withFacts adds, with the requirement they judge (judge) or whose reach they show (reach). */
+export const FACTS_TAG = 'x-facts-of';
+export const FACTS_REACH = 'x-facts-reach';
 
 const factsKeys = (node: Json, key: string): Json => (isObject(node[key]) ? (node[key] as Json) : {});
 
 /**
- * An OpenAPI document with the FACTS.md constraints of one requirement made part of the schemas where they are marked.
- * `judge` adds them (the names of `x-facts-required` to `required`, the schema of `x-facts-schema` to `allOf`): a body
- * the MUST validator accepts breaks the requirement exactly when it fails this form. `reach` puts an always-failing
- * schema there instead: a body the MUST validator accepts fails it exactly when a value the constraint applies to is
- * in it (a marked object in a branch of a union that matched, a marked property that is present and not null), so a
- * body with no such value neither keeps nor breaks the requirement. Apply before acceptNullOptionals, so the added
- * required names are not made nullable. Returns a new document.
+ * An OpenAPI document with the FACTS.md constraints made part of the schemas where they are marked, each inside a
+ * schema tagged with its requirement, so that a failure names the requirement it breaks. `judge`: the names of
+ * `x-facts-required` required and not null, the schema of `x-facts-schema` met (under `anyOf`, whose failure the tag
+ * carries). `reach`: a schema that always fails, tagged with the requirement, where the constraints are: its failures
+ * say which requirements have a value in the body to apply to (a marked object in the branch of a union the body
+ * takes, a marked property that is present and not null). Apply before acceptNullOptionals. Returns a new document.
  */
-export function withFactsOf(doc: unknown, requirement: string, mode: FactsMode): unknown {
-  if (Array.isArray(doc)) return doc.map((d) => withFactsOf(d, requirement, mode));
+export function withFacts(doc: unknown, mode: FactsMode): unknown {
+  if (Array.isArray(doc)) return doc.map((d) => withFacts(d, mode));
   if (!isObject(doc)) return doc;
-  const out: Json = Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, k === FACTS_REQUIRED || k === FACTS_SCHEMA ? v : withFactsOf(v, requirement, mode)]));
-  const names = factsKeys(doc, FACTS_REQUIRED)[requirement];
-  const schema = factsKeys(doc, FACTS_SCHEMA)[requirement];
-  if (names === undefined && schema === undefined) return out;
-  const allOf = Array.isArray(out.allOf) ? (out.allOf as unknown[]) : [];
-  if (mode === 'reach') return { ...out, allOf: [...allOf, false] };
-  if (Array.isArray(names)) out.required = [...new Set([...(Array.isArray(out.required) ? (out.required as string[]) : []), ...(names as string[])])];
-  if (schema !== undefined) out.allOf = [...allOf, schema];
-  return out;
+  const out: Json = Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, k === FACTS_REQUIRED || k === FACTS_SCHEMA ? v : withFacts(v, mode)]));
+  const required = factsKeys(doc, FACTS_REQUIRED);
+  const schemas = factsKeys(doc, FACTS_SCHEMA);
+  const ids = [...new Set([...Object.keys(required), ...Object.keys(schemas)])].sort();
+  if (ids.length === 0) return out;
+  const added: Json[] = [];
+  for (const id of ids) {
+    if (mode === 'reach') {
+      added.push({ [FACTS_REACH]: id, not: {} });
+      continue;
+    }
+    const names = Array.isArray(required[id]) ? (required[id] as string[]) : [];
+    if (names.length > 0) added.push({ [FACTS_TAG]: id, required: names, properties: Object.fromEntries(names.map((n) => [n, { [FACTS_TAG]: id, not: { type: 'null' } }])) });
+    if (id in schemas) added.push({ [FACTS_TAG]: id, anyOf: [withFacts(schemas[id], mode)] });
+  }
+  return { ...out, allOf: [...(Array.isArray(out.allOf) ? (out.allOf as unknown[]) : []), ...added] };
 }
 
-/** The key under which ajv holds a document's FACTS.md form for one requirement. */
-const factsDocKey = (api: Api, requirement: string, mode: FactsMode) => `${api}~${mode}~${requirement}`;
+/** The key under which ajv holds a document's FACTS.md form. */
+const factsDocKey = (api: Api, mode: FactsMode) => `${api}~facts-${mode}`;
+
+const tagOf = (e: ErrorObject, key: string): string | undefined => {
+  const t = isObject(e.parentSchema) ? e.parentSchema[key] : undefined;
+  return typeof t === 'string' ? t : undefined;
+};
 
 /** One requirement's verdict on a body from its FACTS.md constraints: `errors` empty when the body keeps it. */
 export interface FactsJudgement {
@@ -242,6 +257,8 @@ export function createAjv(o: { quiet?: boolean; code?: CodeOptions } = {}): Ajv2
   ajv.addKeyword({ keyword: NULL_OPTIONAL, schemaType: 'boolean' });
   ajv.addKeyword({ keyword: FACTS_REQUIRED, schemaType: 'object' });
   ajv.addKeyword({ keyword: FACTS_SCHEMA, schemaType: 'object' });
+  ajv.addKeyword({ keyword: FACTS_TAG, schemaType: 'string' });
+  ajv.addKeyword({ keyword: FACTS_REACH, schemaType: 'string' });
   return ajv;
 }
 
@@ -296,14 +313,13 @@ export class SchemaRegistry {
           for (const m of Object.values(r.content)) {
             if (m.pointer === undefined) continue;
             keys.push(`${api}${m.pointer}`);
-            for (const req of this.factsRequirements(api, m.pointer)) {
-              facts.add(req);
-              for (const mode of ['judge', 'reach'] as const) keys.push(`${factsDocKey(api, req, mode)}${m.pointer}`);
-            }
+            if (this.factsRequirements(api, m.pointer).length === 0) continue;
+            facts.add(m.pointer);
+            for (const mode of ['judge', 'reach'] as const) keys.push(`${factsDocKey(api, mode)}${m.pointer}`);
           }
         }
       }
-      for (const req of facts) for (const mode of ['judge', 'reach'] as const) ajv.addSchema(this.factsDoc(api, req, mode), factsDocKey(api, req, mode));
+      if (facts.size > 0) for (const mode of ['judge', 'reach'] as const) ajv.addSchema(this.factsDoc(api, mode), factsDocKey(api, mode));
     }
     return writePrecompiled(name, ajv, [...new Set(keys)]);
   }
@@ -433,9 +449,9 @@ export class SchemaRegistry {
   private readonly factsReqs = new Map<string, string[]>();
   private readonly factsDocsAdded = new Set<string>();
 
-  /** A document's FACTS.md form for one requirement, in response form (see withFactsOf). */
-  private factsDoc(api: Api, requirement: string, mode: FactsMode): Json {
-    return acceptNullOptionals(withFactsOf(this.document(api), requirement, mode) as Json);
+  /** A document's FACTS.md form, in response form (see withFacts). */
+  private factsDoc(api: Api, mode: FactsMode): Json {
+    return acceptNullOptionals(withFacts(this.document(api), mode) as Json);
   }
 
   /**
@@ -463,19 +479,19 @@ export class SchemaRegistry {
     return out;
   }
 
-  /** Whether every FACTS.md validator of the response schema at `pointer` (see validateFacts) is a precompiled one. */
+  /** Whether the FACTS.md validators of the response schema at `pointer` (see validateFacts) are precompiled ones. */
   isFactsPrecompiled(api: Api, pointer: string): boolean {
-    return this.factsRequirements(api, pointer).every((r) => (['judge', 'reach'] as const).every((mode) => this.precompiledResponse(`${factsDocKey(api, r, mode)}${pointer}`) !== undefined));
+    return (['judge', 'reach'] as const).every((mode) => this.precompiledResponse(`${factsDocKey(api, mode)}${pointer}`) !== undefined);
   }
 
-  private factsValidator(api: Api, requirement: string, mode: FactsMode, pointer: string): ValidateFunction {
-    const docKey = factsDocKey(api, requirement, mode);
+  private factsValidator(api: Api, mode: FactsMode, pointer: string): ValidateFunction {
+    const docKey = factsDocKey(api, mode);
     const key = `${docKey}${pointer}`;
     let v = this.validators.get(`response:${key}`) ?? this.precompiledResponse(key);
     if (v === undefined) {
       const ajv = this.ajv('response');
       if (!this.factsDocsAdded.has(docKey)) {
-        ajv.addSchema(this.factsDoc(api, requirement, mode), docKey);
+        ajv.addSchema(this.factsDoc(api, mode), docKey);
         this.factsDocsAdded.add(docKey);
       }
       v = ajv.getSchema(key);
@@ -487,20 +503,28 @@ export class SchemaRegistry {
 
   /**
    * Judges a body the MUST validator of its media type accepts against the FACTS.md constraints its schema holds: one
-   * judgement per requirement with a value in the body the constraints apply to (see withFactsOf), errors empty when
-   * it keeps the requirement. A body that fails its MUST schema gets no judgement here (its failure is the MUST's).
+   * judgement per requirement with a value in the body the constraints apply to (see withFacts), errors empty when it
+   * keeps the requirement. A body that fails its MUST schema gets no judgement here (its failure is the MUST's).
    */
   validateFacts(api: Api, media: MediaInfo, value: unknown): FactsJudgement[] {
     if (media.pointer === undefined) return [];
     const pointer = media.pointer;
-    const out: FactsJudgement[] = [];
-    if (this.factsRequirements(api, pointer).length === 0 || !this.validatorAt(api, pointer)(value)) return out;
-    for (const requirement of this.factsRequirements(api, pointer)) {
-      if (this.factsValidator(api, requirement, 'reach', pointer)(value)) continue;
-      const v = this.factsValidator(api, requirement, 'judge', pointer);
-      out.push({ requirement, errors: v(value) ? [] : formatErrors(v.errors) });
-    }
-    return out;
+    if (this.factsRequirements(api, pointer).length === 0 || !this.validatorAt(api, pointer)(value)) return [];
+    const reach = this.factsValidator(api, 'reach', pointer);
+    if (reach(value)) return [];
+    const reached = [...new Set((reach.errors ?? []).map((e) => tagOf(e, FACTS_REACH)).filter((t): t is string => t !== undefined))].sort();
+    if (reached.length === 0) return [];
+    const judge = this.factsValidator(api, 'judge', pointer);
+    const errors = judge(value) ? [] : (judge.errors ?? []);
+    const tagged = errors.filter((e) => tagOf(e, FACTS_TAG) !== undefined);
+    return reached.map((requirement) => {
+      const mine = tagged.filter((e) => tagOf(e, FACTS_TAG) === requirement);
+      // a shape (x-facts-schema) fails as a whole: the errors inside it say where
+      const within = (e: ErrorObject) => mine.some((m) => m.keyword === 'anyOf' && (e.instancePath === m.instancePath || e.instancePath.startsWith(`${m.instancePath}/`)));
+      const detail = errors.filter((e) => tagOf(e, FACTS_TAG) === undefined && within(e));
+      const shown = [...mine.filter((e) => e.keyword !== 'anyOf' || detail.length === 0), ...detail];
+      return { requirement, errors: mine.length === 0 ? [] : formatErrors(shown) };
+    });
   }
 
   /** Validates a value against the schema of one response media type; [] when valid. */
@@ -549,6 +573,7 @@ export function formatErrors(errors: ErrorObject[] | null | undefined, limit = 8
   const list = (errors ?? []).filter((e) => !(isObject(e.parentSchema) && e.parentSchema[NULL_OPTIONAL] === true)).map((e) => {
     const at = e.instancePath === '' ? 'body' : `body${e.instancePath.replace(/\//g, '.')}`;
     if (e.keyword === 'required') return `${at}: missing required field "${(e.params as { missingProperty: string }).missingProperty}"`;
+    if (e.keyword === 'not' && tagOf(e, FACTS_TAG) !== undefined) return `${at}: must not be null`;
     if (e.keyword === 'type') return `${at}: must be ${([] as string[]).concat((e.params as { type: string | string[] }).type).join(' or ')}`;
     if (e.keyword === 'enum') return `${at}: ${JSON.stringify(e.data)} is not one of ${JSON.stringify((e.params as { allowedValues: unknown }).allowedValues)}`;
     return `${at}: ${e.message ?? e.keyword}`;

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { runGenericChecks } from '../../harness/checks.js';
 import type { Exchange } from '../../harness/http.js';
-import { FACTS_REQUIRED, FACTS_SCHEMA, SchemaRegistry, withFactsOf } from '../../harness/schemas.js';
+import { FACTS_REACH, FACTS_REQUIRED, FACTS_SCHEMA, FACTS_TAG, SchemaRegistry, withFacts } from '../../harness/schemas.js';
 import { SPECS_DIR } from '../../harness/paths.js';
 import { APIS, type Api } from '../../harness/types.js';
 
@@ -130,12 +130,18 @@ describe('constraints only FACTS.md gives', () => {
     }
   });
 
-  it('withFactsOf adds one requirement\'s constraints (judge) or an always-failing schema (reach), and leaves others alone', () => {
+  it('withFacts adds each requirement\'s constraints under a schema tagged with it (judge), or a tagged mark that always fails (reach)', () => {
     const schema = { type: 'object', required: ['a'], [FACTS_REQUIRED]: { r1: ['b'], r2: ['c'] }, properties: { d: { type: 'array', [FACTS_SCHEMA]: { r1: { minItems: 1 } } } } };
-    expect(withFactsOf(schema, 'r1', 'judge')).toMatchObject({ required: ['a', 'b'], properties: { d: { allOf: [{ minItems: 1 }] } } });
-    expect(withFactsOf(schema, 'r2', 'judge')).toMatchObject({ required: ['a', 'c'], properties: { d: { type: 'array' } } });
-    expect((withFactsOf(schema, 'r2', 'judge') as { properties: { d: Record<string, unknown> } }).properties.d.allOf).toBeUndefined();
-    expect(withFactsOf(schema, 'r1', 'reach')).toMatchObject({ required: ['a'], allOf: [false], properties: { d: { allOf: [false] } } });
-    expect(withFactsOf(schema, 'r3', 'judge')).toEqual(schema);
+    expect(withFacts(schema, 'judge')).toMatchObject({
+      required: ['a'],
+      allOf: [
+        { [FACTS_TAG]: 'r1', required: ['b'], properties: { b: { [FACTS_TAG]: 'r1', not: { type: 'null' } } } },
+        { [FACTS_TAG]: 'r2', required: ['c'] },
+      ],
+      properties: { d: { type: 'array', allOf: [{ [FACTS_TAG]: 'r1', anyOf: [{ minItems: 1 }] }] } },
+    });
+    expect(withFacts(schema, 'reach')).toMatchObject({ required: ['a'], allOf: [{ [FACTS_REACH]: 'r1', not: {} }, { [FACTS_REACH]: 'r2', not: {} }], properties: { d: { allOf: [{ [FACTS_REACH]: 'r1', not: {} }] } } });
+    const plain = { type: 'object', required: ['a'], properties: { a: { type: 'string' } } };
+    expect(withFacts(plain, 'judge')).toEqual(plain);
   });
 });

@@ -140,7 +140,7 @@ describe('SchemaRegistry: a response validator set and a request validator set',
     // a field only FACTS.md requires, sent as null: kept by the MUST schema, refused under its SHOULD
     expect(reg.validateBody('ledger', media, { reassignment: { ...reassignment, synchronizerId: null } })).toEqual([]);
     expect(reg.validateFacts('ledger', media, { reassignment: { ...reassignment, synchronizerId: null } })).toEqual([
-      { requirement: 'ledger.submit-and-wait-for-reassignment.required-fields', errors: ['body.reassignment.synchronizerId: must be string'] },
+      { requirement: 'ledger.submit-and-wait-for-reassignment.required-fields', errors: ['body.reassignment.synchronizerId: must not be null'] },
     ]);
   });
 
