@@ -79,13 +79,19 @@ const FILES: Record<string, (body: unknown) => Part[]> = {
   },
 };
 
+/** The schema's errors, and those of the constraints only FACTS.md gives (real servers keep them too), by requirement. */
 function judge(reg: SchemaRegistry, target: Target, value: unknown): string[] {
-  if ('component' in target) return reg.validateComponent(target.api, target.component, value, 'response');
+  const facts = (media: { pointer?: string }) => reg.validateFacts(target.api, media, value).flatMap((j) => j.errors.map((e) => `${j.requirement}: ${e}`));
+  if ('component' in target) {
+    const errors = reg.validateComponent(target.api, target.component, value, 'response');
+    return errors.length > 0 ? errors : facts({ pointer: `#/components/schemas/${target.component}` });
+  }
   const op = reg.operation(target.api, target.op);
   const response = reg.response(op, target.status);
   const media = response?.content[target.media ?? 'application/json'];
   if (media?.pointer === undefined) return [`${target.op} documents no ${target.media ?? 'application/json'} schema for ${target.status}`];
-  return reg.validateBody(target.api, media, value);
+  const errors = reg.validateBody(target.api, media, value);
+  return errors.length > 0 ? errors : facts(media);
 }
 
 const describeName = (t: Target) => ('component' in t ? `${t.api} ${t.component}` : `${t.api} ${t.op} ${t.status}${t.media !== undefined ? ` ${t.media}` : ''}`);
