@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findMutants, schemataSource } from '../scripts/mutation/mutate.js';
 import { applyTriage, loadTriage, scores } from '../scripts/mutation/report.js';
@@ -36,6 +37,11 @@ export function guarded(a: number, faults: Faults): number {
 }
 function strictly(a: number, o: { strict: boolean }): number {
   return o.strict === true && a > 9 ? 3 : 4;
+}
+/** a listing handed out whole */
+export function listing(items: number[]): { entries: number[] } {
+  const entries = items.map((i) => i * 2);
+  return { entries };
 }
 /** never called by the fake suite */
 export function unused(a: number): boolean {
@@ -102,6 +108,22 @@ describe('mutation testing', () => {
     expect(call(filter.id)).toBe('[1,2]');
   });
 
+  it('empties an array-typed property, a shorthand one included, where a type checker is at hand', async () => {
+    const dir = fixtureProject();
+    const file = join(dir, 'reference', 'demo', 'handler.ts');
+    const program = ts.createProgram([file], { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, strict: true, noEmit: true, skipLibCheck: true });
+    const ms = findMutants({ file: 'reference/demo/handler.ts', text: HANDLER, sourceFile: program.getSourceFile(file)!, checker: program.getTypeChecker() }).map((m, i) => ({ ...m, id: i + 1 }));
+    const shorthand = ms.find((m) => m.operator === 'list-emptied' && m.original === 'entries');
+    expect(shorthand).toBeDefined();
+    writeFileSync(file, schemataSource(HANDLER, ms));
+    const out = join(dir, 'out.mjs');
+    await build({ entryPoints: [file], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'silent' });
+    const call = (id: number) =>
+      spawnSync(process.execPath, ['--input-type=module', '-e', `import { listing } from ${JSON.stringify(out)}; console.log(JSON.stringify(listing([1, 2])));`], { env: { ...process.env, CC_MUTANT: String(id) }, encoding: 'utf8' }).stdout.trim();
+    expect(call(0)).toBe('{"entries":[2,4]}');
+    expect(call(shorthand!.id)).toBe('{"entries":[]}');
+  });
+
   it('runs each mutant against the tests: one killed, one surviving, one not reached; a triaged survivor leaves the second score', async () => {
     const dir = fixtureProject();
     const lines: string[] = [];
@@ -142,7 +164,7 @@ describe('mutation testing', () => {
   it('stops with a clear message when the tests fail without a mutant', async () => {
     const dir = fixtureProject();
     writeFileSync(join(dir, 'check.mjs'), 'process.exit(1);\n');
-    await expect(runMutation({ root: dir, only: ['demo'], command: `${process.execPath} check.mjs`, failOn: 'must', timeoutMs: 60_000, concurrency: 1, source: 'worktree', write: () => undefined })).rejects.toThrow(/the tests fail without any mutant \(exit 1\)/);
+    await expect(runMutation({ root: dir, only: ['demo'], command: `${process.execPath} check.mjs`, failOn: 'must', timeoutMs: 60_000, concurrency: 1, source: 'worktree', typeCheck: false, write: () => undefined })).rejects.toThrow(/the tests fail without any mutant \(exit 1\)/);
   });
 
   it('stops on SIGINT: the running test commands are killed, the copy removed, exit 130', async () => {
@@ -178,6 +200,11 @@ describe('mutation testing', () => {
     for (let i = 0; i < 100 && left().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
     expect(left()).toEqual([]);
     expect(existsSync(join(tmpdir(), copy!))).toBe(false);
+  });
+
+  it('stops with a clear message when the selection has no mutation point', async () => {
+    const dir = fixtureProject();
+    await expect(runMutation({ root: dir, files: ['reference/demo/faults-demo.ts'], command: `${process.execPath} check.mjs`, failOn: 'must', timeoutMs: 60_000, concurrency: 1, source: 'worktree', typeCheck: false, write: () => undefined })).rejects.toThrow(/no mutation point in reference\/demo\/faults-demo.ts/);
   });
 
   it('rejects a triage entry without a reason', () => {

@@ -48,6 +48,8 @@ export interface RunSettings {
   source: 'head' | 'worktree';
   operators?: readonly Operator[];
   keep?: boolean;
+  /** build a type checker for 'list-emptied' (default true; without it that operator finds nothing) */
+  typeCheck?: boolean;
   /** list the mutants, run nothing */
   dryRun?: boolean;
   write: (s: string) => void;
@@ -261,13 +263,14 @@ export async function runMutation(s: RunSettings): Promise<RunOutcome> {
   process.once('SIGTERM', onSignal);
   try {
     for (const f of files) if (!existsSync(join(ws, f))) throw new MutationError(`${f} is not in the ${s.source === 'head' ? 'last commit' : 'working tree'}: commit it, or use --source worktree`);
-    const program = programOf(ws, files);
-    const checker = program.getTypeChecker();
+    // the type checker takes seconds to build, and only 'list-emptied' asks it anything
+    const program = s.typeCheck === false || !(s.operators ?? OPERATORS).includes('list-emptied') ? undefined : programOf(ws, files);
+    const checker = program?.getTypeChecker();
     let all: Mutant[] = [];
     for (const f of files) {
-      const sf = program.getSourceFile(join(ws, f));
+      const sf = program?.getSourceFile(join(ws, f));
       const text = readFileSync(join(ws, f), 'utf8');
-      all.push(...findMutants({ file: f, text, ...(sf !== undefined ? { sourceFile: sf, checker } : {}) }, s.operators ?? OPERATORS));
+      all.push(...findMutants({ file: f, text, ...(sf !== undefined && checker !== undefined ? { sourceFile: sf, checker } : {}) }, s.operators ?? OPERATORS));
     }
     all = all.map((m, i) => ({ ...m, id: i + 1 }));
     let selected = all;
