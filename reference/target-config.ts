@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
-import type { ReferenceContext } from './index.js';
+import type { ReferenceContext } from './types.js';
 import { allocationFactoryRequest } from './data/fixtures.js';
 import { party } from './data/seed.js';
 import { hashHex } from './data/seed.js';

@@ -4,7 +4,7 @@
  */
 import { createWorld } from '../world.js';
 import { FaultSet } from '../faults.js';
-import { resolveReferenceOptions, type ReferenceContext, type ReferenceOptions } from '../index.js';
+import { resolveReferenceOptions, type ReferenceContext, type ReferenceOptions } from '../types.js';
 import { VALIDATOR_ENTRY_INDICES, VALIDATOR_EXPIRED_INDEX } from './ans.js';
 import { FEATURED_PROVIDER_NAMES } from './contracts.js';
 import { party } from './seed.js';

@@ -2,7 +2,7 @@
  * The seeded data scan and the validator share, built once per server (keyed by its world) so that both interfaces
  * answer from the same entries.
  */
-import type { ReferenceContext } from '../index.js';
+import type { ReferenceContext } from '../types.js';
 import type { World } from '../world.js';
 import { AnsStore, VALIDATOR_PARTY_NAME } from './ans.js';
 import { featuredAppRights, LicenseStore, miningRounds, type RoundsData, type ScanContract } from './contracts.js';

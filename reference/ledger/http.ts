@@ -4,7 +4,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { bearerSubject, bearerToken, unverifiedSubject } from '../auth.js';
-import { REFERENCE_ADMIN_USER, type ReferenceContext } from '../index.js';
+import { REFERENCE_ADMIN_USER, type ReferenceContext } from '../types.js';
 import { F } from './faults-users.js';
 import { wasDeactivated } from './users.js';
 import type { UserRecord } from '../world.js';

@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { parseYaml } from '../../harness/lazy-yaml.js';
 import { SPECS_DIR } from '../../harness/paths.js';
 import { ledgerOperationGone, outOfRange } from '../../harness/versions.js';
-import type { ReferenceContext } from '../index.js';
+import type { ReferenceContext } from '../types.js';
 import { route } from './http.js';
 import { trafficEnabled } from './traffic.js';
 

@@ -4,7 +4,7 @@
  */
 import { strFromU8, unzipSync } from 'fflate';
 import type { FastifyInstance } from 'fastify';
-import type { ReferenceContext } from '../index.js';
+import type { ReferenceContext } from '../types.js';
 import { CantonError, err, MalformedRequest } from './errors.js';
 import { route } from './http.js';
 import { isUid, sha256hex } from './ids.js';

@@ -1,6 +1,6 @@
 /** Party management setup endpoints: allocate (POST /v2/parties), list, and the participant id. */
 import type { FastifyInstance } from 'fastify';
-import type { ReferenceContext } from '../index.js';
+import type { ReferenceContext } from '../types.js';
 import { optObject, optString, optStringMap, type Obj } from './body.js';
 import { CantonError, err } from './errors.js';
 import { route } from './http.js';

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { ReferenceContext } from '../index.js';
+import type { ReferenceContext } from '../types.js';
 import type { ContractRecord } from '../world.js';
 import { elementObject, oneOf, optObject, optString, reqArray, reqObject, reqString, type Obj } from './body.js';
 import { CantonError, err } from './errors.js';

@@ -6,7 +6,7 @@
  * GET /v2/package-vetting, also gone in 3.6, is left out in vetting.ts; its replacement is served there.
  */
 import type { FastifyInstance } from 'fastify';
-import type { ReferenceContext } from '../index.js';
+import type { ReferenceContext } from '../types.js';
 import { isObject, optEnum, optObject, reqInt, reqObject, type Obj } from './body.js';
 import { CantonError, err } from './errors.js';
 import { route } from './http.js';

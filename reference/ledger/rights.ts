@@ -3,7 +3,7 @@
  * endpoints. Granting and revoking never change the user's resourceVersion.
  */
 import type { FastifyInstance } from 'fastify';
-import type { ReferenceContext } from '../index.js';
+import type { ReferenceContext } from '../types.js';
 import type { Right, UserRecord } from '../world.js';
 import { elementObject, oneOf, optArray, optString, reqObject, reqString, type Obj } from './body.js';
 import { CantonError, MalformedRequest, err } from './errors.js';

@@ -1,6 +1,6 @@
 import './faults-derived.js';
 import type { FastifyInstance } from 'fastify';
-import type { ReferenceContext } from '../index.js';
+import type { ReferenceContext } from '../types.js';
 import './faults-thin.js';
 import './faults-users.js';
 import './faults-vetting.js';

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { ReferenceContext } from '../index.js';
+import type { ReferenceContext } from '../types.js';
 import { optBool, optInt, optStringArray, reqObject, reqString, type Obj } from './body.js';
 import { MalformedRequest, err } from './errors.js';
 import { route } from './http.js';

@@ -4,7 +4,7 @@
  * itself, with no response wrapper (FACTS.md; 0 for a fresh account).
  */
 import type { FastifyInstance } from 'fastify';
-import type { ReferenceContext } from '../index.js';
+import type { ReferenceContext } from '../types.js';
 import { optInt, reqString } from './body.js';
 import { err } from './errors.js';
 import { route } from './http.js';

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { ReferenceContext } from '../index.js';
+import type { ReferenceContext } from '../types.js';
 import type { ContractRecord } from '../world.js';
 import { elementObject, oneOf, optArray, optInt, optObject, optString, optStringArray, reqArray, reqInt, reqObject, reqString, optEnum, type Obj, isObject } from './body.js';
 import { CantonError, err } from './errors.js';

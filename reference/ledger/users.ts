@@ -3,7 +3,7 @@
  * concurrency on resourceVersion).
  */
 import type { FastifyInstance } from 'fastify';
-import type { ReferenceContext } from '../index.js';
+import type { ReferenceContext } from '../types.js';
 import type { UserRecord } from '../world.js';
 import { MalformedRequest, CantonError, err } from './errors.js';
 import { optBool, optObject, optString, optStringMap, reqObject, reqString, type Obj } from './body.js';
@@ -15,7 +15,7 @@ import type { FaultSet } from '../faults.js';
 import { checkSize, mergeAnnotations, validateAnnotations } from './annotations.js';
 import { decodeRights, distinctRights, requireMayGrant, targetUser, tooManyRights, userNotFound, validateRights } from './rights.js';
 import { lowerBound, type LedgerState } from './state.js';
-import { REFERENCE_ADMIN_USER } from '../index.js';
+import { REFERENCE_ADMIN_USER } from '../types.js';
 
 /** A User as sent in a request body. */
 interface UserInput {

@@ -1,6 +1,6 @@
 /** GET /v2/version and the limits it advertises (a suite reads the maxima there instead of assuming them). */
 import type { FastifyInstance } from 'fastify';
-import type { ReferenceContext } from '../index.js';
+import type { ReferenceContext } from '../types.js';
 import { route } from './http.js';
 import { CF } from './faults-cross.js';
 import { LEDGER_GET_VERSION_FEATURES_MISSING, LEDGER_GET_VERSION_VERSION_MISSING } from './faults-thin.js';

@@ -3,7 +3,7 @@
  * GET /v2/package-vetting (JSON body on a GET) and POST /v2/package-vetting/list with filters and pagination.
  */
 import type { FastifyInstance } from 'fastify';
-import type { ReferenceContext } from '../index.js';
+import type { ReferenceContext } from '../types.js';
 import { optInt, optObject, optString, optStringArray, type Obj } from './body.js';
 import { MalformedRequest, err } from './errors.js';
 import { route, type Call } from './http.js';

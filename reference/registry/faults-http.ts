@@ -3,7 +3,7 @@
  * {error} bodies), switched in hooks of the registry scope so the route handlers stay as they are.
  */
 import type { FastifyInstance } from 'fastify';
-import type { ReferenceContext } from '../index.js';
+import type { ReferenceContext } from '../types.js';
 import { HttpError, errorAsMessage, isPlainObject } from '../data/http.js';
 import { registerFaults } from '../faults.js';
 

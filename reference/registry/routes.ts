@@ -1,6 +1,6 @@
 import './faults-derived.js';
 import type { FastifyInstance } from 'fastify';
-import type { ReferenceContext } from '../index.js';
+import type { ReferenceContext } from '../types.js';
 import type { ContractRecord } from '../world.js';
 import { HttpError, installJsonErrors, routeNotFound, isPlainObject, objectBody, undecodable, wildcardSegment } from '../data/http.js';
 import { REASSIGNMENT_INSTRUMENT_ID, seedRegistry, type RegistryState } from './state.js';

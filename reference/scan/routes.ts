@@ -1,7 +1,7 @@
 import './faults-derived.js';
 import { SCAN_ABSENCE_FAULTS as XF } from './faults-absence.js';
 import type { FastifyInstance } from 'fastify';
-import type { ReferenceContext } from '../index.js';
+import type { ReferenceContext } from '../types.js';
 import { listAnsEntriesHandler } from '../data/ans-routes.js';
 import { SCAN_LIST_ANS_ENTRIES_PAGE_SIZE_EXCEEDED, SCAN_LIST_ANS_ENTRIES_PREFIX_IGNORED, SCAN_LIST_ANS_ENTRIES_USER_MISSING } from './faults-thin.js';
 import { FrameworkRejection, HttpError, installJsonErrors, routeNotFound, intParam, isPlainObject, objectBody, queryParam, sendError, undecodable, wildcardSegment } from '../data/http.js';

@@ -1,8 +1,8 @@
 import './faults-derived.js';
 import { VALIDATOR_ABSENCE_FAULTS as XF } from './faults-absence.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ReferenceContext } from '../index.js';
-import { REFERENCE_VALIDATOR_USER } from '../index.js';
+import type { ReferenceContext } from '../types.js';
+import { REFERENCE_VALIDATOR_USER } from '../types.js';
 import { bearerSubject, unverifiedSubject } from '../auth.js';
 import { listAnsEntriesHandler } from '../data/ans-routes.js';
 import { BEARER_CHALLENGE, FrameworkRejection, installJsonErrors, routeNotFound, sendError, wildcardSegment } from '../data/http.js';
