@@ -13,6 +13,7 @@ const str = (v: unknown) => typeof v === 'string';
 const int = (v: unknown) => typeof v === 'number' && Number.isInteger(v);
 const strs = (v: unknown) => Array.isArray(v) && v.every(str);
 const ints = (v: unknown) => Array.isArray(v) && v.every(int);
+const present = (v: unknown) => v !== undefined && v !== null;
 const dateTime = (v: unknown) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(v) && Number.isFinite(Date.parse(v));
 
 const transactionOf = (b: Obj): Obj | undefined => (isObj(b.update) && 'events_by_id' in b.update ? b.update : undefined);
@@ -26,6 +27,10 @@ const unassignmentOf = (b: Obj): Obj | undefined => {
   return isObj(ev) && !('created_event' in ev) ? ev : undefined;
 };
 const verdictOf = (b: Obj): Obj | undefined => (isObj(b.verdict) ? b.verdict : undefined);
+const createdEventOf = (b: Obj): Obj | undefined => {
+  const c = assignmentOf(b)?.created_event;
+  return isObj(c) ? c : undefined;
+};
 
 /**
  * Applies `problem` to every looked-up event; the first event with a problem fails the check. Skips when no event of
@@ -60,6 +65,30 @@ function missing(o: Obj, fields: Array<[string, (v: unknown) => boolean, string]
   const bad = fields.filter(([f, ok]) => !ok(o[f])).map(([f, , what]) => `${f} (${what}, got ${JSON.stringify(o[f]) ?? 'nothing'})`);
   return bad.length > 0 ? `missing or mistyped: ${bad.join(', ')}` : undefined;
 }
+
+/** One rule every looked-up event record is held to: a check of its own, declared by declareEventRules. */
+interface EventRule {
+  id: string;
+  title: string;
+  requirements: string[];
+  /** what is wrong with one event's record, undefined if nothing, null if the rule is not about this event */
+  problem: (b: Obj, e: Looked) => string | undefined | null;
+  /** why the check skips when the rule was about no event found */
+  none: string;
+}
+
+/** Declares one scan check per rule, each applying its rule to every looked-up event (everyEvent). */
+function declareEventRules(operations: string[], rules: EventRule[]): void {
+  for (const rule of rules) {
+    conformance({ id: rule.id, title: rule.title, api: 'scan', operations, requirements: rule.requirements }, (t) => everyEvent(t, rule.problem, rule.none));
+  }
+}
+
+/** A rule's problem: the part of the record `partOf` picks (not about the event without one) lacks or mistypes a field. */
+const fieldsOf = (partOf: (b: Obj) => Obj | undefined, fields: Array<[string, (v: unknown) => boolean, string]>) => (b: Obj): string | undefined | null => {
+  const part = partOf(b);
+  return part === undefined ? null : missing(part, fields);
+};
 
 describe('GET /v0/events/{update_id}', () => {
   conformance(
@@ -163,79 +192,46 @@ describe('GET /v0/events/{update_id}', () => {
     },
   );
 
-  conformance(
+  declareEventRules(['getEventById'], [
     {
       id: 'scan.get-event-by-id.update-id',
       title: 'returns an update whose update_id is the requested one',
-      api: 'scan',
-      operations: ['getEventById'],
       requirements: ['scan.get-event-by-id.update-id-matches'],
+      problem: (b, e) => (isObj(b.update) ? (b.update.update_id === e.updateId ? undefined : `update.update_id is ${JSON.stringify(b.update.update_id)}`) : null),
+      none: 'no event with an update found',
     },
-    (t) =>
-      everyEvent(
-        t,
-        (b, e) => (isObj(b.update) ? (b.update.update_id === e.updateId ? undefined : `update.update_id is ${JSON.stringify(b.update.update_id)}`) : null),
-        'no event with an update found',
-      ),
-  );
-
-  conformance(
     {
       id: 'scan.get-event-by-id.verdict-update-id',
       title: 'returns a verdict whose update_id is the requested one',
-      api: 'scan',
-      operations: ['getEventById'],
       requirements: ['scan.get-event-by-id.verdict-update-id-matches'],
+      problem: (b, e) => {
+        const v = verdictOf(b);
+        if (v === undefined) return null;
+        return v.update_id === e.updateId ? undefined : `verdict.update_id is ${JSON.stringify(v.update_id)}`;
+      },
+      none: 'no event with a verdict found',
     },
-    (t) =>
-      everyEvent(
-        t,
-        (b, e) => {
-          const v = verdictOf(b);
-          if (v === undefined) return null;
-          return v.update_id === e.updateId ? undefined : `verdict.update_id is ${JSON.stringify(v.update_id)}`;
-        },
-        'no event with a verdict found',
-      ),
-  );
-
-  conformance(
     {
       id: 'scan.get-event-by-id.update-or-verdict',
       title: 'returns a transaction, a reassignment or a verdict for every event',
-      api: 'scan',
-      operations: ['getEventById'],
       requirements: ['scan.get-event-by-id.transaction-reassignment-or-verdict'],
+      problem: (b) => {
+        if (transactionOf(b) !== undefined || reassignmentOf(b) !== undefined || verdictOf(b) !== undefined) return undefined;
+        return isObj(b.update) ? 'update is neither a transaction nor a reassignment, and there is no verdict' : 'update and verdict are both null';
+      },
+      none: 'no event found',
     },
-    (t) =>
-      everyEvent(
-        t,
-        (b) => {
-          if (transactionOf(b) !== undefined || reassignmentOf(b) !== undefined || verdictOf(b) !== undefined) return undefined;
-          return isObj(b.update) ? 'update is neither a transaction nor a reassignment, and there is no verdict' : 'update and verdict are both null';
-        },
-        'no event found',
-      ),
-  );
-
-  conformance(
     {
       id: 'scan.get-event-by-id.absent-parts-null',
       title: 'sends verdict, traffic_summary and app_activity_records as null when the event lacks them',
-      api: 'scan',
-      operations: ['getEventById'],
       requirements: ['scan.get-event-by-id.absent-parts-null'],
+      problem: (b) => {
+        const omitted = ['verdict', 'traffic_summary', 'app_activity_records'].filter((k) => !(k in b));
+        return omitted.length > 0 ? `${omitted.join(', ')} omitted instead of null` : undefined;
+      },
+      none: 'no event found',
     },
-    (t) =>
-      everyEvent(
-        t,
-        (b) => {
-          const omitted = ['verdict', 'traffic_summary', 'app_activity_records'].filter((k) => !(k in b));
-          return omitted.length > 0 ? `${omitted.join(', ')} omitted instead of null` : undefined;
-        },
-        'no event found',
-      ),
-  );
+  ]);
 
   conformance(
     {
@@ -294,314 +290,251 @@ describe('GET /v0/events/{update_id}', () => {
 });
 
 describe('Scan event record (GET /v0/events/{update_id})', () => {
-  const ops = ['getEventById', 'listEvents'];
-  conformance(
-    { id: 'scan.events.transaction-shape', title: 'transactions carry every field of UpdateHistoryTransactionV2', api: 'scan', operations: ops, requirements: ['scan.events.transaction-shape'] },
-    (t) =>
-      everyEvent(
-        t,
-        (b) => {
-          const u = transactionOf(b);
-          if (u === undefined) return null;
-          return missing(u, [
-            ['update_id', str, 'string'],
-            ['migration_id', int, 'integer'],
-            ['workflow_id', str, 'string'],
-            ['record_time', str, 'string'],
-            ['synchronizer_id', str, 'string'],
-            ['effective_at', str, 'string'],
-            ['root_event_ids', strs, 'list of strings'],
-            ['events_by_id', isObj, 'object'],
+  declareEventRules(['getEventById', 'listEvents'], [
+    {
+      id: 'scan.events.transaction-shape',
+      title: 'transactions carry every field of UpdateHistoryTransactionV2',
+      requirements: ['scan.events.transaction-shape'],
+      problem: fieldsOf(transactionOf, [
+        ['update_id', str, 'string'],
+        ['migration_id', int, 'integer'],
+        ['workflow_id', str, 'string'],
+        ['record_time', str, 'string'],
+        ['synchronizer_id', str, 'string'],
+        ['effective_at', str, 'string'],
+        ['root_event_ids', strs, 'list of strings'],
+        ['events_by_id', isObj, 'object'],
+      ]),
+      none: 'no transaction found',
+    },
+    {
+      id: 'scan.events.reassignment-shape',
+      title: 'reassignments carry update_id, a string offset (which may differ between nodes), record_time and an assignment or unassignment',
+      requirements: ['scan.events.reassignment-shape'],
+      problem: (b) => {
+        const u = reassignmentOf(b);
+        if (u === undefined) return null;
+        const m = missing(u, [
+          ['update_id', str, 'string'],
+          ['offset', str, 'string'],
+          ['record_time', str, 'string'],
+        ]);
+        if (m !== undefined) return m;
+        const ev = u.event as Obj;
+        return 'created_event' in ev || 'contract_id' in ev ? undefined : 'event is neither an assignment (created_event) nor an unassignment (contract_id)';
+      },
+      none: 'no reassignment found',
+    },
+    {
+      id: 'scan.events.assignment-shape',
+      title: 'assignments carry every field of an assignment',
+      requirements: ['scan.events.assignment-shape'],
+      problem: fieldsOf(assignmentOf, [
+        ['submitter', str, 'string'],
+        ['source_synchronizer', str, 'string'],
+        ['target_synchronizer', str, 'string'],
+        ['migration_id', int, 'integer'],
+        ['unassign_id', str, 'string'],
+        ['created_event', isObj, 'object'],
+        ['reassignment_counter', int, 'integer'],
+      ]),
+      none: 'no assignment found',
+    },
+    {
+      id: 'scan.events.unassignment-shape',
+      title: 'unassignments carry every field of an unassignment',
+      requirements: ['scan.events.unassignment-shape'],
+      problem: fieldsOf(unassignmentOf, [
+        ['submitter', str, 'string'],
+        ['source_synchronizer', str, 'string'],
+        ['migration_id', int, 'integer'],
+        ['target_synchronizer', str, 'string'],
+        ['unassign_id', str, 'string'],
+        ['reassignment_counter', int, 'integer'],
+        ['contract_id', str, 'string'],
+      ]),
+      none: 'no unassignment found',
+    },
+    {
+      id: 'scan.events.created-event-shape',
+      title: "an assignment's created_event carries every field of a created event",
+      requirements: ['scan.events.created-event-shape'],
+      problem: fieldsOf(createdEventOf, [
+        ['event_type', str, 'string'],
+        ['event_id', str, 'string'],
+        ['contract_id', str, 'string'],
+        ['template_id', str, 'string'],
+        ['package_name', str, 'string'],
+        ['create_arguments', isObj, 'object'],
+        ['created_at', dateTime, 'date-time'],
+        ['signatories', strs, 'list of strings'],
+        ['observers', strs, 'list of strings'],
+      ]),
+      none: 'no assignment with a created_event found',
+    },
+    {
+      id: 'scan.events.verdict-shape',
+      title: 'verdicts carry every field of EventHistoryVerdict',
+      requirements: ['scan.events.verdict-shape'],
+      problem: fieldsOf(verdictOf, [
+        ['update_id', str, 'string'],
+        ['migration_id', int, 'integer'],
+        ['domain_id', str, 'string'],
+        ['record_time', str, 'string'],
+        ['finalization_time', present, 'present'],
+        ['submitting_parties', strs, 'list of strings'],
+        ['submitting_participant_uid', str, 'string'],
+        ['verdict_result', present, 'present'],
+        ['mediator_group', int, 'integer'],
+        ['transaction_views', isObj, 'object'],
+      ]),
+      none: 'no verdict found',
+    },
+    {
+      id: 'scan.events.verdict-result-values',
+      title: 'verdict_result is one of the three VERDICT_RESULT values',
+      requirements: ['scan.events.verdict-result-values'],
+      problem: (b) => {
+        const v = verdictOf(b);
+        if (v === undefined) return null;
+        return ['VERDICT_RESULT_UNSPECIFIED', 'VERDICT_RESULT_ACCEPTED', 'VERDICT_RESULT_REJECTED'].includes(v.verdict_result as string) ? undefined : `verdict_result is ${JSON.stringify(v.verdict_result)}`;
+      },
+      none: 'no verdict found',
+    },
+    {
+      id: 'scan.events.transaction-views-shape',
+      title: 'transaction_views holds well-formed views, each with a string view_hash (empty for older data), and integer root_views',
+      requirements: ['scan.events.transaction-views-shape'],
+      problem: (b) => {
+        const tv = verdictOf(b)?.transaction_views;
+        if (!isObj(tv)) return null;
+        if (!Array.isArray(tv.views)) return 'transaction_views.views is not a list';
+        if (!ints(tv.root_views)) return `root_views is ${JSON.stringify(tv.root_views)}, not a list of integers`;
+        for (const v of tv.views) {
+          if (!isObj(v)) return 'a view is not an object';
+          const m = missing(v, [
+            ['view_id', int, 'integer'],
+            ['informees', strs, 'list of strings'],
+            ['confirming_parties', Array.isArray, 'list'],
+            ['sub_views', ints, 'list of integers'],
+            ['view_hash', str, 'string'],
           ]);
-        },
-        'no transaction found',
-      ),
-  );
-
-  conformance(
-    { id: 'scan.events.reassignment-shape', title: 'reassignments carry update_id, a string offset (which may differ between nodes), record_time and an assignment or unassignment', api: 'scan', operations: ops, requirements: ['scan.events.reassignment-shape'] },
-    (t) =>
-      everyEvent(
-        t,
-        (b) => {
-          const u = reassignmentOf(b);
-          if (u === undefined) return null;
-          const m = missing(u, [
-            ['update_id', str, 'string'],
-            ['offset', str, 'string'],
-            ['record_time', str, 'string'],
-          ]);
-          if (m !== undefined) return m;
-          const ev = u.event as Obj;
-          return 'created_event' in ev || 'contract_id' in ev ? undefined : 'event is neither an assignment (created_event) nor an unassignment (contract_id)';
-        },
-        'no reassignment found',
-      ),
-  );
-
-  conformance(
-    { id: 'scan.events.assignment-shape', title: 'assignments carry every field of an assignment', api: 'scan', operations: ops, requirements: ['scan.events.assignment-shape'] },
-    (t) =>
-      everyEvent(
-        t,
-        (b) => {
-          const a = assignmentOf(b);
-          if (a === undefined) return null;
-          return missing(a, [
-            ['submitter', str, 'string'],
-            ['source_synchronizer', str, 'string'],
-            ['target_synchronizer', str, 'string'],
-            ['migration_id', int, 'integer'],
-            ['unassign_id', str, 'string'],
-            ['created_event', isObj, 'object'],
-            ['reassignment_counter', int, 'integer'],
-          ]);
-        },
-        'no assignment found',
-      ),
-  );
-
-  conformance(
-    { id: 'scan.events.unassignment-shape', title: 'unassignments carry every field of an unassignment', api: 'scan', operations: ops, requirements: ['scan.events.unassignment-shape'] },
-    (t) =>
-      everyEvent(
-        t,
-        (b) => {
-          const u = unassignmentOf(b);
-          if (u === undefined) return null;
-          return missing(u, [
-            ['submitter', str, 'string'],
-            ['source_synchronizer', str, 'string'],
-            ['migration_id', int, 'integer'],
-            ['target_synchronizer', str, 'string'],
-            ['unassign_id', str, 'string'],
-            ['reassignment_counter', int, 'integer'],
-            ['contract_id', str, 'string'],
-          ]);
-        },
-        'no unassignment found',
-      ),
-  );
-
-  conformance(
-    { id: 'scan.events.created-event-shape', title: "an assignment's created_event carries every field of a created event", api: 'scan', operations: ops, requirements: ['scan.events.created-event-shape'] },
-    (t) =>
-      everyEvent(
-        t,
-        (b) => {
-          const c = assignmentOf(b)?.created_event;
-          if (!isObj(c)) return null;
-          return missing(c, [
-            ['event_type', str, 'string'],
-            ['event_id', str, 'string'],
-            ['contract_id', str, 'string'],
-            ['template_id', str, 'string'],
-            ['package_name', str, 'string'],
-            ['create_arguments', isObj, 'object'],
-            ['created_at', dateTime, 'date-time'],
-            ['signatories', strs, 'list of strings'],
-            ['observers', strs, 'list of strings'],
-          ]);
-        },
-        'no assignment with a created_event found',
-      ),
-  );
-
-  conformance(
-    { id: 'scan.events.verdict-shape', title: 'verdicts carry every field of EventHistoryVerdict', api: 'scan', operations: ops, requirements: ['scan.events.verdict-shape'] },
-    (t) =>
-      everyEvent(
-        t,
-        (b) => {
-          const v = verdictOf(b);
-          if (v === undefined) return null;
-          return missing(v, [
-            ['update_id', str, 'string'],
-            ['migration_id', int, 'integer'],
-            ['domain_id', str, 'string'],
-            ['record_time', str, 'string'],
-            ['finalization_time', (x) => x !== undefined && x !== null, 'present'],
-            ['submitting_parties', strs, 'list of strings'],
-            ['submitting_participant_uid', str, 'string'],
-            ['verdict_result', (x) => x !== undefined && x !== null, 'present'],
-            ['mediator_group', int, 'integer'],
-            ['transaction_views', isObj, 'object'],
-          ]);
-        },
-        'no verdict found',
-      ),
-  );
-
-  conformance(
-    { id: 'scan.events.verdict-result-values', title: 'verdict_result is one of the three VERDICT_RESULT values', api: 'scan', operations: ops, requirements: ['scan.events.verdict-result-values'] },
-    (t) =>
-      everyEvent(
-        t,
-        (b) => {
-          const v = verdictOf(b);
-          if (v === undefined) return null;
-          return ['VERDICT_RESULT_UNSPECIFIED', 'VERDICT_RESULT_ACCEPTED', 'VERDICT_RESULT_REJECTED'].includes(v.verdict_result as string) ? undefined : `verdict_result is ${JSON.stringify(v.verdict_result)}`;
-        },
-        'no verdict found',
-      ),
-  );
-
-  conformance(
-    { id: 'scan.events.transaction-views-shape', title: 'transaction_views holds well-formed views, each with a string view_hash (empty for older data), and integer root_views', api: 'scan', operations: ops, requirements: ['scan.events.transaction-views-shape'] },
-    (t) =>
-      everyEvent(
-        t,
-        (b) => {
-          const tv = verdictOf(b)?.transaction_views;
-          if (!isObj(tv)) return null;
-          if (!Array.isArray(tv.views)) return 'transaction_views.views is not a list';
-          if (!ints(tv.root_views)) return `root_views is ${JSON.stringify(tv.root_views)}, not a list of integers`;
-          for (const v of tv.views) {
-            if (!isObj(v)) return 'a view is not an object';
-            const m = missing(v, [
-              ['view_id', int, 'integer'],
-              ['informees', strs, 'list of strings'],
-              ['confirming_parties', Array.isArray, 'list'],
-              ['sub_views', ints, 'list of integers'],
-              ['view_hash', str, 'string'],
-            ]);
-            if (m !== undefined) return `view ${JSON.stringify(v.view_id)}: ${m}`;
-            for (const cp of v.confirming_parties as unknown[]) {
-              if (!isObj(cp) || !strs(cp.parties) || !int(cp.threshold)) return `view ${String(v.view_id)}: confirming_parties entry ${JSON.stringify(cp)} lacks parties or an integer threshold`;
-            }
+          if (m !== undefined) return `view ${JSON.stringify(v.view_id)}: ${m}`;
+          for (const cp of v.confirming_parties as unknown[]) {
+            if (!isObj(cp) || !strs(cp.parties) || !int(cp.threshold)) return `view ${String(v.view_id)}: confirming_parties entry ${JSON.stringify(cp)} lacks parties or an integer threshold`;
           }
-          return undefined;
-        },
-        'no verdict with transaction_views found',
-      ),
-  );
-
-  conformance(
-    { id: 'scan.events.traffic-summary-shape', title: 'traffic_summary carries an integer total and envelope summaries', api: 'scan', operations: ops, requirements: ['scan.events.traffic-summary-shape'] },
-    (t) =>
-      everyEvent(
-        t,
-        (b) => {
-          const s = b.traffic_summary;
-          if (s === null || s === undefined) return null;
-          if (!isObj(s) || !int(s.total_traffic_cost) || !Array.isArray(s.envelope_traffic_summaries)) return `traffic_summary ${JSON.stringify(s)} lacks an integer total_traffic_cost or envelope_traffic_summaries`;
-          const bad = s.envelope_traffic_summaries.find((x) => !isObj(x) || !int(x.traffic_cost) || !ints(x.view_ids));
-          return bad === undefined ? undefined : `envelope summary ${JSON.stringify(bad)} lacks an integer traffic_cost or integer view_ids`;
-        },
-        'no event with a traffic_summary found',
-      ),
-  );
-
-  conformance(
-    { id: 'scan.events.app-activity-records-shape', title: 'app_activity_records carries an integer round_number and party/weight records', api: 'scan', operations: ops, requirements: ['scan.events.app-activity-records-shape'] },
-    (t) =>
-      everyEvent(
-        t,
-        (b) => {
-          const a = b.app_activity_records;
-          if (a === null || a === undefined) return null;
-          if (!isObj(a) || !int(a.round_number) || !Array.isArray(a.records)) return `app_activity_records ${JSON.stringify(a)} lacks an integer round_number or records`;
-          const bad = a.records.find((r) => !isObj(r) || !str(r.party) || !int(r.weight));
-          return bad === undefined ? undefined : `record ${JSON.stringify(bad)} lacks a party or an integer weight`;
-        },
-        'no event with app_activity_records found',
-      ),
-  );
-
-  conformance(
-    { id: 'scan.events.root-event-ids', title: 'every root_event_ids entry is a key of events_by_id', api: 'scan', operations: ops, requirements: ['scan.events.root-event-ids-are-keys'] },
-    (t) =>
-      everyEvent(
-        t,
-        (b) => {
-          const u = transactionOf(b);
-          if (u === undefined || !Array.isArray(u.root_event_ids) || !isObj(u.events_by_id)) return null;
-          const stray = (u.root_event_ids as unknown[]).find((id) => typeof id !== 'string' || !(id in (u.events_by_id as Obj)));
-          return stray === undefined ? undefined : `root event id ${JSON.stringify(stray)} is not a key of events_by_id`;
-        },
-        'no transaction found',
-      ),
-  );
-
-  conformance(
-    { id: 'scan.events.child-event-ids', title: 'every child_event_ids entry is a key of the same events_by_id', api: 'scan', operations: ops, requirements: ['scan.events.child-event-ids-are-keys'] },
-    (t) =>
-      everyEvent(
-        t,
-        (b) => {
-          const u = transactionOf(b);
-          if (u === undefined || !isObj(u.events_by_id)) return null;
-          const byId = u.events_by_id;
-          for (const [id, ev] of Object.entries(byId)) {
-            const children = isObj(ev) ? ev.child_event_ids : undefined;
-            if (!Array.isArray(children)) continue;
-            const stray = children.find((c) => typeof c !== 'string' || !(c in byId));
-            if (stray !== undefined) return `event ${id} names child ${JSON.stringify(stray)}, which is not a key of events_by_id`;
-          }
-          return undefined;
-        },
-        'no transaction found',
-      ),
-  );
-
-  conformance(
-    { id: 'scan.events.record-time-microseconds', title: "a transaction's record_time is ISO-8601 with microsecond precision", api: 'scan', operations: ops, requirements: ['scan.events.record-time-microseconds'] },
-    (t) =>
-      everyEvent(
-        t,
-        (b) => {
-          const u = transactionOf(b);
-          if (u === undefined) return null;
-          const ok = typeof u.record_time === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$/.test(u.record_time) && Number.isFinite(Date.parse(u.record_time));
-          return ok ? undefined : `record_time ${JSON.stringify(u.record_time)} is not an ISO-8601 timestamp with six fractional digits`;
-        },
-        'no transaction found',
-      ),
-  );
-
-  conformance(
-    { id: 'scan.events.integer-fields', title: 'int64 and int32 fields are JSON integers', api: 'scan', operations: ops, requirements: ['scan.events.integer-fields'] },
-    (t) =>
-      everyEvent(
-        t,
-        (b) => {
-          const bad: string[] = [];
-          const need = (where: string, v: unknown) => {
-            if (v !== undefined && !int(v)) bad.push(`${where} = ${JSON.stringify(v)}`);
-          };
-          need('update.migration_id', transactionOf(b)?.migration_id);
-          for (const ev of [assignmentOf(b), unassignmentOf(b)]) {
-            need('event.migration_id', ev?.migration_id);
-            need('event.reassignment_counter', ev?.reassignment_counter);
-          }
-          const v = verdictOf(b);
-          need('verdict.migration_id', v?.migration_id);
-          need('verdict.mediator_group', v?.mediator_group);
-          const tv = isObj(v?.transaction_views) ? (v!.transaction_views as Obj) : undefined;
-          for (const r of Array.isArray(tv?.root_views) ? tv!.root_views : []) need('root_views[]', r);
-          for (const view of Array.isArray(tv?.views) ? tv!.views : []) {
-            if (!isObj(view)) continue;
-            need('view_id', view.view_id);
-            for (const s of Array.isArray(view.sub_views) ? view.sub_views : []) need('sub_views[]', s);
-            for (const cp of Array.isArray(view.confirming_parties) ? view.confirming_parties : []) if (isObj(cp)) need('threshold', cp.threshold);
-          }
-          return bad.length > 0 ? `not JSON integers: ${bad.join(', ')}` : undefined;
-        },
-        'no event found',
-      ),
-  );
-
-  conformance(
-    { id: 'scan.events.external-hash-omitted', title: 'a transaction without an external hash omits external_transaction_hash', api: 'scan', operations: ops, requirements: ['scan.events.external-hash-omitted-when-null'] },
-    (t) =>
-      everyEvent(
-        t,
-        (b) => {
-          const u = transactionOf(b);
-          if (u === undefined) return null;
-          return u.external_transaction_hash === null ? 'external_transaction_hash is sent as null instead of being omitted' : undefined;
-        },
-        'no transaction found',
-      ),
-  );
+        }
+        return undefined;
+      },
+      none: 'no verdict with transaction_views found',
+    },
+    {
+      id: 'scan.events.traffic-summary-shape',
+      title: 'traffic_summary carries an integer total and envelope summaries',
+      requirements: ['scan.events.traffic-summary-shape'],
+      problem: (b) => {
+        const s = b.traffic_summary;
+        if (s === null || s === undefined) return null;
+        if (!isObj(s) || !int(s.total_traffic_cost) || !Array.isArray(s.envelope_traffic_summaries)) return `traffic_summary ${JSON.stringify(s)} lacks an integer total_traffic_cost or envelope_traffic_summaries`;
+        const bad = s.envelope_traffic_summaries.find((x) => !isObj(x) || !int(x.traffic_cost) || !ints(x.view_ids));
+        return bad === undefined ? undefined : `envelope summary ${JSON.stringify(bad)} lacks an integer traffic_cost or integer view_ids`;
+      },
+      none: 'no event with a traffic_summary found',
+    },
+    {
+      id: 'scan.events.app-activity-records-shape',
+      title: 'app_activity_records carries an integer round_number and party/weight records',
+      requirements: ['scan.events.app-activity-records-shape'],
+      problem: (b) => {
+        const a = b.app_activity_records;
+        if (a === null || a === undefined) return null;
+        if (!isObj(a) || !int(a.round_number) || !Array.isArray(a.records)) return `app_activity_records ${JSON.stringify(a)} lacks an integer round_number or records`;
+        const bad = a.records.find((r) => !isObj(r) || !str(r.party) || !int(r.weight));
+        return bad === undefined ? undefined : `record ${JSON.stringify(bad)} lacks a party or an integer weight`;
+      },
+      none: 'no event with app_activity_records found',
+    },
+    {
+      id: 'scan.events.root-event-ids',
+      title: 'every root_event_ids entry is a key of events_by_id',
+      requirements: ['scan.events.root-event-ids-are-keys'],
+      problem: (b) => {
+        const u = transactionOf(b);
+        if (u === undefined || !Array.isArray(u.root_event_ids) || !isObj(u.events_by_id)) return null;
+        const stray = (u.root_event_ids as unknown[]).find((id) => typeof id !== 'string' || !(id in (u.events_by_id as Obj)));
+        return stray === undefined ? undefined : `root event id ${JSON.stringify(stray)} is not a key of events_by_id`;
+      },
+      none: 'no transaction found',
+    },
+    {
+      id: 'scan.events.child-event-ids',
+      title: 'every child_event_ids entry is a key of the same events_by_id',
+      requirements: ['scan.events.child-event-ids-are-keys'],
+      problem: (b) => {
+        const u = transactionOf(b);
+        if (u === undefined || !isObj(u.events_by_id)) return null;
+        const byId = u.events_by_id;
+        for (const [id, ev] of Object.entries(byId)) {
+          const children = isObj(ev) ? ev.child_event_ids : undefined;
+          if (!Array.isArray(children)) continue;
+          const stray = children.find((c) => typeof c !== 'string' || !(c in byId));
+          if (stray !== undefined) return `event ${id} names child ${JSON.stringify(stray)}, which is not a key of events_by_id`;
+        }
+        return undefined;
+      },
+      none: 'no transaction found',
+    },
+    {
+      id: 'scan.events.record-time-microseconds',
+      title: "a transaction's record_time is ISO-8601 with microsecond precision",
+      requirements: ['scan.events.record-time-microseconds'],
+      problem: (b) => {
+        const u = transactionOf(b);
+        if (u === undefined) return null;
+        const ok = typeof u.record_time === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$/.test(u.record_time) && Number.isFinite(Date.parse(u.record_time));
+        return ok ? undefined : `record_time ${JSON.stringify(u.record_time)} is not an ISO-8601 timestamp with six fractional digits`;
+      },
+      none: 'no transaction found',
+    },
+    {
+      id: 'scan.events.integer-fields',
+      title: 'int64 and int32 fields are JSON integers',
+      requirements: ['scan.events.integer-fields'],
+      problem: (b) => {
+        const bad: string[] = [];
+        const need = (where: string, v: unknown) => {
+          if (v !== undefined && !int(v)) bad.push(`${where} = ${JSON.stringify(v)}`);
+        };
+        need('update.migration_id', transactionOf(b)?.migration_id);
+        for (const ev of [assignmentOf(b), unassignmentOf(b)]) {
+          need('event.migration_id', ev?.migration_id);
+          need('event.reassignment_counter', ev?.reassignment_counter);
+        }
+        const v = verdictOf(b);
+        need('verdict.migration_id', v?.migration_id);
+        need('verdict.mediator_group', v?.mediator_group);
+        const tv = isObj(v?.transaction_views) ? (v!.transaction_views as Obj) : undefined;
+        for (const r of Array.isArray(tv?.root_views) ? tv!.root_views : []) need('root_views[]', r);
+        for (const view of Array.isArray(tv?.views) ? tv!.views : []) {
+          if (!isObj(view)) continue;
+          need('view_id', view.view_id);
+          for (const s of Array.isArray(view.sub_views) ? view.sub_views : []) need('sub_views[]', s);
+          for (const cp of Array.isArray(view.confirming_parties) ? view.confirming_parties : []) if (isObj(cp)) need('threshold', cp.threshold);
+        }
+        return bad.length > 0 ? `not JSON integers: ${bad.join(', ')}` : undefined;
+      },
+      none: 'no event found',
+    },
+    {
+      id: 'scan.events.external-hash-omitted',
+      title: 'a transaction without an external hash omits external_transaction_hash',
+      requirements: ['scan.events.external-hash-omitted-when-null'],
+      problem: (b) => {
+        const u = transactionOf(b);
+        if (u === undefined) return null;
+        return u.external_transaction_hash === null ? 'external_transaction_hash is sent as null instead of being omitted' : undefined;
+      },
+      none: 'no transaction found',
+    },
+  ]);
 });
