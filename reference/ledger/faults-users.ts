@@ -4,6 +4,7 @@
  * with `ctx.faults.has(F.name)`.
  */
 import { registerFaults } from '../faults.js';
+import type { UserRecord } from '../world.js';
 
 const defs = {
   // users
@@ -111,3 +112,14 @@ type Key = keyof typeof defs;
 export const F = Object.fromEntries(Object.entries(defs).map(([k, v]) => [k, v[0]])) as { [K in Key]: (typeof defs)[K][0] };
 
 registerFaults(Object.values(defs).map(([name, requirement, description]) => ({ name, requirement, description })));
+
+/** Users seen deactivated, by the reactivation faults: a user read back or authenticated once deactivated. */
+const everDeactivated = new WeakSet<UserRecord>();
+
+/** Remembers the user as deactivated if it is now. */
+export function noteDeactivated(u: UserRecord): void {
+  if (u.isDeactivated) everDeactivated.add(u);
+}
+
+/** True once the user has been seen deactivated (for the reactivation faults). */
+export const wasDeactivated = (u: UserRecord) => u.isDeactivated || everDeactivated.has(u);

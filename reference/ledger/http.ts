@@ -5,8 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { bearerSubject, bearerToken, unverifiedSubject } from '../auth.js';
 import { REFERENCE_ADMIN_USER, type ReferenceContext } from '../types.js';
-import { F } from './faults-users.js';
-import { wasDeactivated } from './users.js';
+import { F, wasDeactivated } from './faults-users.js';
 import type { UserRecord } from '../world.js';
 import { bodyObject, parseJsonBody, type Obj } from './body.js';
 import { CantonError, MalformedRequest, err } from './errors.js';

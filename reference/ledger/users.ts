@@ -10,7 +10,7 @@ import { optBool, optObject, optString, optStringMap, reqObject, reqString, type
 import { route } from './http.js';
 import { LEDGER_UPDATE_USER_EMPTY_MASK_ACCEPTED } from './faults-thin.js';
 import { isParty, isUserId } from './ids.js';
-import { F } from './faults-users.js';
+import { F, noteDeactivated, wasDeactivated } from './faults-users.js';
 import type { FaultSet } from '../faults.js';
 import { checkSize, mergeAnnotations, validateAnnotations } from './annotations.js';
 import { decodeRights, distinctRights, requireMayGrant, targetUser, tooManyRights, userNotFound, validateRights } from './rights.js';
@@ -64,20 +64,15 @@ function requireKnownIdp(state: LedgerState, idp: string): void {
 }
 
 /** Read-back faults of GET /v2/users/{user-id}. */
-const everDeactivated = new WeakSet<UserRecord>();
-
 export function encodeUser(u: UserRecord, ledgerVersion: string, faults?: FaultSet): Obj {
   const f = (n: string) => faults?.has(n) === true;
-  if (u.isDeactivated) everDeactivated.add(u);
+  noteDeactivated(u);
   const out = encodeUserPlain(u, ledgerVersion);
   if (f(F.defaultIdp) && u.identityProviderId === '') out.identityProviderId = 'default';
   if (f(F.deactivatedReadsActive) && u.isDeactivated) out.isDeactivated = false;
-  if (f(F.reactivatedReadsDeactivated) && everDeactivated.has(u)) out.isDeactivated = true;
+  if (f(F.reactivatedReadsDeactivated) && wasDeactivated(u)) out.isDeactivated = true;
   return out;
 }
-
-/** True once the user has been seen deactivated (for the reactivation faults). */
-export const wasDeactivated = (u: UserRecord) => u.isDeactivated || everDeactivated.has(u);
 
 function encodeUserPlain(u: UserRecord, ledgerVersion: string): Obj {
   return {
