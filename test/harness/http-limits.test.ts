@@ -5,7 +5,6 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,39 +13,21 @@ import { HttpClient, TransportError } from '../../harness/http.js';
 import { RequestPace } from '../../harness/pace.js';
 import { runConformance } from '../../harness/runner.js';
 import { miniConfig } from '../robustness/harness.js';
+import { arrivalCounter, busiestWindow, type ArrivalCounter } from '../load/arrivals.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'mini');
 
-/** The most arrivals within any window of `ms` milliseconds. */
-function busiestWindow(arrivals: number[], ms: number): number {
-  const a = [...arrivals].sort((x, y) => x - y);
-  let most = 0;
-  for (let i = 0, j = 0; i < a.length; i++) {
-    while (a[i]! - a[j]! >= ms) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
-
 describe('run.maxRequestsPerSecond', () => {
-  const arrivals: number[] = [];
-  let server: Server;
+  let counter: ArrivalCounter;
+  let arrivals: number[] = [];
   let url = '';
 
   beforeAll(async () => {
-    server = createServer((_req, res) => {
-      arrivals.push(Date.now());
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"items":[]}');
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    counter = await arrivalCounter();
+    ({ arrivals, url } = counter);
   });
 
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  });
+  afterAll(async () => counter?.close());
 
   it('keeps a run whose checks burst in two worker threads to the limit in every one-second window', async () => {
     const reports = mkdtempSync(join(tmpdir(), 'cc-pace-'));

@@ -4,8 +4,6 @@
  * arrivals, and no one-second window carries more than the limit plus one.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,37 +11,19 @@ import { runConformance } from '../../harness/runner.js';
 import { RequestPace } from '../../harness/pace.js';
 import { miniConfig } from '../robustness/harness.js';
 import { startBusy } from '../load/busy.js';
-
-/** The most arrivals within any window of `ms` milliseconds. */
-function busiestWindow(arrivals: number[], ms: number): number {
-  const a = [...arrivals].sort((x, y) => x - y);
-  let most = 0;
-  for (let i = 0, j = 0; i < a.length; i++) {
-    while (a[i]! - a[j]! >= ms) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
+import { arrivalCounter, busiestWindow, type ArrivalCounter } from '../load/arrivals.js';
 
 describe('run.maxRequestsPerSecond on a busy machine', () => {
-  const arrivals: number[] = [];
-  let server: Server;
+  let counter: ArrivalCounter;
+  let arrivals: number[] = [];
   let url = '';
 
   beforeAll(async () => {
-    server = createServer((_req, res) => {
-      arrivals.push(Date.now());
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"items":[]}');
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    counter = await arrivalCounter();
+    ({ arrivals, url } = counter);
   });
 
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  });
+  afterAll(async () => counter?.close());
 
   it('lets no one-second window at the target carry more than the limit plus one, with four busy processes', async () => {
     const reports = mkdtempSync(join(tmpdir(), 'cc-pace-busy-'));
