@@ -4,7 +4,7 @@
  * exits with their code; the credentials of other people's traffic that nobody configured (X-Auth-Token,
  * X-Access-Token, an ?access_token= query, a form's client_secret, a JWT in a body) appear in none of its reports.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../harness/paths.js';
+import { cliStarter, until as waitUntil } from './cli-process.js';
 import type { ObservedReport } from '../../harness/observe/report.js';
 
-const bin = join(PACKAGE_ROOT, 'bin', 'canton-conformance.mjs');
 const tmp = mkdtempSync(join(tmpdir(), 'cc-observe-robust-'));
 const children: ChildProcess[] = [];
 
@@ -27,25 +27,8 @@ const SECRETS = {
   jwt: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlLXBhcnQtb2YtdGhlLWp3dA',
 };
 
-function start(args: string[]): { child: ChildProcess; out: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: tmp, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, out: () => out, exited };
-}
-
-async function until<T>(what: string, f: () => T | undefined, ms = 40_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const start = cliStarter(tmp, children);
+const until = <T>(what: string, f: () => T | undefined, ms = 40_000): Promise<T> => waitUntil(what, f, ms, 50);
 
 /** A scan target that fails every request with a 500 (so every exchange is kept as a failure, with its request), or never answers /slow. */
 let target: Server;

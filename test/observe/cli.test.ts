@@ -4,37 +4,21 @@
  * seconds and on SIGTERM, with the exit code of what was observed. `judge` reads any HAR (pretty-printed, as a
  * browser exports one); a file that is not a HAR is exit 2.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../harness/paths.js';
+import { cliStarter, until as waitUntil } from './cli-process.js';
 import type { ObservedReport } from '../../harness/observe/report.js';
 
 const bin = join(PACKAGE_ROOT, 'bin', 'canton-conformance.mjs');
 const tmp = mkdtempSync(join(tmpdir(), 'cc-observe-cli-'));
 const children: ChildProcess[] = [];
 
-function start(args: string[]): { child: ChildProcess; out: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: tmp, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, out: () => out, exited };
-}
-
-async function until<T>(what: string, f: () => T | undefined, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const start = cliStarter(tmp, children);
+const until = <T>(what: string, f: () => T | undefined, ms = 30_000): Promise<T> => waitUntil(what, f, ms, 100);
 
 const cli = (args: string[]) => {
   const r = spawnSync(process.execPath, [bin, ...args], { cwd: tmp, encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } });
