@@ -11,7 +11,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT } from '../../harness/paths.js';
 import { cliStarter, until as waitUntil } from './cli-process.js';
 import type { ObservedReport } from '../../harness/observe/report.js';
 
