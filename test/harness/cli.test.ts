@@ -138,19 +138,20 @@ describe('canton-conformance CLI', () => {
       });
     }
 
-    // as root (where chmod stops no write) the CLI runs as nobody, its privileges dropped with setpriv
+    // as root (where chmod stops no write) the CLI runs without the capability that overrides file permissions
+    // (CAP_DAC_OVERRIDE, dropped with setpriv): still root, it reads the project wherever it lies (a checkout in a
+    // folder only root may enter), and a directory's mode bits now bind it
     const asRoot = process.getuid?.() === 0;
     const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
-    it.skipIf(asRoot && setpriv === undefined)('a directory that is not writable (as root: run as nobody)', () => {
-      // a directory the user nobody may enter (outside this file's own, which only root may), the read-only one inside
-      const home = mkdtempSync(join(tmpdir(), 'cc-as-nobody-'));
+    it.skipIf(asRoot && setpriv === undefined)('a directory that is not writable (as root: without CAP_DAC_OVERRIDE)', () => {
+      const home = mkdtempSync(join(tmpdir(), 'cc-read-only-'));
       chmodSync(home, 0o755);
       const ro = join(home, 'read-only-reports');
       mkdirSync(ro, { recursive: true });
       chmodSync(ro, 0o555);
       try {
         const args = ['run', '--only', 'scan', '--no-html', '--reports-dir', ro];
-        const dropped = asRoot ? spawnSync(setpriv!, ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, bin, ...args], { encoding: 'utf8', timeout: 30_000, cwd: home, env: { ...process.env, HOME: home, NO_COLOR: '1' } }) : undefined;
+        const dropped = asRoot ? spawnSync(setpriv!, ['--inh-caps=-dac_override', '--bounding-set=-dac_override', process.execPath, bin, ...args], { encoding: 'utf8', timeout: 30_000, cwd: home, env: { ...process.env, NO_COLOR: '1' } }) : undefined;
         const r = dropped !== undefined ? { code: dropped.status, err: dropped.stderr } : cli(args, 30_000);
         expect(r.code, r.err).toBe(2);
         expect(r.err).toContain(`reports directory ${ro}`);
