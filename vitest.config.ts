@@ -15,7 +15,7 @@ class SelfTestFirst extends BaseSequencer {
 }
 
 // The project's own tests (npm test). The conformance suites under suites/ run through the CLI, which builds its
-// own vitest configuration (harness/runner.ts).
+// own vitest configuration (harness/run/runner.ts).
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],

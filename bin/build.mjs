@@ -124,7 +124,7 @@ export async function build() {
   const entryPoints = entries();
   const result = await esbuild({
     absWorkingDir: ROOT,
-    // the CLI, the reference server's thread (harness/runner.ts starts it in a worker thread from this bundle), and
+    // the CLI, the reference server's thread (harness/run/runner.ts starts it in a worker thread from this bundle), and
     // what the suite workers import (harness/run-groups.ts)
     entryPoints,
     bundle: true,
@@ -211,7 +211,7 @@ export async function loadCli() {
     }
     if (file !== undefined) {
       // where a run starts the embedded reference's thread from, and where its suite workers load the suites from
-      // (harness/runner.ts)
+      // (harness/run/runner.ts)
       const dir = dirname(dirname(file)); // <CACHE>/<key>/harness/cli.mjs
       const thread = join(dir, outputOf(THREAD_ENTRY));
       if (existsSync(thread)) process.env.CC_REFERENCE_THREAD = thread;

@@ -25,7 +25,7 @@
  * version (`x-since`) is not mutated at all (an earlier version ignores it).
  */
 import fc from 'fast-check';
-import { outOfRange as versionOutOfRange } from '../harness/versions.js';
+import { outOfRange as versionOutOfRange } from '../harness/judging/versions.js';
 
 export const MUTATION_KINDS = ['required-removed', 'wrong-type', 'out-of-range', 'pattern', 'enum', 'non-integer'] as const;
 export type MutationKind = (typeof MUTATION_KINDS)[number];

@@ -9,9 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { ConfigError, checkRunFiles, loadConfig, parseVariantSeed, type Config, type ConfigFlags } from './config.js';
-import { redactText, registerSecretNames } from './redact.js';
+import { redactText, registerSecretNames } from './transport/redact.js';
 import { APIS, type Api } from './types.js';
-import { LEDGER_VERSIONS, type LedgerVersion } from './versions.js';
+import { LEDGER_VERSIONS, type LedgerVersion } from './judging/versions.js';
 import type { RunReport } from './reporting/model.js';
 import { judgeCommand, observeCommand } from './observe/commands.js';
 
@@ -111,11 +111,11 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       // before the run and before its signal handlers: a reports directory that cannot take the reports is exit 2 now
       checkReportsDir(config.run.reportsDir);
       if (config.useReference) checkTempDir();
-      // set-up is settled before any verdict (harness/preflight.ts): each target's connection, base URL, credentials,
+      // set-up is settled before any verdict (harness/setup/preflight.ts): each target's connection, base URL, credentials,
       // version and fixture files; a problem is exit 2 with every one named, before any check runs or report is written
-      const { preflightOrStop, preflightSummary } = await import('./preflight.js');
+      const { preflightOrStop, preflightSummary } = await import('./setup/preflight.js');
       if (!config.useReference) err(preflightSummary(await preflightOrStop(config)));
-      const { runConformance, FINAL_GRACE_S } = await import('./runner.js');
+      const { runConformance, FINAL_GRACE_S } = await import('./run/runner.js');
       const interactive = process.stderr.isTTY === true;
       const share = config.run.shard !== undefined ? `shard ${config.run.shard.index}/${config.run.shard.count} of the checks of ` : '';
       const where = config.useReference ? `the embedded reference server${config.reference.variant !== undefined ? ` (variant ${config.reference.variant})` : ''}` : Object.entries(config.targets).filter(([a]) => config.run.only.includes(a as Api)).map(([a, t]) => `${a} ${redactText(t.url)}`).join(', ');
@@ -157,10 +157,10 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       process.on('SIGTERM', onSignal);
       // printed once the handlers are in place: from this line on a signal stops the run with its reports
       // the start line names what will run: the selection's filters, and only the interfaces its checks can reach
-      const selection = await import('./selection.js');
+      const selection = await import('./run/selection.js');
       const filters = selection.describeSelection(config.run);
-      const registry = filters === '' ? undefined : (await import('./schemas.js')).schemaRegistry();
-      const reached = registry === undefined ? config.run.only : selection.selectionApis(config.run, config.run.only, (await import('./catalogue.js')).loadCatalogue(undefined, config.run.checksDir), () => registry.operations());
+      const registry = filters === '' ? undefined : (await import('./judging/schemas.js')).schemaRegistry();
+      const reached = registry === undefined ? config.run.only : selection.selectionApis(config.run, config.run.only, (await import('./judging/catalogue.js')).loadCatalogue(undefined, config.run.checksDir), () => registry.operations());
       err(`canton-conformance: running ${share}${filters !== '' ? `${filters} of ` : ''}${reached.join(', ')} against ${where} (seed ${config.run.seed}, ${config.run.runs} runs per property)${config.run.readOnly ? ', read-only: only GETs and x-read-only operations are sent' : ''}\n`);
       try {
         const result = await runConformance(config, {
@@ -247,14 +247,14 @@ Exit codes (as for run):
  */
 async function validateSelection(requirements: string[], faults: string[], apis?: readonly Api[], run?: Config['run']): Promise<void> {
   if (run !== undefined) {
-    // every problem of the selection at once, each with the closest known ids (harness/selection.ts)
-    const { selectionProblems } = await import('./selection.js');
-    const { loadCatalogue } = await import('./catalogue.js');
-    const { schemaRegistry } = await import('./schemas.js');
-    const problems = await selectionProblems(run, apis, loadCatalogue(undefined, run.checksDir), () => schemaRegistry().operations(), async () => (await import('./discover.js')).collectChecks(APIS, run.checksDir));
+    // every problem of the selection at once, each with the closest known ids (harness/run/selection.ts)
+    const { selectionProblems } = await import('./run/selection.js');
+    const { loadCatalogue } = await import('./judging/catalogue.js');
+    const { schemaRegistry } = await import('./judging/schemas.js');
+    const problems = await selectionProblems(run, apis, loadCatalogue(undefined, run.checksDir), () => schemaRegistry().operations(), async () => (await import('./run/discover.js')).collectChecks(APIS, run.checksDir));
     if (problems.length > 0) throw new UsageError(problems.length === 1 ? problems[0]! : `the selection has ${problems.length} problems:\n  ${problems.join('\n  ')}`);
   } else if (requirements.length > 0) {
-    const { loadCatalogue } = await import('./catalogue.js');
+    const { loadCatalogue } = await import('./judging/catalogue.js');
     const known = loadCatalogue().byId;
     const unknown = requirements.filter((r) => !known.has(r));
     if (unknown.length > 0) {
@@ -277,7 +277,7 @@ async function validateSelection(requirements: string[], faults: string[], apis?
 
 /** A target may switch off SHOULD and MAY requirements of the catalogue, never a MUST. */
 async function validateDisabled(config: Config): Promise<void> {
-  const { loadCatalogue } = await import('./catalogue.js');
+  const { loadCatalogue } = await import('./judging/catalogue.js');
   const byId = loadCatalogue(undefined, config.run.checksDir).byId;
   for (const [api, t] of Object.entries(config.targets)) {
     for (const id of t.disabledRequirements) {
@@ -308,7 +308,7 @@ function doctorCommand(program: Command, done: Done, out: (s: string) => void): 
         out('no target configured: "run" would use the embedded reference server, which needs no check\n');
         return EXIT.ok;
       }
-      const { doctor } = await import('./doctor.js');
+      const { doctor } = await import('./setup/doctor.js');
       const lines = await doctor(config);
       for (const l of lines) {
         out(`${{ ok: 'ok     ', skip: 'skip   ', problem: 'PROBLEM' }[l.status]} ${l.api.padEnd(9)} ${redactText(l.url)}\n`);
@@ -331,10 +331,10 @@ function listCommand(program: Command, done: Done, out: (s: string) => void): Co
       const listed = loadConfig({ flags: { ...(opts.only !== undefined ? { only: opts.only } : {}), ...(opts.checksDir !== undefined ? { checksDir: opts.checksDir } : {}) }, env: {} });
       const only = opts.only === undefined ? [...APIS] : (listed.run.only as Api[]);
       const checksDir = listed.run.checksDir;
-      const { collectChecks } = await import('./discover.js');
-      const { loadCatalogue } = await import('./catalogue.js');
-      const { genericCoverage } = await import('./checks.js');
-      const { schemaRegistry } = await import('./schemas.js');
+      const { collectChecks } = await import('./run/discover.js');
+      const { loadCatalogue } = await import('./judging/catalogue.js');
+      const { genericCoverage } = await import('./judging/checks.js');
+      const { schemaRegistry } = await import('./judging/schemas.js');
       const checks = await collectChecks(only, checksDir);
       // the generic checks run on every response, so they cover the requirements they judge
       const generic = genericCoverage(schemaRegistry());
@@ -344,7 +344,7 @@ function listCommand(program: Command, done: Done, out: (s: string) => void): Co
           ...r,
           checks: [
             ...checks.filter((c) => c.requirements.includes(r.id)).map((c) => ({ id: c.id, title: c.title, file: c.file })),
-            ...(generic.get(r.id) ?? []).map((g) => ({ id: `generic:${g.name}`, title: g.description, file: 'harness/checks.ts (every response)' })),
+            ...(generic.get(r.id) ?? []).map((g) => ({ id: `generic:${g.name}`, title: g.description, file: 'harness/judging/checks.ts (every response)' })),
           ],
         }));
       const rows = all.filter((r) => !opts.untested || r.checks.length === 0);
@@ -411,7 +411,7 @@ function serveCommand(program: Command, done: Done, out: (s: string) => void): C
       if (!/^\d+(\.\d+){0,2}$/.test(o.scanVersion)) throw new UsageError(`--scan-version: "${o.scanVersion}" is not a version like 0.8.0`);
       checkTempDir();
       const { startReference } = await import('../reference/index.js');
-      const { TokenProvider } = await import('./auth.js');
+      const { TokenProvider } = await import('./transport/auth.js');
       const variant = o.referenceVariant !== undefined ? parseVariantSeed(o.referenceVariant, '--reference-variant') : undefined;
       let server;
       try {
@@ -487,7 +487,7 @@ function faultsCommand(program: Command, done: Done, out: (s: string) => void): 
     .description('list every planted fault of the reference server: name, the requirement it breaks, what it does')
     .option('--json', 'print JSON instead of text')
     .action(done(async (opts: { json?: boolean }) => {
-      const { plantedFaults, loadKnownGaps } = await import('./selftest.js');
+      const { plantedFaults, loadKnownGaps } = await import('./run/selftest.js');
       const faults = await plantedFaults();
       const gaps = new Map(loadKnownGaps().gaps.map((g) => [g.fault, g.reason]));
       if (opts.json) {
@@ -512,7 +512,7 @@ function selftestCommand(program: Command, done: Done, out: (s: string) => void)
     .option('--reference-variant <seed>', 'run the clean suite against these reference variants (repeatable, or comma-separated) instead of the built-in ones', collect)
     .addHelpText('after', '\nExit codes:\n  0  the clean run is clean and every fault is detected or a known gap\n  1  otherwise\n  2  bad usage')
     .action(done(async (opts: { fault?: string[]; reportsDir?: string; referenceVariant?: string[] }) => {
-      const { runSelfTest } = await import('./selftest.js');
+      const { runSelfTest } = await import('./run/selftest.js');
       await validateSelection([], opts.fault ?? []);
       let variants: number[] | undefined;
       try {
@@ -654,12 +654,12 @@ export async function commandLine(io: Io): Promise<{ program: Command; code: () 
 
 /**
  * What a first run would otherwise do, done at install (bin/build.mjs, right after the bundle): the response validators
- * compiled once into their cached module (harness/precompiled-validators.ts), so that the first run after `npm ci`
+ * compiled once into their cached module (harness/judging/precompiled-validators.ts), so that the first run after `npm ci`
  * neither spends the time nor carries the compiler's memory into its peak (about 30 MiB). False when nothing was
  * written (no writable cache).
  */
 export async function prepareCaches(): Promise<boolean> {
-  const { schemaRegistry } = await import('./schemas.js');
+  const { schemaRegistry } = await import('./judging/schemas.js');
   return schemaRegistry().precompileResponses();
 }
 

@@ -7,15 +7,15 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { APIS, type Api } from './types.js';
-import { REDACTED, redactText, redactValue, registerSecret, registerUrlCredentials } from './redact.js';
-import type { LedgerVersion } from './versions.js';
-import { parseShard, type Shard } from './shard.js';
-import { parseYaml } from './lazy-yaml.js';
-import { problemsMessage, schemaProblems } from './config-errors.js';
-import { checksDirProblem } from './vendor-checks.js';
+import { REDACTED, redactText, redactValue, registerSecret, registerUrlCredentials } from './transport/redact.js';
+import type { LedgerVersion } from './judging/versions.js';
+import { parseShard, type Shard } from './run/shard.js';
+import { parseYaml } from './setup/lazy-yaml.js';
+import { problemsMessage, schemaProblems } from './setup/config-errors.js';
+import { checksDirProblem } from './run/vendor-checks.js';
 import { resolve as resolvePath } from 'node:path';
 import type { OwnDescriptionSource } from './spec-diff/validate.js';
-import { loadTlsSettings, pemSummary, registerTransport, type TlsSettings } from './tls.js';
+import { loadTlsSettings, pemSummary, registerTransport, type TlsSettings } from './transport/tls.js';
 
 const schema = JSON.parse(readFileSync(new URL('./config.schema.json', import.meta.url), 'utf8')) as object;
 
@@ -79,7 +79,7 @@ export interface RunConfig {
   concurrency: number;
   /**
    * the worker threads that run the suite files (each a group of them, harness/run-groups.ts); unset: one per core, two
-   * to four (harness/suite-vitest.ts, defaultWorkers)
+   * to four (harness/run/suite-vitest.ts, defaultWorkers)
    */
   workers?: number;
   reportsDir: string;
@@ -104,7 +104,7 @@ export interface RunConfig {
   failOn: 'must' | 'should';
   /** the least share (percent) of the selected MUST requirements a check covers that must be decided, else exit 3 */
   minDecided?: number;
-  /** the preflight's reads before any check (harness/preflight.ts); false: only what needs no request (versions, files) */
+  /** the preflight's reads before any check (harness/setup/preflight.ts); false: only what needs no request (versions, files) */
   preflight: boolean;
   /** per interface, the target's own OpenAPI document (file, URL, or `served`) every response is also judged against */
   alsoValidateAgainst?: Partial<Record<Api, string>>;
@@ -150,7 +150,7 @@ export interface Config {
     routes?: Array<{ checks: string[]; targets: Partial<Record<Api, TargetConfig>> }>;
     /**
      * A test's run: every answer's time counts for the run's latency signal however busy this machine is (the project's
-     * tests run beside each other, and harness/in-flight.ts's MachineLoad would discount them all).
+     * tests run beside each other, and harness/transport/in-flight.ts's MachineLoad would discount them all).
      */
     latencyIgnoresMachineLoad?: boolean;
   };
@@ -597,7 +597,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   return { run, targets, reference, useReference: Object.keys(targets).length === 0, sources, ...(secrets.length > 0 ? { secrets: [...new Set(secrets)] } : {}) };
 }
 
-/** A checks folder that exists and holds what it must (harness/vendor-checks.ts), as an absolute path. */
+/** A checks folder that exists and holds what it must (harness/run/vendor-checks.ts), as an absolute path. */
 function checkChecksDir(dir: string, setting: string): string {
   const problem = checksDirProblem(dir);
   if (problem !== undefined) throw new ConfigError(`${setting}: ${problem}`);

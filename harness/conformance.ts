@@ -7,37 +7,37 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { inject, test, type TestContext } from 'vitest';
 import * as allure from 'allure-js-commons';
 import fc from 'fast-check';
-import { loadCatalogue, type Requirement } from './catalogue.js';
-import { foreignAuthPage, runGenericChecks, saysNothingOfTheRule, unreadableContentType } from './checks.js';
+import { loadCatalogue, type Requirement } from './judging/catalogue.js';
+import { foreignAuthPage, runGenericChecks, saysNothingOfTheRule, unreadableContentType } from './judging/checks.js';
 import { newFootprint, noteFootprint, noteRequest, reportedFootprint } from './fixtures/footprint.js';
-import { STOP_CLEANUP_MS, stoppedAt, stopping, whenStoppedNow } from './stop-now.js';
+import { STOP_CLEANUP_MS, stoppedAt, stopping, whenStoppedNow } from './run/stop-now.js';
 import { CHECK_LABEL } from './reporting/allure-status.js';
 import { noteLatency } from './reporting/latency.js';
 import { binaryBodyFor, bodyAttachmentName, keepBinaryBody } from './reporting/bodies.js';
 import { exchangeKey } from './reporting/reproduce.js';
 import { newChainTally, noteChain, reportedChain } from './reporting/chains.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
-import { HttpClient, NoDecidingAnswer, ReadOnlyRefused, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './http.js';
-import { paceFor, paceWaiting } from './pace.js';
-import { sharedInFlight } from './in-flight.js';
-import { AuthUnavailable, TokenProvider } from './auth.js';
-import { redactText } from './redact.js';
-import { schemaRegistry, type OperationInfo, type SchemaRegistry } from './schemas.js';
+import { HttpClient, NoDecidingAnswer, ReadOnlyRefused, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './transport/http.js';
+import { paceFor, paceWaiting } from './transport/pace.js';
+import { sharedInFlight } from './transport/in-flight.js';
+import { AuthUnavailable, TokenProvider } from './transport/auth.js';
+import { redactText } from './transport/redact.js';
+import { schemaRegistry, type OperationInfo, type SchemaRegistry } from './judging/schemas.js';
 import type { Api, CheckDeclaration, CheckResultMeta, ExchangeRecord, FailureRecord, LatencyTally, PropertyRecord, TrafficCounts, Verdict } from './types.js';
-import { outOfRange } from './versions.js';
-import { hash32, inShard } from './shard.js';
+import { outOfRange } from './judging/versions.js';
+import { hash32, inShard } from './run/shard.js';
 import { tallyOwnDescription, type OwnDescriptionTally } from './spec-diff/validate.js';
-import { perWorker, workersFor } from './suite-vitest.js';
+import { perWorker, workersFor } from './run/suite-vitest.js';
 import { loadingSuiteFile } from './run-groups.js';
-import { withSharedState } from './shared-state.js';
-import { checkSelected } from './selection.js';
+import { withSharedState } from './run/shared-state.js';
+import { checkSelected } from './run/selection.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     conformanceConfig: Config;
-    /** the run's stop channel (harness/stop-now.ts) */
+    /** the run's stop channel (harness/run/stop-now.ts) */
     conformanceStopChannel: string;
-    /** the channel of the run's shared limit of requests in flight (harness/in-flight.ts), when the run shares one */
+    /** the channel of the run's shared limit of requests in flight (harness/transport/in-flight.ts), when the run shares one */
     conformanceInFlight?: string;
   }
 }
@@ -770,7 +770,7 @@ export async function retriedStep(run: () => Promise<unknown>, deadline: Cleanup
   return `${problem} (${attempts} attempts)`;
 }
 
-/** why a check did not start: the run was stopped (harness/stop-now.ts) */
+/** why a check did not start: the run was stopped (harness/run/stop-now.ts) */
 const NOT_STARTED = 'not run: the run was interrupted before this check started';
 
 /** Clean-up steps in a row refused as overloaded after which the check's later steps are not tried (Check.cleanUp). */
@@ -909,7 +909,7 @@ function routed(config: Config, decl: CheckDeclaration): Config {
 
 /**
  * Declares a conformance check. Not declared at all when the selection (--requirement, --check, --operation,
- * --exclude-requirement: harness/selection.ts) leaves it out, or when
+ * --exclude-requirement: harness/run/selection.ts) leaves it out, or when
  * it belongs to another shard than the run's (--shard i/n).
  */
 export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => Promise<void>): void {

@@ -7,14 +7,14 @@
  * own: every check of the group runs beside the others, whichever file it comes from (as many at once as the worker's
  * slots allow: conformance.ts, CheckSlots), and a file's checks that share target state still run one after another, in
  * their order, within its block. The groups are balanced by each file's time in the last complete run
- * (harness/file-order.ts), longest first. Each check still names its own suite file (conformance() reads it while the
+ * (harness/run/file-order.ts), longest first. Each check still names its own suite file (conformance() reads it while the
  * group loads the file).
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, inject, test } from 'vitest';
 import { PACKAGE_ROOT } from './paths.js';
-import type { FileWeight } from './file-order.js';
+import type { FileWeight } from './run/file-order.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

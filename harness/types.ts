@@ -43,7 +43,7 @@ export interface ExchangeRecord {
   response?: RecordedResponse;
   /** transport error: refused, timed out, response too large */
   transportError?: string;
-  /** a timeout while the suite's own thread was stalled this many ms: this machine was overloaded (harness/own-stall.ts) */
+  /** a timeout while the suite's own thread was stalled this many ms: this machine was overloaded (harness/transport/own-stall.ts) */
   ownStallMs?: number;
   startedAt: string;
   durationMs: number;
@@ -128,7 +128,7 @@ export interface TrafficCounts {
   /** no answer at all: refused, reset, timed out, over a bound */
   transportErrors: number;
   /**
-   * exchanges that timed out while the suite's own thread was starved (harness/own-stall.ts): this machine was
+   * exchanges that timed out while the suite's own thread was starved (harness/transport/own-stall.ts): this machine was
    * overloaded, not the target slow; absent when none did
    */
   ownStalls?: number;

@@ -11,7 +11,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { violationKinds, type DerivedRequest, type MutationKind } from '../generators/derived.js';
-import { schemaRegistry } from '../harness/schemas.js';
+import { schemaRegistry } from '../harness/judging/schemas.js';
 import type { Api } from '../harness/types.js';
 import { registerFaults, type FaultSet } from './faults.js';
 import { err } from './ledger/errors.js';

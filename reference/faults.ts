@@ -2,7 +2,7 @@
  * Planted faults: each breaks exactly one catalogue requirement, so the self-test can prove the check for that
  * requirement fails. A fault is switched on per server instance (`startReference({ faults: [...] })`).
  */
-import type { LedgerVersion } from '../harness/versions.js';
+import type { LedgerVersion } from '../harness/judging/versions.js';
 export interface FaultDefinition {
   /** kebab-case name, used on the command line (`--fault NAME`) */
   name: string;

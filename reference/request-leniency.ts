@@ -12,7 +12,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { fieldAt, requestShape, resolver } from '../generators/derived.js';
-import { schemaRegistry } from '../harness/schemas.js';
+import { schemaRegistry } from '../harness/judging/schemas.js';
 import type { Api } from '../harness/types.js';
 import { matchRoute, routes } from './derived-faults.js';
 import { requestJson, type Variant } from './variant.js';

@@ -1,5 +1,5 @@
 /**
- * The embedded reference server in a worker thread of the CLI's process (harness/runner.ts, startEmbeddedReference):
+ * The embedded reference server in a worker thread of the CLI's process (harness/run/runner.ts, startEmbeddedReference):
  * it starts on the second core while the main thread imports vitest and starts the suite's workers, and serves the run
  * from there, off the thread that carries vitest's messages and reporters. Started with the reference's options as
  * workerData; answers { ready } (what the harness reads of the server) or { error }; on 'close' it closes the server

@@ -6,7 +6,7 @@
 import { FAULTS, type FaultSet } from './faults.js';
 import { chooseVariant, DEFAULT_VARIANT } from './variant.js';
 import type { World } from './world.js';
-import type { LedgerVersion } from '../harness/versions.js';
+import type { LedgerVersion } from '../harness/judging/versions.js';
 
 export interface ReferenceOptions {
   /** loopback address to listen on; default 127.0.0.1 */

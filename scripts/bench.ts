@@ -172,7 +172,7 @@ function delayProxy(upstream: string, delayMs: number): Promise<ProfileProxy> {
 }
 
 async function rawRate(server: Awaited<ReturnType<typeof servedReference>>['server']): Promise<number> {
-  const { TokenProvider } = await import('../harness/auth.js');
+  const { TokenProvider } = await import('../harness/transport/auth.js');
   const autocannon = (await import('autocannon')).default;
   const tokens = new TokenProvider({ kind: 'hs256', secret: server.auth.hs256Secret, users: { admin: server.auth.adminUser, user: server.auth.validatorUser } });
   const admin = await tokens.tokenFor('admin');
@@ -193,7 +193,7 @@ async function rawRate(server: Awaited<ReturnType<typeof servedReference>>['serv
 }
 
 async function schemaCost(): Promise<void> {
-  const { SchemaRegistry } = await import('../harness/schemas.js');
+  const { SchemaRegistry } = await import('../harness/judging/schemas.js');
   /** the validators of every response schema, from a fresh registry: ms to load the documents, ms to get the validators */
   const cost = (reg: InstanceType<typeof SchemaRegistry>): { load: number; validators: number; schemas: number } => {
     const t0 = performance.now();

@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { createAjv, SchemaRegistry } from '../harness/schemas.js';
+import { createAjv, SchemaRegistry } from '../harness/judging/schemas.js';
 import type { ValidateFunction } from 'ajv';
 import YAML from 'yaml';
 

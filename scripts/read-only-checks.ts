@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DEFAULT_RUN, type Config } from '../harness/config.js';
 import { PACKAGE_ROOT } from '../harness/paths.js';
 import { READ_ONLY_DOC, readOnlyChecksBlock, withReadOnlyBlock } from '../harness/reporting/read-only.js';
-import { runConformance } from '../harness/runner.js';
+import { runConformance } from '../harness/run/runner.js';
 
 const reports = mkdtempSync(join(tmpdir(), 'cc-read-only-'));
 try {

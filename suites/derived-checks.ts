@@ -13,11 +13,11 @@
  * violation of the document is refused at all, on a request the target otherwise accepts.
  */
 import { conformance, type CallAuth, type CallOptions, type CheckContext } from '../harness/conformance.js';
-import { saysNothingOfTheRule } from '../harness/checks.js';
-import { TargetOverloaded, type Exchange } from '../harness/http.js';
-import { schemaRegistry } from '../harness/schemas.js';
+import { saysNothingOfTheRule } from '../harness/judging/checks.js';
+import { TargetOverloaded, type Exchange } from '../harness/transport/http.js';
+import { schemaRegistry } from '../harness/judging/schemas.js';
 import type { Api } from '../harness/types.js';
-import { outOfRange } from '../harness/versions.js';
+import { outOfRange } from '../harness/judging/versions.js';
 import { applyMutation, describeMutation, mutationSites, mutationsOfKind, type DerivedRequest, type Mutation, type MutationKind } from '../generators/derived.js';
 import { excerpt, MISSING_QUERY_STATUSES, refusesTheInput } from './rejections.js';
 
@@ -53,14 +53,14 @@ export interface DerivedCheck {
   /** the kinds of mutation the operation's request can carry (literal, so that the declaration says what is judged) */
   kinds: readonly MutationKind[];
   prepare: (t: CheckContext) => Promise<Prepared>;
-  /** target state its valid requests change, which other checks read (harness/shared-state.ts) */
+  /** target state its valid requests change, which other checks read (harness/run/shared-state.ts) */
   shares?: readonly string[];
   /**
    * a mutation that the target's own settings make a valid request (a page size up to a scan's configured maximum,
    * above the document's): not sent, nothing judged
    */
   validOnTarget?: (t: CheckContext, m: Mutation) => boolean;
-  /** target state its valid requests read and need unchanged, which other checks change (harness/shared-state.ts) */
+  /** target state its valid requests read and need unchanged, which other checks change (harness/run/shared-state.ts) */
   reads?: readonly string[];
 }
 

@@ -5,8 +5,8 @@
  * on its own, so a 422 keeps the MUST and fails only the SHOULD. Shared by every interface's checks.
  */
 import type { CheckContext } from '../harness/conformance.js';
-import { saysNothingOfTheRule } from '../harness/checks.js';
-import { NoDecidingAnswer, TargetOverloaded, type Exchange } from '../harness/http.js';
+import { saysNothingOfTheRule } from '../harness/judging/checks.js';
+import { NoDecidingAnswer, TargetOverloaded, type Exchange } from '../harness/transport/http.js';
 
 /** The start of a response body, for a failure message. */
 export const excerpt = (x: Exchange) => (x.text.length > 200 ? `${x.text.slice(0, 200)}...` : x.text);

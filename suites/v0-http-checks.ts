@@ -9,7 +9,7 @@
 import type fc from 'fast-check';
 import { conformance, type CallOptions, type CheckContext } from '../harness/conformance.js';
 import { validatorUser } from '../harness/fixtures/scan.js';
-import type { Exchange } from '../harness/http.js';
+import type { Exchange } from '../harness/transport/http.js';
 import { notBusy } from './rejections.js';
 
 export { validatorUser };

@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../harness/paths.js';
-import { loadCatalogue } from '../harness/catalogue.js';
-import { SchemaRegistry } from '../harness/schemas.js';
+import { loadCatalogue } from '../harness/judging/catalogue.js';
+import { SchemaRegistry } from '../harness/judging/schemas.js';
 import { APIS } from '../harness/types.js';
 
 const catalogue = loadCatalogue();

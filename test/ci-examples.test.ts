@@ -14,7 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../harness/paths.js';
 import { commandLine } from '../harness/cli.js';
 import { ENV_VARS } from '../harness/config.js';
-import { parseShard } from '../harness/shard.js';
+import { parseShard } from '../harness/run/shard.js';
 import { type CliUse, checkScripts, shellCommands } from './ci-commands.js';
 
 type Json = Record<string, unknown>;

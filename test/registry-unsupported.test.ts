@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, targetsFromBlock, type Config } from '../harness/config.js';
-import { runConformance, type RunResult } from '../harness/runner.js';
+import { runConformance, type RunResult } from '../harness/run/runner.js';
 import { startReference, type ReferenceServer } from '../reference/index.js';
 import { AI_UNSUPPORTED } from '../reference/registry/faults-allocation-instruction.js';
 import { CC_EXCLUDE_DEBUG_FIELDS_REQUIRED, CC_META_REQUIRED } from '../reference/registry/faults-choice-context.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, type Config } from '../harness/config.js';
-import { runConformance } from '../harness/runner.js';
+import { runConformance } from '../harness/run/runner.js';
 
 describe('scan suite at scale', () => {
   const reports = mkdtempSync(join(tmpdir(), 'cc-scan-scale-'));

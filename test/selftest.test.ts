@@ -3,8 +3,8 @@
  * on the requirement the fault declares. Undetected faults fail it unless reference/known-gaps.yaml lists them.
  */
 import { describe, expect, it } from 'vitest';
-import { loadCatalogue } from '../harness/catalogue.js';
-import { loadKnownGaps, plantedFaults, profileFor, runSelfTest } from '../harness/selftest.js';
+import { loadCatalogue } from '../harness/judging/catalogue.js';
+import { loadKnownGaps, plantedFaults, profileFor, runSelfTest } from '../harness/run/selftest.js';
 
 describe('planted faults', () => {
   it('each declares a catalogue requirement, has a unique kebab-case name prefixed with its api, and unknown names are rejected', async () => {

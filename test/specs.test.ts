@@ -5,7 +5,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT, SPECS_DIR } from '../harness/paths.js';
-import { SchemaRegistry } from '../harness/schemas.js';
+import { SchemaRegistry } from '../harness/judging/schemas.js';
 import { APIS } from '../harness/types.js';
 
 describe('OpenAPI documents', () => {

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../harness/paths.js';
-import { SchemaRegistry } from '../harness/schemas.js';
+import { SchemaRegistry } from '../harness/judging/schemas.js';
 import type { Api } from '../harness/types.js';
 
 const SAMPLES_DIR = join(PACKAGE_ROOT, '..', 'shared', 'wire-samples');

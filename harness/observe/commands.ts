@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { relative } from 'node:path';
 import { ConfigError, loadConfig, type Config, type ConfigFlags } from '../config.js';
-import { redactText, registerSecret, registerSecretNames, registerUrlCredentials } from '../redact.js';
+import { redactText, registerSecret, registerSecretNames, registerUrlCredentials } from '../transport/redact.js';
 import { APIS, type Api } from '../types.js';
 import type { ObservedReport } from './report.js';
 
@@ -55,7 +55,7 @@ function registerSecrets(config: Config): void {
 }
 
 async function passiveParts(config: Config, maxKeptFailures: number) {
-  const [{ schemaRegistry }, { loadCatalogue }, { PassiveJudge }] = await Promise.all([import('../schemas.js'), import('../catalogue.js'), import('./passive.js')]);
+  const [{ schemaRegistry }, { loadCatalogue }, { PassiveJudge }] = await Promise.all([import('../judging/schemas.js'), import('../judging/catalogue.js'), import('./passive.js')]);
   const schemas = schemaRegistry();
   const catalogue = loadCatalogue();
   const judge = new PassiveJudge({ schemas, catalogue, targets: config.targets, maxResponseBytes: config.run.maxResponseBytes, maxJsonDepth: config.run.maxJsonDepth, maxKeptFailures });

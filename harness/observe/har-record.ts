@@ -1,13 +1,13 @@
 /**
  * `run --record FILE.har`: every exchange of a run, as HAR 1.2, redacted like every other output. The exchanges happen
  * in the suite's worker threads: each thread appends its entries, one JSON line each, to a part file of its own (the
- * tap of harness/http.ts, installed by the setup file har-setup.ts in the workers and here in the main thread); at the
+ * tap of harness/transport/http.ts, installed by the setup file har-setup.ts in the workers and here in the main thread); at the
  * end of the run the parts are merged into one HAR, oldest entry first, and removed.
  */
 import { closeSync, mkdtempSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync, createReadStream } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../config.js';
-import { setExchangeTap } from '../http.js';
+import { setExchangeTap } from '../transport/http.js';
 import { PACKAGE_ROOT } from '../paths.js';
 import { harCreator, harEntryOf } from './har.js';
 

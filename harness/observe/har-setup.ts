@@ -4,7 +4,7 @@
  */
 import { threadId } from 'node:worker_threads';
 import { inject } from 'vitest';
-import { registerSecretNames } from '../redact.js';
+import { registerSecretNames } from '../transport/redact.js';
 import { installPartWriter } from './har-record.js';
 
 declare module 'vitest' {

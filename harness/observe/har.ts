@@ -8,8 +8,8 @@
  */
 import { createReadStream } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
-import type { TappedExchange } from '../http.js';
-import { redactHeaders, redactText } from '../redact.js';
+import type { TappedExchange } from '../transport/http.js';
+import { redactHeaders, redactText } from '../transport/redact.js';
 import type { Api } from '../types.js';
 import type { ObservedExchange } from './passive.js';
 
@@ -68,7 +68,7 @@ function capped(text: string, max: number): { text: string; truncated: boolean }
   return { text: Buffer.from(text).subarray(0, max).toString('utf8'), truncated: true };
 }
 
-/** The HAR entry of an exchange the suite sent, redacted (the tap of harness/http.ts gives it whole). */
+/** The HAR entry of an exchange the suite sent, redacted (the tap of harness/transport/http.ts gives it whole). */
 export function harEntryOf(x: TappedExchange, maxBodyBytes: number): HarEntry {
   const r = x.record;
   const reqType = r.request.headers['content-type'] ?? '';

@@ -4,7 +4,7 @@
  * them, a literal segment before a parameter; a parameter matches any one segment, the empty one too (a request the
  * suite sends with an empty id is named by the operation it called, and so is one observed).
  */
-import type { OperationInfo, SchemaRegistry } from '../schemas.js';
+import type { OperationInfo, SchemaRegistry } from '../judging/schemas.js';
 import { APIS, type Api } from '../types.js';
 
 interface Template {

@@ -1,6 +1,6 @@
 /**
  * The passive judge: every rule a single exchange can decide, applied to exchanges the suite did not send (a live
- * node's traffic through `observe`, a HAR capture through `judge`). These are the generic checks of harness/checks.ts
+ * node's traffic through `observe`, a HAR capture through `judge`). These are the generic checks of harness/judging/checks.ts
  * (documented status, documented content type, body valid against the schema of its operation and status, no 5xx, the
  * ledger's status by gRPC code), run as a conformance run runs them, on the operation the request's method and path
  * name. Nothing else: a rule that needs a request of the suite's own, or more than one exchange, is not observed.
@@ -11,14 +11,14 @@
  */
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { isUtf8 } from 'node:buffer';
-import { GENERIC_CHECKS, noServerError, statusDocumented, type GenericCheck } from '../checks.js';
-import type { Catalogue } from '../catalogue.js';
+import { GENERIC_CHECKS, noServerError, statusDocumented, type GenericCheck } from '../judging/checks.js';
+import type { Catalogue } from '../judging/catalogue.js';
 import type { TargetConfig } from '../config.js';
-import { redactedCut, toExchange, TransportError, type Exchange } from '../http.js';
-import { REDACTED, redactHeaders, redactText } from '../redact.js';
-import type { SchemaRegistry } from '../schemas.js';
+import { redactedCut, toExchange, TransportError, type Exchange } from '../transport/http.js';
+import { REDACTED, redactHeaders, redactText } from '../transport/redact.js';
+import type { SchemaRegistry } from '../judging/schemas.js';
 import type { Api, ExchangeRecord, FailureRecord } from '../types.js';
-import { outOfRange } from '../versions.js';
+import { outOfRange } from '../judging/versions.js';
 import { OperationMatcher } from './match.js';
 
 /** One exchange as observed: what the request was and what came back, before any judging. */
@@ -292,7 +292,7 @@ export class PassiveJudge {
       Object.defineProperty(exchange, 'record', { get: record, enumerable: true, configurable: true });
     }
     t.judged++;
-    // harness/checks.ts's runGenericChecks, but a failure's record is made only where it is kept
+    // harness/judging/checks.ts's runGenericChecks, but a failure's record is made only where it is kept
     const failedHere = new Set<string>();
     const judgedHere = new Set<string>();
     type Judged = { requirement: string; message?: string };

@@ -25,7 +25,7 @@ import type { Duplex } from 'node:stream';
 import type { Api } from '../types.js';
 import { interfaceBases, under, type InterfaceBase } from './match.js';
 import type { ObservedExchange } from './passive.js';
-import { nodeTlsOptions, type TlsSettings } from '../tls.js';
+import { nodeTlsOptions, type TlsSettings } from '../transport/tls.js';
 
 export interface ListenSpec {
   /** the interface this listener serves; undefined: every configured one, by base path */

@@ -9,12 +9,12 @@
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Catalogue } from '../catalogue.js';
-import { genericCoverage } from '../checks.js';
+import type { Catalogue } from '../judging/catalogue.js';
+import { genericCoverage } from '../judging/checks.js';
 import { printableConfig, type Config } from '../config.js';
 import { PACKAGE_ROOT } from '../paths.js';
-import { redactText } from '../redact.js';
-import type { SchemaRegistry } from '../schemas.js';
+import { redactText } from '../transport/redact.js';
+import type { SchemaRegistry } from '../judging/schemas.js';
 import type { Api, CheckResultMeta, FailureRecord, Level } from '../types.js';
 import { aggregate } from '../reporting/aggregate.js';
 import type { RunReport } from '../reporting/model.js';

@@ -1,5 +1,5 @@
 /** From check results to requirement verdicts, counts and the exit code. */
-import type { Catalogue, Requirement } from '../catalogue.js';
+import type { Catalogue, Requirement } from '../judging/catalogue.js';
 import type { Api, CheckResultMeta, FailureRecord, Level, PropertyRecord, RequirementVerdict, TrafficCounts, Verdict } from '../types.js';
 
 /** What the run's requests met, summed over its checks; `mostlyRefused` when most were 429/503 or redirects. */
@@ -11,7 +11,7 @@ export interface RunTraffic extends TrafficCounts {
 
 export function trafficOf(checks: readonly CheckResultMeta[]): RunTraffic {
   const t = { requests: 0, overloaded: 0, redirected: 0, transportErrors: 0 };
-  // timeouts while the suite's own thread was starved: this machine was overloaded (harness/own-stall.ts)
+  // timeouts while the suite's own thread was starved: this machine was overloaded (harness/transport/own-stall.ts)
   let ownStalls = 0;
   for (const c of checks) {
     if (c.traffic === undefined) continue;

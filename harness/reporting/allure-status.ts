@@ -21,7 +21,7 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { redactText } from '../redact.js';
+import { redactText } from '../transport/redact.js';
 import type { CheckResultMeta, RequirementVerdict, Verdict } from '../types.js';
 import { bodyAttachmentName } from './bodies.js';
 import type { RunReport } from './model.js';

@@ -3,9 +3,9 @@
  * checks. A known failure does not fail the gate; an expectation that no longer holds is reported, so it gets removed.
  */
 import { readFileSync } from 'node:fs';
-import { parseYaml } from '../lazy-yaml.js';
+import { parseYaml } from '../setup/lazy-yaml.js';
 import { ConfigError } from '../config.js';
-import type { Catalogue } from '../catalogue.js';
+import type { Catalogue } from '../judging/catalogue.js';
 import type { RequirementVerdict } from '../types.js';
 
 export interface Expectation {

@@ -3,7 +3,7 @@
  * response times per operation, the target's own API description): built the same way for a run and for a merge of
  * its shards.
  */
-import { READ_ONLY_REASON } from '../http.js';
+import { READ_ONLY_REASON } from '../transport/http.js';
 import type { CheckResultMeta } from '../types.js';
 import type { Config } from '../config.js';
 import { summarizeOwnDescription } from '../spec-diff/own-report.js';

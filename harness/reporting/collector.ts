@@ -5,14 +5,14 @@
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import type { SerializedError } from '@vitest/utils';
 import type { CheckResultMeta } from '../types.js';
-import { redactText } from '../redact.js';
+import { redactText } from '../transport/redact.js';
 
 export interface CollectedRun {
   checks: CheckResultMeta[];
   /** problems outside any check: a suite file that failed to load, an unhandled error */
   runErrors: string[];
   interrupted: boolean;
-  /** the run's shared limit of requests in flight at its end, and how often it came down (harness/in-flight.ts) */
+  /** the run's shared limit of requests in flight at its end, and how often it came down (harness/transport/in-flight.ts) */
   concurrency?: RunConcurrency;
 }
 

@@ -12,8 +12,8 @@
 import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError, type Config } from '../config.js';
-import { loadCatalogue } from '../catalogue.js';
-import { shardLabel, shardOf, type Shard } from '../shard.js';
+import { loadCatalogue } from '../judging/catalogue.js';
+import { shardLabel, shardOf, type Shard } from '../run/shard.js';
 import type { Api, CheckResultMeta } from '../types.js';
 import { aggregate, runOutcome, trafficOf } from './aggregate.js';
 import { applyBaseline, loadBaseline } from './baseline.js';
@@ -147,7 +147,7 @@ export function checkShards(shards: ShardInput[], suiteVersion: string): { count
 async function missingChecks(missing: number[], count: number, apis: Api[], selection: string[]): Promise<{ checks: CheckResultMeta[]; problem?: string }> {
   if (missing.length === 0) return { checks: [] };
   try {
-    const { collectChecks } = await import('../discover.js');
+    const { collectChecks } = await import('../run/discover.js');
     const declared = await collectChecks(apis);
     const checks = declared
       .filter((c) => missing.includes(shardOf(c.id, count)) && (selection.length === 0 || c.requirements.some((r) => selection.includes(r))))

@@ -6,7 +6,7 @@ import type { RunFootprint } from './footprint.js';
 import type { RunDiff } from './diff.js';
 import type { OperationLatency } from './latency.js';
 import type { Api, CheckResultMeta } from '../types.js';
-import type { Shard } from '../shard.js';
+import type { Shard } from '../run/shard.js';
 import type { OwnDescriptionReport } from '../spec-diff/own-report.js';
 
 export interface RunReport {
@@ -48,7 +48,7 @@ export interface RunReport {
   traffic?: RunTraffic;
   /**
    * the run's one limit of requests in flight: run.concurrency, where it ended, and how often it came down because the
-   * target refused (429, 503) or answered slowly (harness/in-flight.ts)
+   * target refused (429, 503) or answered slowly (harness/transport/in-flight.ts)
    */
   concurrency?: RunConcurrency;
   /**

@@ -3,7 +3,7 @@
  * requirement with the run's seed and settings, a curl line per exchange (a binary upload sends its file), failures
  * with the same exchange told once, and the commonest cause of the run's errors.
  */
-import { curlFor } from '../http.js';
+import { curlFor } from '../transport/http.js';
 import type { ExchangeRecord, FailureRecord } from '../types.js';
 import type { RunReport } from './model.js';
 
@@ -56,7 +56,7 @@ export function rerunCommand(report: Pick<RunReport, 'seed' | 'runs' | 'config' 
   return parts.join(' ');
 }
 
-/** `<N bytes of binary data, sha256 X>`: how the recorder describes a binary request body (harness/http.ts). */
+/** `<N bytes of binary data, sha256 X>`: how the recorder describes a binary request body (harness/transport/http.ts). */
 const BINARY_BODY = /^<(\d+) bytes of binary data, sha256 ([0-9a-f]+)>$/;
 
 /** The size and digest prefix of a binary request body, when the exchange sent one. */

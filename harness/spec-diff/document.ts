@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-import { parseYaml } from '../lazy-yaml.js';
-import { buildUrl, HttpClient, TransportError } from '../http.js';
+import { parseYaml } from '../setup/lazy-yaml.js';
+import { buildUrl, HttpClient, TransportError } from '../transport/http.js';
 import type { TargetConfig } from '../config.js';
 import type { Api } from '../types.js';
 
@@ -299,7 +299,7 @@ export function responseKeyFor(responses: Record<string, unknown>, status: strin
 export async function servedDocumentHeaders(target: TargetConfig, bounds: { timeoutMs: number; maxResponseBytes: number; maxHeaderBytes: number }): Promise<Record<string, string>> {
   const headers = { ...target.headers };
   if (target.auth.kind === 'none') return headers;
-  const { TokenProvider } = await import('../auth.js');
+  const { TokenProvider } = await import('../transport/auth.js');
   try {
     headers.authorization = `Bearer ${await new TokenProvider(target.auth, bounds.timeoutMs, bounds.maxResponseBytes, bounds.maxHeaderBytes).tokenFor('admin')}`;
   } catch {

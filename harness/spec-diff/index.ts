@@ -5,11 +5,11 @@
  * as expected, not as a difference.
  */
 import { join, relative } from 'node:path';
-import { loadCatalogue } from '../catalogue.js';
+import { loadCatalogue } from '../judging/catalogue.js';
 import { PACKAGE_ROOT, SPECS_DIR } from '../paths.js';
-import { redactText } from '../redact.js';
+import { redactText } from '../transport/redact.js';
 import type { Api } from '../types.js';
-import { ledgerOperationGone, outOfRange } from '../versions.js';
+import { ledgerOperationGone, outOfRange } from '../judging/versions.js';
 import { diffDocuments, type SpecDiff } from './diff.js';
 import { loadDocument, type FetchOptions, type Operation } from './document.js';
 

@@ -11,11 +11,11 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { mayAnswerAnywhere } from '../checks.js';
+import { mayAnswerAnywhere } from '../judging/checks.js';
 import { ConfigError, type Config } from '../config.js';
-import type { Exchange } from '../http.js';
-import { redactText } from '../redact.js';
-import { acceptNullOptionals, createAjv, formatErrors, type OperationInfo } from '../schemas.js';
+import type { Exchange } from '../transport/http.js';
+import { redactText } from '../transport/redact.js';
+import { acceptNullOptionals, createAjv, formatErrors, type OperationInfo } from '../judging/schemas.js';
 import type { Api, OwnDescriptionFinding } from '../types.js';
 import { DocumentError, indexOperations, loadDocument, responseKeyFor, servedDocumentHeaders, servedDocumentUrl, shapeOf, type Json, type Operation } from './document.js';
 

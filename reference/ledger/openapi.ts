@@ -9,9 +9,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { parseYaml } from '../../harness/lazy-yaml.js';
+import { parseYaml } from '../../harness/setup/lazy-yaml.js';
 import { SPECS_DIR } from '../../harness/paths.js';
-import { ledgerOperationGone, outOfRange } from '../../harness/versions.js';
+import { ledgerOperationGone, outOfRange } from '../../harness/judging/versions.js';
 import type { ReferenceContext } from '../types.js';
 import { route } from './http.js';
 import { trafficEnabled } from './traffic.js';

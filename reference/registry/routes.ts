@@ -11,7 +11,7 @@ import * as AI from './faults-allocation-instruction.js';
 import * as AF from './faults-allocation-factory.js';
 import * as TI from './faults-transfer-instruction.js';
 import { installHttpFaults } from './faults-http.js';
-import { compareVersions } from '../../harness/versions.js';
+import { compareVersions } from '../../harness/judging/versions.js';
 
 export interface DisclosedContract {
   templateId: string;

@@ -3,10 +3,10 @@
  * (the deprecated transaction endpoints, traffic accounts), tree submissions, and the events of a response.
  */
 import type { CheckContext } from '../../harness/conformance.js';
-import type { Exchange } from '../../harness/http.js';
+import type { Exchange } from '../../harness/transport/http.js';
 import { routeNotServed, type Submitter, type TemplateFixture } from '../../harness/fixtures/ledger.js';
 import { errorCode } from '../../harness/fixtures/ledger-users.js';
-import { ledgerOperationGone, outOfRange } from '../../harness/versions.js';
+import { ledgerOperationGone, outOfRange } from '../../harness/judging/versions.js';
 
 /** SPEC.md Versioning: transaction-by-offset and submit-and-wait-for-transaction-tree have their removal scheduled for 3.5.0. */
 const REMOVAL = '3.5';

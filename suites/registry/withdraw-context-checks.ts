@@ -22,7 +22,7 @@ import {
 import { choiceContextRequest, invalidChoiceContextRequest } from '../../generators/registry/GetChoiceContextRequest.js';
 import { contractIdLike } from '../../generators/registry/GetFactoryRequest.js';
 import { expectStatus, judgeBadRequests, judgeRejection } from '../v0-http-checks.js';
-import type { Exchange } from '../../harness/http.js';
+import type { Exchange } from '../../harness/transport/http.js';
 
 export interface WithdrawCheckIds {
   context: string;

@@ -433,7 +433,7 @@ clientsAgainst('the default reference', {});
 // scans use, amulet_* and devnet_tap: the client's type has those only, so SPEC.md's coin_* and tap, a form the variants'
 // activity-names choice also serves and the suite accepts, is one the official scan client cannot read)
 clientsAgainst('a 3.4 participant and a 0.6.7 scan', { ledgerVersion: '3.4', scanVersion: '0.6.7' });
-// the self-test's variants (harness/selftest.ts DEFAULT_VARIANT_SEEDS): every allowed form of answer they give
+// the self-test's variants (harness/run/selftest.ts DEFAULT_VARIANT_SEEDS): every allowed form of answer they give
 for (const variant of [1, 2, 12, 28, 43]) clientsAgainst(`reference variant ${variant}`, { variant });
 
 describe('a shape the clients cannot read fails the check', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { applyMutation, describeMutation, mutationSites, mutationsOfKind, violationKinds, type DerivedRequest, type MutationKind } from '../../generators/derived.js';
-import { schemaRegistry } from '../../harness/schemas.js';
+import { schemaRegistry } from '../../harness/judging/schemas.js';
 import type { Api } from '../../harness/types.js';
 
 const schemas = schemaRegistry();

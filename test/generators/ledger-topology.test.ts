@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { schemaRegistry } from '../../harness/schemas.js';
+import { schemaRegistry } from '../../harness/judging/schemas.js';
 import { ed25519DerKey, listedKey, partyHint, participantUid } from '../../generators/ledger/topology.js';
 
 describe('generators/ledger/topology', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { schemaRegistry } from '../../harness/schemas.js';
+import { schemaRegistry } from '../../harness/judging/schemas.js';
 import { isAnnotationKey, annotationsSize } from '../../reference/ledger/annotations.js';
 import { USER_ID_ALPHABET, invalidUserId, isDotSegment, isValidUserId, tooLongUserId, userId, userIdWithInvalidChar } from '../../generators/ledger/userId.js';
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { schemaRegistry } from '../../harness/schemas.js';
+import { schemaRegistry } from '../../harness/judging/schemas.js';
 import { referenceFixtures } from '../../reference/data/fixtures.js';
 import { choiceContextRequest, invalidChoiceContextRequest } from '../../generators/registry/GetChoiceContextRequest.js';
 import { contractIdLike, factoryRequest, factoryRequestWithContractIds, factoryRequestWithLegs, withTransferLegs } from '../../generators/registry/GetFactoryRequest.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { schemaRegistry } from '../../harness/schemas.js';
+import { schemaRegistry } from '../../harness/judging/schemas.js';
 import { DAML_VALUE_ENCODINGS, damlValueEncoding, invalidDamlValueEncoding } from '../../generators/scan/DamlValueEncoding.js';
 import { invalidPageLimitAbove, invalidPageLimitBelow, pageLimit, pageLimitBounds, pageLimitWithBounds } from '../../generators/scan/PageLimits.js';
 import { ansNamePrefix, nonEmptyAnsNamePrefix } from '../../generators/scan/AnsNamePrefix.js';

@@ -2,8 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { AuthUnavailable, TokenProvider } from '../../harness/auth.js';
-import { redactText } from '../../harness/redact.js';
+import { AuthUnavailable, TokenProvider } from '../../harness/transport/auth.js';
+import { redactText } from '../../harness/transport/redact.js';
 
 describe('auth', () => {
   it('mints HS256 tokens whose subject is the ledger user, and registers them as secrets', async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCatalogue } from '../../harness/catalogue.js';
+import { loadCatalogue } from '../../harness/judging/catalogue.js';
 import { ConfigError } from '../../harness/config.js';
 import { applyBaseline, loadBaseline } from '../../harness/reporting/baseline.js';
 import { diffRuns } from '../../harness/reporting/diff.js';

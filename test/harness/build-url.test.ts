@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildUrl } from '../../harness/http.js';
+import { buildUrl } from '../../harness/transport/http.js';
 
 /** The parser-only version, as buildUrl was before its fast path: the oracle. */
 function parsedUrl(baseUrl: string, path: string, query?: Record<string, string | number | boolean | undefined | Array<string | number | boolean>>): string {

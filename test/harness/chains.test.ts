@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { newChainTally, noteChain, noteChainTimes, reportedChain } from '../../harness/reporting/chains.js';
-import { IN_FLIGHT_CELLS, LatencyWatch, shareInFlight, SharedInFlight, SLOW_RATIO } from '../../harness/in-flight.js';
+import { IN_FLIGHT_CELLS, LatencyWatch, shareInFlight, SharedInFlight, SLOW_RATIO } from '../../harness/transport/in-flight.js';
 import { renderSummary } from '../../harness/reporting/summary.js';
 import type { RunReport } from '../../harness/reporting/model.js';
 import type { CheckResultMeta } from '../../harness/types.js';
@@ -193,7 +193,7 @@ describe('requests in flight: one limit for the run', () => {
   it('hands the run\'s counter to a worker thread, whose slots the run\'s other threads then wait for', async () => {
     const channel = `cc-test-in-flight-${process.pid}-${Date.now()}`;
     const shared = shareInFlight(channel, 2);
-    const module = new URL('../../harness/in-flight.ts', import.meta.url).href;
+    const module = new URL('../../harness/transport/in-flight.ts', import.meta.url).href;
     const worker = new Worker(
       `const { workerData, parentPort } = require('node:worker_threads');
        import(workerData.tsx).then((tsx) => tsx.register()).then(() => import(workerData.module)).then(async ({ sharedInFlight }) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ANY_ENDPOINT_STATUSES, LEDGER_GRPC_STATUS, ledgerErrorStatus, runGenericChecks, type Judgement } from '../../harness/checks.js';
-import type { Exchange } from '../../harness/http.js';
-import { SchemaRegistry, type OperationInfo } from '../../harness/schemas.js';
+import { ANY_ENDPOINT_STATUSES, LEDGER_GRPC_STATUS, ledgerErrorStatus, runGenericChecks, type Judgement } from '../../harness/judging/checks.js';
+import type { Exchange } from '../../harness/transport/http.js';
+import { SchemaRegistry, type OperationInfo } from '../../harness/judging/schemas.js';
 import type { Api } from '../../harness/types.js';
 
 const op = (api: string) => ({ api, operationId: 'getLedgerEnd' }) as unknown as OperationInfo;

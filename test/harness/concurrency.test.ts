@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, targetsFromBlock, type Config } from '../../harness/config.js';
 import { startReference } from '../../reference/index.js';
-import { HttpClient } from '../../harness/http.js';
-import { runConformance } from '../../harness/runner.js';
+import { HttpClient } from '../../harness/transport/http.js';
+import { runConformance } from '../../harness/run/runner.js';
 import { renderSummary } from '../../harness/reporting/summary.js';
-import { lockShared, withSharedState } from '../../harness/shared-state.js';
+import { lockShared, withSharedState } from '../../harness/run/shared-state.js';
 import { miniConfig } from '../robustness/harness.js';
 import { forwardTo } from './mini-server.js';
 

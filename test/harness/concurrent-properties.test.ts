@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, type Config } from '../../harness/config.js';
-import { runConformance } from '../../harness/runner.js';
+import { runConformance } from '../../harness/run/runner.js';
 
 const FAULTS = [
   'ledger-derived-pattern-accepted',

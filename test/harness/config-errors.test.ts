@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lineOf } from '../../harness/config-errors.js';
+import { lineOf } from '../../harness/setup/config-errors.js';
 import { ConfigError, loadConfig } from '../../harness/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cc-config-errors-'));

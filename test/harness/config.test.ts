@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, loadConfig, printableConfig, targetsFromBlock } from '../../harness/config.js';
 import { errorOf } from './config-error.js';
-import { redactText } from '../../harness/redact.js';
+import { redactText } from '../../harness/transport/redact.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cc-config-'));
 function file(name: string, content: string): string {
@@ -118,7 +118,7 @@ describe('shipped example files', () => {
   it('conformance.baseline.example.yaml names catalogue requirements', async () => {
     const { PACKAGE_ROOT } = await import('../../harness/paths.js');
     const { loadBaseline } = await import('../../harness/reporting/baseline.js');
-    const { loadCatalogue } = await import('../../harness/catalogue.js');
+    const { loadCatalogue } = await import('../../harness/judging/catalogue.js');
     expect(loadBaseline(join(PACKAGE_ROOT, 'conformance.baseline.example.yaml'), loadCatalogue()).length).toBeGreaterThan(0);
   });
 });

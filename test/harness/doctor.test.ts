@@ -3,7 +3,7 @@
  * checks that need it are skipped (named, no set-up problem), a refused one is a problem.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { doctor } from '../../harness/doctor.js';
+import { doctor } from '../../harness/setup/doctor.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from '../../harness/config.js';
 import { startReference, type ReferenceServer } from '../../reference/index.js';
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, markedSecrets, printableConfig } from '../../harness/config.js';
-import { runConformance, type RunResult } from '../../harness/runner.js';
+import { runConformance, type RunResult } from '../../harness/run/runner.js';
 import { startMiniServer } from './mini-server.js';
 
 const ENV_VALUES = {

@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { runGenericChecks } from '../../harness/checks.js';
-import type { Exchange } from '../../harness/http.js';
-import { FACTS_REACH, FACTS_REQUIRED, FACTS_SCHEMA, FACTS_TAG, SchemaRegistry, withFacts } from '../../harness/schemas.js';
+import { runGenericChecks } from '../../harness/judging/checks.js';
+import type { Exchange } from '../../harness/transport/http.js';
+import { FACTS_REACH, FACTS_REQUIRED, FACTS_SCHEMA, FACTS_TAG, SchemaRegistry, withFacts } from '../../harness/judging/schemas.js';
 import { SPECS_DIR } from '../../harness/paths.js';
 import { APIS, type Api } from '../../harness/types.js';
 

@@ -1,10 +1,10 @@
 /**
- * The order a run starts its suite files in (harness/file-order.ts): longest first, and a file whose checks
+ * The order a run starts its suite files in (harness/run/file-order.ts): longest first, and a file whose checks
  * lock shared target state placed where the file that holds that state is expected to end, so that no worker waits
  * on a lock with nothing to do.
  */
 import { describe, expect, it } from 'vitest';
-import { fileProfiles, fileWeights, orderFiles, orderFilesOf, type FileWeight } from '../../harness/file-order.js';
+import { fileProfiles, fileWeights, orderFiles, orderFilesOf, type FileWeight } from '../../harness/run/file-order.js';
 import type { Config } from '../../harness/config.js';
 import type { CheckResultMeta } from '../../harness/types.js';
 

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCatalogue } from '../../harness/catalogue.js';
+import { loadCatalogue } from '../../harness/judging/catalogue.js';
 import { aggregate, type Gates } from '../../harness/reporting/aggregate.js';
 import { renderJunit } from '../../harness/reporting/junit.js';
 import type { RunReport } from '../../harness/reporting/model.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, printableConfig } from '../../harness/config.js';
 import { PACKAGE_ROOT } from '../../harness/paths.js';
-import { redactText } from '../../harness/redact.js';
+import { redactText } from '../../harness/transport/redact.js';
 
 const bin = join(PACKAGE_ROOT, 'bin', 'canton-conformance.mjs');
 

@@ -33,13 +33,23 @@ const within = <T>(p: Promise<T>, ms: number, what: string): Promise<T> =>
 
 export async function openPage(timeoutMs = 30_000): Promise<Page> {
   const profile = mkdtempSync(join(tmpdir(), 'cc-chromium-'));
-  const child: ChildProcess = spawn(CHROMIUM, [...FLAGS, `--user-data-dir=${profile}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // a process group of its own: the browser's helper processes (renderer, GPU, utility) go with it
+  const child: ChildProcess = spawn(CHROMIUM, [...FLAGS, `--user-data-dir=${profile}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  // the profile is removed once the browser is gone (it writes there until it exits), waiting 5 s at most
+  // the profile is removed once the browser and its helpers are gone (they write there until they exit), waiting 5 s
+  // at most; a helper still writing leaves a temporary folder behind, never a failed test
   const cleanup = async () => {
-    child.kill('SIGKILL');
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
     await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-    rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    try {
+      rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    } catch {
+      // left for the system's temporary-files clean-up
+    }
   };
   let stderr = '';
   const browserWs = await within(

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { HttpClient, TransportError, retryAfterMs } from '../../harness/http.js';
-import { TokenProvider } from '../../harness/auth.js';
+import { HttpClient, TransportError, retryAfterMs } from '../../harness/transport/http.js';
+import { TokenProvider } from '../../harness/transport/auth.js';
 import { servedDocumentHeaders } from '../../harness/spec-diff/document.js';
 import type { TargetConfig } from '../../harness/config.js';
 

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_RUN, loadConfig, type Config } from '../../harness/config.js';
-import { HttpClient, TransportError } from '../../harness/http.js';
-import { RequestPace } from '../../harness/pace.js';
-import { runConformance } from '../../harness/runner.js';
+import { HttpClient, TransportError } from '../../harness/transport/http.js';
+import { RequestPace } from '../../harness/transport/pace.js';
+import { runConformance } from '../../harness/run/runner.js';
 import { miniConfig } from '../robustness/harness.js';
 import { arrivalCounter, busiestWindow, type ArrivalCounter } from '../load/arrivals.js';
 
@@ -37,7 +37,7 @@ describe('run.maxRequestsPerSecond', () => {
       expect(report.checks.map((c) => c.verdict)).toEqual(['pass', 'pass']);
       expect(arrivals).toHaveLength(24);
       // unlimited, the 24 requests arrive within a few milliseconds, and one limit per thread would let 20 through
-      // and end within 1.2 s. The threads share the send times (harness/pace.ts): one more than the limit is the most
+      // and end within 1.2 s. The threads share the send times (harness/transport/pace.ts): one more than the limit is the most
       // a request sent a little late can add at the target (test/harness/pace-busy.test.ts holds it on a busy machine).
       expect(busiestWindow(arrivals, 1000)).toBeLessThanOrEqual(11);
       expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeGreaterThanOrEqual(2000);

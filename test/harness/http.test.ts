@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
-import { HttpClient, TransportError, buildUrl, curlFor, toExchange } from '../../harness/http.js';
+import { HttpClient, TransportError, buildUrl, curlFor, toExchange } from '../../harness/transport/http.js';
 import { servedDocumentUrl } from '../../harness/spec-diff/document.js';
-import { REDACTED, registerSecret } from '../../harness/redact.js';
+import { REDACTED, registerSecret } from '../../harness/transport/redact.js';
 import type { ExchangeRecord } from '../../harness/types.js';
 import { startMiniServer } from './mini-server.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Exchange } from '../../harness/http.js';
+import type { Exchange } from '../../harness/transport/http.js';
 import { eventOf, eventsOf, treeEventsOf, unwrapEvent, wrapperProblems } from '../../suites/ledger/shared.js';
 
 // The event readers of the ledger checks (suites/ledger/shared.ts) against the wire forms of FACTS.md and against the

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../../harness/runner.js';
+import type { RunResult } from '../../harness/run/runner.js';
 import { cleanup, json, miniConfig, runQuietly, startStub, tempDir } from '../robustness/harness.js';
 
 const tmp = tempDir('overload');

@@ -2,7 +2,7 @@
 // target's timeout: an answer that arrived while the thread could not run is read, not thrown away.
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient, TransportError } from '../../harness/http.js';
+import { HttpClient, TransportError } from '../../harness/transport/http.js';
 
 // a server on its own thread, so it answers while this one is blocked; it counts the answers it has written
 const SERVER = `

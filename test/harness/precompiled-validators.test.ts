@@ -1,12 +1,12 @@
 /**
- * The response validators compiled ahead of a run (harness/precompiled-validators.ts) judge as the ones ajv compiles at
+ * The response validators compiled ahead of a run (harness/judging/precompiled-validators.ts) judge as the ones ajv compiles at
  * run time: for every response schema of the four documents, the same verdict and the same failure messages on a corpus
  * of bodies built from the schema itself (a filled-in example, then each of its fields removed, nulled and of another
  * type) and on arbitrary JSON values; likewise the validators of the FACTS.md constraints (SchemaRegistry.validateFacts).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatErrors, SchemaRegistry } from '../../harness/schemas.js';
+import { formatErrors, SchemaRegistry } from '../../harness/judging/schemas.js';
 import { SPECS_DIR } from '../../harness/paths.js';
 import { APIS, type Api } from '../../harness/types.js';
 

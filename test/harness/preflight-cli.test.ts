@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { loadCatalogue } from '../../harness/catalogue.js';
+import { loadCatalogue } from '../../harness/judging/catalogue.js';
 import { loadConfig } from '../../harness/config.js';
 import { PACKAGE_ROOT } from '../../harness/paths.js';
 import { startReference, type ReferenceServer } from '../../reference/index.js';

@@ -1,5 +1,5 @@
 /**
- * The preflight (harness/preflight.ts) against loopback servers: the embedded reference (clean, and with settings a
+ * The preflight (harness/setup/preflight.ts) against loopback servers: the embedded reference (clean, and with settings a
  * new user gets wrong), a web front page answering HTML to everything, a port where nothing listens.
  */
 import { createServer, type Server } from 'node:http';
@@ -7,7 +7,7 @@ import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, targetsFromBlock, type Config, type TargetConfig } from '../../harness/config.js';
-import { preflight, numericVersion, versionsAgree } from '../../harness/preflight.js';
+import { preflight, numericVersion, versionsAgree } from '../../harness/setup/preflight.js';
 import { startReference, type ReferenceServer } from '../../reference/index.js';
 import type { Api } from '../../harness/types.js';
 

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runConformance } from '../../harness/runner.js';
+import { runConformance } from '../../harness/run/runner.js';
 import { renderSummary } from '../../harness/reporting/summary.js';
 import { miniConfig } from '../robustness/harness.js';
 

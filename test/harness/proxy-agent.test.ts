@@ -6,9 +6,9 @@
 import { createServer, type Server } from 'node:http';
 import { connect, createServer as createNetServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient, TransportError } from '../../harness/http.js';
-import { TokenProvider } from '../../harness/auth.js';
-import { describeCertificateChain, proxyFor, type Transport } from '../../harness/tls.js';
+import { HttpClient, TransportError } from '../../harness/transport/http.js';
+import { TokenProvider } from '../../harness/transport/auth.js';
+import { describeCertificateChain, proxyFor, type Transport } from '../../harness/transport/tls.js';
 import { makePki, startTlsServer, type Pki, type TlsServer } from './tls-fixtures.js';
 
 let pki: Pki;

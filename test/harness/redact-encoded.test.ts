@@ -7,8 +7,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient } from '../../harness/http.js';
-import { REDACTED, redactHeaders, redactText, redactValue, registerSecret } from '../../harness/redact.js';
+import { HttpClient } from '../../harness/transport/http.js';
+import { REDACTED, redactHeaders, redactText, redactValue, registerSecret } from '../../harness/transport/redact.js';
 import type { ExchangeRecord } from '../../harness/types.js';
 
 /** every character as `\uXXXX`, hex digits upper or lower case */

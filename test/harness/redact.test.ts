@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactHeaders, redactText, redactValue, registerSecret } from '../../harness/redact.js';
+import { REDACTED, redactHeaders, redactText, redactValue, registerSecret } from '../../harness/transport/redact.js';
 
 describe('redaction', () => {
   it('hides credentials in headers but keeps the scheme', () => {

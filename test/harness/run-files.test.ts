@@ -8,7 +8,7 @@ import { PACKAGE_ROOT } from '../../harness/paths.js';
 import { DEFAULT_RUN, checkRunFiles, loadConfig, type Config } from '../../harness/config.js';
 import { errorOf } from './config-error.js';
 import { readEarlierReport } from '../../harness/reporting/diff.js';
-import { runConformance } from '../../harness/runner.js';
+import { runConformance } from '../../harness/run/runner.js';
 
 const bin = join(PACKAGE_ROOT, 'bin', 'canton-conformance.mjs');
 const tmp = mkdtempSync(join(tmpdir(), 'cc-run-files-'));

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MAX_GROUPS, planGroups } from '../../harness/run-groups.js';
-import type { FileWeight } from '../../harness/file-order.js';
+import type { FileWeight } from '../../harness/run/file-order.js';
 
 const files = Array.from({ length: 20 }, (_, i) => `suites/f${i}.test.ts`);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { acceptNullOptionals, acceptNullOptionalsInSchema, createAjv, formatErrors, SchemaRegistry } from '../../harness/schemas.js';
+import { acceptNullOptionals, acceptNullOptionalsInSchema, createAjv, formatErrors, SchemaRegistry } from '../../harness/judging/schemas.js';
 
 /** A small document with the shapes the transform must mind: $ref with siblings, enums, allOf, oneOf, maps. */
 const doc = {

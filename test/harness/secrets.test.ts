@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, printableConfig, type Config } from '../../harness/config.js';
-import { redactText } from '../../harness/redact.js';
-import { runConformance, type RunResult } from '../../harness/runner.js';
+import { redactText } from '../../harness/transport/redact.js';
+import { runConformance, type RunResult } from '../../harness/run/runner.js';
 import { startMiniServer } from './mini-server.js';
 import { cleanup, freePort, spawnCli, tempDir } from '../robustness/harness.js';
 

@@ -3,11 +3,11 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCatalogue } from '../../harness/catalogue.js';
+import { loadCatalogue } from '../../harness/judging/catalogue.js';
 import { loadConfig } from '../../harness/config.js';
-import { orderFilesOf, saveFileWeights } from '../../harness/file-order.js';
+import { orderFilesOf, saveFileWeights } from '../../harness/run/file-order.js';
 import { PACKAGE_ROOT } from '../../harness/paths.js';
-import { checkSelected, closest, describeSelection, reportedRequirements, selectionApis, selectionProblems } from '../../harness/selection.js';
+import { checkSelected, closest, describeSelection, reportedRequirements, selectionApis, selectionProblems } from '../../harness/run/selection.js';
 
 const bin = join(PACKAGE_ROOT, 'bin', 'canton-conformance.mjs');
 const tmp = mkdtempSync(join(tmpdir(), 'cc-selection-'));

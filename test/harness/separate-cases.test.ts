@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CheckContext } from '../../harness/conformance.js';
-import { NoDecidingAnswer, TargetOverloaded } from '../../harness/http.js';
+import { NoDecidingAnswer, TargetOverloaded } from '../../harness/transport/http.js';
 import { separateCases } from '../../suites/rejections.js';
 
 function context(): { t: CheckContext; notes: string[] } {

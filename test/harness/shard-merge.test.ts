@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, loadConfig, type Config } from '../../harness/config.js';
-import { runConformance, type RunResult } from '../../harness/runner.js';
+import { runConformance, type RunResult } from '../../harness/run/runner.js';
 import { mergeShards } from '../../harness/reporting/merge.js';
 import type { RunReport } from '../../harness/reporting/model.js';
-import { parseShard, shardOf } from '../../harness/shard.js';
+import { parseShard, shardOf } from '../../harness/run/shard.js';
 import { main } from '../../harness/cli.js';
 import { errorOf } from './config-error.js';
 

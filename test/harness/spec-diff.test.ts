@@ -14,7 +14,7 @@ import { main } from '../../harness/cli.js';
 import { diffDocuments, type SpecDiff } from '../../harness/spec-diff/diff.js';
 import { loadDocument, schema30to31 } from '../../harness/spec-diff/document.js';
 import { expectedMissing, renderSpecDiffMarkdown, specDiff } from '../../harness/spec-diff/index.js';
-import { runConformance, type RunResult } from '../../harness/runner.js';
+import { runConformance, type RunResult } from '../../harness/run/runner.js';
 import { startReference } from '../../reference/index.js';
 import { startMiniServer } from './mini-server.js';
 

@@ -9,11 +9,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, loadConfig, printableConfig, type Config, type TargetConfig } from '../../harness/config.js';
-import { doctor } from '../../harness/doctor.js';
-import { HttpClient, TransportError } from '../../harness/http.js';
-import { TokenProvider } from '../../harness/auth.js';
-import { certificateChainLine, describeCertificateChain, type Transport } from '../../harness/tls.js';
-import { redactText } from '../../harness/redact.js';
+import { doctor } from '../../harness/setup/doctor.js';
+import { HttpClient, TransportError } from '../../harness/transport/http.js';
+import { TokenProvider } from '../../harness/transport/auth.js';
+import { certificateChainLine, describeCertificateChain, type Transport } from '../../harness/transport/tls.js';
+import { redactText } from '../../harness/transport/redact.js';
 import { errorOf } from './config-error.js';
 import { makePki, startTlsServer, type Pki, type TlsServer } from './tls-fixtures.js';
 

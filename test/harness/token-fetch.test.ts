@@ -8,8 +8,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { reuseUntil, TokenProvider, type TokenFetchPolicy } from '../../harness/auth.js';
-import { TransportError } from '../../harness/http.js';
+import { reuseUntil, TokenProvider, type TokenFetchPolicy } from '../../harness/transport/auth.js';
+import { TransportError } from '../../harness/transport/http.js';
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -1,12 +1,12 @@
 /**
- * Answers that cannot decide a rule (DESIGN.md principle 15), judged in one place (harness/checks.ts and
+ * Answers that cannot decide a rule (DESIGN.md principle 15), judged in one place (harness/judging/checks.ts and
  * ApiClient.decides): a gateway's HTML login page answering 401 to every request decides no error-body rule and no
  * 5xx rule; a 400 whose Content-Type is sent twice decides no rule about its body, and a MUST about acceptance that
  * would read its error code ends in error, not in a failure.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import type { RunResult } from '../../harness/runner.js';
+import type { RunResult } from '../../harness/run/runner.js';
 import { cleanup, miniConfig, runQuietly, startStub, tempDir } from '../robustness/harness.js';
 
 const tmp = tempDir('undecided');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../harness/paths.js';
-import { checksDirProblem, loadVendorRequirements } from '../../harness/vendor-checks.js';
+import { checksDirProblem, loadVendorRequirements } from '../../harness/run/vendor-checks.js';
 
 const bin = join(PACKAGE_ROOT, 'bin', 'canton-conformance.mjs');
 // a folder outside the project, as a vendor's own would be

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, type Config } from '../../harness/config.js';
-import { runConformance, type RunResult } from '../../harness/runner.js';
+import { runConformance, type RunResult } from '../../harness/run/runner.js';
 import { startMiniServer } from './mini-server.js';
 
 const SECRET = 'static-token-that-must-never-be-written';

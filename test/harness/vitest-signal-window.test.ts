@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, type Config } from '../../harness/config.js';
-import { createSuiteVitest } from '../../harness/suite-vitest.js';
+import { createSuiteVitest } from '../../harness/run/suite-vitest.js';
 
 describe('creating the suite vitest', () => {
   it('never has a SIGINT or SIGTERM listener of its own, during creation or after', { timeout: 60_000 }, async () => {

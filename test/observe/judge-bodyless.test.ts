@@ -12,7 +12,7 @@ import { DEFAULT_RUN, targetsFromBlock, type Config } from '../../harness/config
 import { judgeHar } from '../../harness/observe/commands.js';
 import { BODY_LEFT_OUT } from '../../harness/observe/har.js';
 import type { ObservedReport } from '../../harness/observe/report.js';
-import { runConformance } from '../../harness/runner.js';
+import { runConformance } from '../../harness/run/runner.js';
 import type { Api } from '../../harness/types.js';
 import { startReference, type ReferenceServer } from '../../reference/index.js';
 

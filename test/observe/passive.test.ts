@@ -7,13 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadCatalogue } from '../../harness/catalogue.js';
+import { loadCatalogue } from '../../harness/judging/catalogue.js';
 import { DEFAULT_RUN } from '../../harness/config.js';
 import { observedFromHar, readHarEntries, type HarEntry } from '../../harness/observe/har.js';
 import { interfaceBases, interfaceOf, OperationMatcher } from '../../harness/observe/match.js';
 import { PassiveJudge, type ObservedExchange } from '../../harness/observe/passive.js';
 import { observedReport } from '../../harness/observe/report.js';
-import { schemaRegistry } from '../../harness/schemas.js';
+import { schemaRegistry } from '../../harness/judging/schemas.js';
 
 const schemas = schemaRegistry();
 const catalogue = loadCatalogue();

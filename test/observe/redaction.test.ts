@@ -1,12 +1,12 @@
 /**
- * Credentials nobody configured are redacted by their names and shapes (harness/redact.ts): in observe and judge,
+ * Credentials nobody configured are redacted by their names and shapes (harness/transport/redact.ts): in observe and judge,
  * which see other people's traffic, and in the HAR of run --record. Ordinary data under names that merely look alike
  * (a topology's keyData and publicKey, page tokens, contract keys) stays as it was, so that a judged recording gives
  * the run's verdicts.
  */
 import { describe, expect, it } from 'vitest';
 import { harEntryOf } from '../../harness/observe/har.js';
-import { isCredentialField, isCredentialName, REDACTED, redactHeaders, redactText, registerSecretNames } from '../../harness/redact.js';
+import { isCredentialField, isCredentialName, REDACTED, redactHeaders, redactText, registerSecretNames } from '../../harness/transport/redact.js';
 
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjYXJvbCJ9.Y2Fyb2xzLXNpZ25hdHVyZS1mb3ItdGhlLXRlc3Q';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolver, requestShape } from '../../generators/derived.js';
-import { schemaRegistry } from '../../harness/schemas.js';
+import { schemaRegistry } from '../../harness/judging/schemas.js';
 import { lenientBody } from '../../reference/request-leniency.js';
 import { chooseVariant } from '../../reference/variant.js';
 import { startLedger, type LedgerClient } from './ledger-client.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
 import { startReference, type ReferenceServer } from '../../reference/index.js';
 import { referenceFixtures } from '../../reference/data/fixtures.js';
-import { schemaRegistry } from '../../harness/schemas.js';
+import { schemaRegistry } from '../../harness/judging/schemas.js';
 import type { Api } from '../../harness/types.js';
 
 const fx = referenceFixtures();

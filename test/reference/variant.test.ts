@@ -7,7 +7,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReference, type ReferenceServer } from '../../reference/index.js';
 import { chooseVariant, describeVariant, untakenOptions } from '../../reference/variant.js';
-import { DEFAULT_VARIANT_SEEDS } from '../../harness/selftest.js';
+import { DEFAULT_VARIANT_SEEDS } from '../../harness/run/selftest.js';
 
 describe('variant choices', () => {
   it('are fixed by the seed, and the self-test variants take every option of every choice', () => {

@@ -271,7 +271,7 @@ function answerWithFault(
       res.writeHead(502, { 'content-type': 'text/html', connection: 'close' });
       return void res.end('<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>');
     // as a rate limiter or load balancer in front of the target sends them (a JSON body of 429 or 503 is judged against
-    // the error schema the operation documents for it: harness/checks.ts)
+    // the error schema the operation documents for it: harness/judging/checks.ts)
     case 'retry-after-429':
       res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '1', connection: 'close' });
       return void res.end('Too Many Requests: rate limit exceeded');

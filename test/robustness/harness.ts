@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { DEFAULT_RUN, type Config, type TargetConfig } from '../../harness/config.js';
 import { PACKAGE_ROOT } from '../../harness/paths.js';
-import { runConformance, type RunResult } from '../../harness/runner.js';
+import { runConformance, type RunResult } from '../../harness/run/runner.js';
 import type { Api } from '../../harness/types.js';
 import { startReference, type ReferenceOptions, type ReferenceServer } from '../../reference/index.js';
 import { startFaultProxy, type FaultClass, type FaultOptions, type FaultProxy } from './fault-proxy.js';

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, targetsFromBlock, type Config } from '../../harness/config.js';
-import type { RunResult } from '../../harness/runner.js';
+import type { RunResult } from '../../harness/run/runner.js';
 import { cleanup, reference, runQuietly, tempDir } from './harness.js';
 
 const tmp = tempDir('package-footprint');

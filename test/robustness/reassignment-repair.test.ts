@@ -10,7 +10,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, targetsFromBlock, type Config } from '../../harness/config.js';
-import type { RunResult } from '../../harness/runner.js';
+import type { RunResult } from '../../harness/run/runner.js';
 import { pendingMoves } from '../../harness/fixtures/target-state.js';
 import { answer, forward } from './fault-proxy.js';
 import { cleanup, json, reference, runQuietly, startStub, tempDir } from './harness.js';

@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, targetsFromBlock, type Config } from '../../harness/config.js';
-import type { RunResult } from '../../harness/runner.js';
+import type { RunResult } from '../../harness/run/runner.js';
 import { answer, forward } from './fault-proxy.js';
 import { cleanup, reference, runQuietly, startStub, tempDir } from './harness.js';
 

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FINAL_GRACE_MS, STOP_CLEANUP_MS } from '../../harness/stop-now.js';
+import { FINAL_GRACE_MS, STOP_CLEANUP_MS } from '../../harness/run/stop-now.js';
 import { cleanup, json, miniConfig, runQuietly, startStub, tempDir } from './harness.js';
 
 const tmp = tempDir('stop-cleanup');

@@ -3,9 +3,9 @@ import { SignJWT } from 'jose';
 import { conformance, type CallAuth, type CheckContext } from '../../../harness/conformance.js';
 import { allocationRequest, connectedSynchronizers, createUser, routeNotServed, stableDar } from '../../../harness/fixtures/ledger.js';
 import { createAdminUser, grantRights, revokeRights, right, tokenFor, updateUser } from '../../../harness/fixtures/ledger-users.js';
-import { TargetOverloaded, type Exchange } from '../../../harness/http.js';
-import { saysNothingOfTheRule } from '../../../harness/checks.js';
-import { ledgerOperationGone, outOfRange } from '../../../harness/versions.js';
+import { TargetOverloaded, type Exchange } from '../../../harness/transport/http.js';
+import { saysNothingOfTheRule } from '../../../harness/judging/checks.js';
+import { ledgerOperationGone, outOfRange } from '../../../harness/judging/versions.js';
 import { judgeBadRequests, judgeRejection } from '../../rejections.js';
 import { byOffsetServed, pastRemoval, trafficServed } from '../shared.js';
 

@@ -1,8 +1,8 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import { judgeBadRequests, judgeRejection, separateCases } from '../../rejections.js';
-import type { Exchange } from '../../../harness/http.js';
-import { LEDGER_GRPC_STATUS } from '../../../harness/checks.js';
+import type { Exchange } from '../../../harness/transport/http.js';
+import { LEDGER_GRPC_STATUS } from '../../../harness/judging/checks.js';
 import { FixtureError, connectedSynchronizers, createSubmitter, createUser, createdContractId, submitCreate, templateFixture, type Submitter } from '../../../harness/fixtures/ledger.js';
 import { allocateParty, grantRights, needUserTokens, right } from '../../../harness/fixtures/ledger-users.js';
 import { moves, reassignmentRequest, type Move } from '../../../generators/ledger/reassignment.js';

@@ -1,7 +1,7 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import { expectRejected, judgeBadRequests, judgeRejection } from '../../rejections.js';
-import type { Exchange } from '../../../harness/http.js';
+import type { Exchange } from '../../../harness/transport/http.js';
 import { createSubmitter, createUser, templateFixture, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
 import { allocateParty, needUserTokens, right } from '../../../harness/fixtures/ledger-users.js';
 import { createCommand as create, judgeThat, submitTree, treeEventsOf, treeServed, noteWrappers, wrapperProblems } from '../shared.js';

@@ -6,10 +6,10 @@
  * getConnectedSynchronizers and getTrafficAccount (no parameter or body field the document constrains).
  */
 import { describe } from 'vitest';
-import { SHARED_STATE } from '../../../harness/shared-state.js';
+import { SHARED_STATE } from '../../../harness/run/shared-state.js';
 import type { CheckContext } from '../../../harness/conformance.js';
 import { allocationRequest, connectedSynchronizers, createdContractId, createSubmitter, createUser, darFixture, FixtureError, routeNotServed, submitCommands, submitCreate, templateFixture } from '../../../harness/fixtures/ledger.js';
-import { ledgerOperationGone } from '../../../harness/versions.js';
+import { ledgerOperationGone } from '../../../harness/judging/versions.js';
 import { derivedCheck, type DerivedRequest } from '../../derived-checks.js';
 import { byOffsetServed, createCommand, trafficServed, treeServed, WILDCARD } from '../shared.js';
 

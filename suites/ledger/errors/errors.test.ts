@@ -1,11 +1,11 @@
 import { describe } from 'vitest';
 import { expectRejected, judgeBadRequests, judgeRejection, separateCases } from '../../rejections.js';
 import { conformance, NotRun, type CheckContext } from '../../../harness/conformance.js';
-import type { Exchange } from '../../../harness/http.js';
-import { LEDGER_GRPC_STATUS } from '../../../harness/checks.js';
+import type { Exchange } from '../../../harness/transport/http.js';
+import { LEDGER_GRPC_STATUS } from '../../../harness/judging/checks.js';
 import { connectedSynchronizers, createSubmitter, createUser, routeNotServed, submitCommands, templateFixture } from '../../../harness/fixtures/ledger.js';
 import { vettingOpFor } from '../../../harness/fixtures/ledger-vetting.js';
-import { ledgerOperationGone } from '../../../harness/versions.js';
+import { ledgerOperationGone } from '../../../harness/judging/versions.js';
 import { errorCode } from '../../../harness/fixtures/ledger-users.js';
 import { byOffsetServed, createCommand, trafficServed } from '../shared.js';
 
@@ -25,7 +25,7 @@ const NAMED: Record<string, number> = {
 /**
  * The rules an error response is judged by: its shape, and its named code and category against its status. The gRPC
  * code against the status (ledger.errors.status-N) is judged on every ledger response by the generic check
- * (harness/checks.ts, ledgerErrorStatus). `expected` is the status the request's own rule prescribes, and that rule: a
+ * (harness/judging/checks.ts, ledgerErrorStatus). `expected` is the status the request's own rule prescribes, and that rule: a
  * response under another status fails it, not a status-N rule (which is about the gRPC code the body names).
  */
 async function judgeError(t: CheckContext, x: Exchange, expected?: { status: number; requirement: string }): Promise<void> {

@@ -3,7 +3,7 @@ import { conformance } from '../../../harness/conformance.js';
 import { ed25519DerKey } from '../../../generators/ledger/topology.js';
 import { allocationRequest } from '../../../harness/fixtures/ledger.js';
 import { vettingOpFor } from '../../../harness/fixtures/ledger-vetting.js';
-import { mayAnswerAnywhere } from '../../../harness/checks.js';
+import { mayAnswerAnywhere } from '../../../harness/judging/checks.js';
 
 describe('ledger HTTP', () => {
   conformance(

@@ -1,12 +1,12 @@
 import { describe } from 'vitest';
 import fc from 'fast-check';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import { SHARED_STATE } from '../../../harness/shared-state.js';
-import type { Exchange } from '../../../harness/http.js';
+import { SHARED_STATE } from '../../../harness/run/shared-state.js';
+import type { Exchange } from '../../../harness/transport/http.js';
 import {
   MAX_VETTING_PAGES, VETTED_BEFORE, cmp, cmpRecords, comparePackageVersions, maxVettingPageSize, recordKey as key, tryAllVettingRecords, vettingOpFor, vettingPage, type VPage as Page, type VPkg as Pkg, type VRecord, type VettingOp,
 } from '../../../harness/fixtures/ledger-vetting.js';
-import { ledgerOperationGone } from '../../../harness/versions.js';
+import { ledgerOperationGone } from '../../../harness/judging/versions.js';
 import { FixtureError, stableDar, vettingUploadQuery } from '../../../harness/fixtures/ledger.js';
 import { invalidNegativePageSize, invalidPageToken, vettingFilter, walkPageSize, type VettingFilter, type VettingUniverse } from '../../../generators/ledger/vetting.js';
 
@@ -433,7 +433,7 @@ describe('GET /v2/package-vetting', () => {
 
   // the checks that change the vetting come last in the file: a file's checks that hold shared state run one after
   // another in their order, and a check declared after one waits for it, so the readers above all start at once and
-  // read the listing together before the first of these takes it (harness/shared-state.ts)
+  // read the listing together before the first of these takes it (harness/run/shared-state.ts)
   conformance(
     {
       id: 'ledger.get-package-vetting.uploaded-name-version',

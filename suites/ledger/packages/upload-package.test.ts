@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import { SHARED_STATE } from '../../../harness/shared-state.js';
+import { SHARED_STATE } from '../../../harness/run/shared-state.js';
 import { connectedSynchronizers, darFixture, stableDar, vettingUploadQuery } from '../../../harness/fixtures/ledger.js';
 import { allVettingRecords, recordKey as key, VETTED_BEFORE, type VRecord } from '../../../harness/fixtures/ledger-vetting.js';
 import { invalidArchive, invalidVetFlag } from '../../../generators/ledger/packages.js';

@@ -1,7 +1,7 @@
 import { describe } from 'vitest';
 import fc from 'fast-check';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import type { Exchange } from '../../../harness/http.js';
+import type { Exchange } from '../../../harness/transport/http.js';
 import { expectRejected, judgeBadRequests, judgeRejection } from '../../rejections.js';
 import { connectedSynchronizers } from '../../../harness/fixtures/ledger.js';
 import { tryAllVettingRecords } from '../../../harness/fixtures/ledger-vetting.js';

@@ -2,8 +2,8 @@ import { describe } from 'vitest';
 import fc from 'fast-check';
 import { conformance, waitingLanes } from '../../../harness/conformance.js';
 import { judgeBadRequests, judgeRejection } from '../../rejections.js';
-import { mayAnswerAnywhere } from '../../../harness/checks.js';
-import type { Exchange } from '../../../harness/http.js';
+import { mayAnswerAnywhere } from '../../../harness/judging/checks.js';
+import type { Exchange } from '../../../harness/transport/http.js';
 import { createUser, existingParties, existingParty, stableDar } from '../../../harness/fixtures/ledger.js';
 import {
   allRightVariants, annotationsOf, createAdminUser, errorCode, grantRights, listRights, newlyGranted, readUser, right, rightKey, rightKeys, tokenFor, updateUser, userLimits, userOf, versionOf,

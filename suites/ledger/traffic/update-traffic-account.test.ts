@@ -1,11 +1,11 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import { expectRejected, judgeBadRequests, judgeRejection } from '../../rejections.js';
-import type { Exchange } from '../../../harness/http.js';
+import type { Exchange } from '../../../harness/transport/http.js';
 import { allocateParty, createUser } from '../../../harness/fixtures/ledger.js';
 import { invalidMissingDedupId, modelBalances, trafficUpdates, type TrafficUpdate } from '../../../generators/ledger/traffic.js';
 import { judgeThat } from '../shared.js';
-import { mayAnswerAnywhere } from '../../../harness/checks.js';
+import { mayAnswerAnywhere } from '../../../harness/judging/checks.js';
 
 const U = 'ledger.update-traffic-account';
 

@@ -2,10 +2,10 @@ import { describe } from 'vitest';
 import fc from 'fast-check';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import { expectRejected, judgeBadRequests, judgeRejection, notBusy } from '../../rejections.js';
-import type { Exchange } from '../../../harness/http.js';
+import type { Exchange } from '../../../harness/transport/http.js';
 import { FixtureError, createSubmitter, createUser, routeNotServed, submitCommands, templateFixture, type Submitted, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
 import { allocateParty, errorCode, needUserTokens, right, type JsonRight } from '../../../harness/fixtures/ledger-users.js';
-import { compareVersions } from '../../../harness/versions.js';
+import { compareVersions } from '../../../harness/judging/versions.js';
 import { WILDCARD, byOffsetServed, eventOf, eventsOf, judgeThat, noteWrappers, present, readTransaction, transactionOf, wrapperProblems } from '../shared.js';
 
 const O = 'ledger.get-transaction-by-offset';

@@ -1,7 +1,7 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import { expectRejected, judgeRejection } from '../../rejections.js';
-import type { Exchange } from '../../../harness/http.js';
+import type { Exchange } from '../../../harness/transport/http.js';
 import fc from 'fast-check';
 import { FixtureError, createUser, existingParty } from '../../../harness/fixtures/ledger.js';
 import { annotationsOf, errorCode, getUser, hasPpa, readUser, tryCreateUser, updateUser, userOf, versionOf } from '../../../harness/fixtures/ledger-users.js';

@@ -6,7 +6,7 @@
  */
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import type { Exchange } from '../../../harness/http.js';
+import type { Exchange } from '../../../harness/transport/http.js';
 import { READS_CHOICE_CONTEXTS, KIND, KIND_FEATURE, factoryChoiceArguments, instructionIds, isObj } from '../../../harness/fixtures/registry.js';
 import { factoryRequest, hasTransferLegs } from '../../../generators/registry/GetFactoryRequest.js';
 import { expectStatus, notBusy } from '../../v0-http-checks.js';

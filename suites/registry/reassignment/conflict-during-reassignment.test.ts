@@ -22,8 +22,8 @@
  */
 import { describe } from 'vitest';
 import { conformance, retriedStep, type CheckContext } from '../../../harness/conformance.js';
-import { SHARED_STATE } from '../../../harness/shared-state.js';
-import type { Exchange } from '../../../harness/http.js';
+import { SHARED_STATE } from '../../../harness/run/shared-state.js';
+import type { Exchange } from '../../../harness/transport/http.js';
 import {
   KIND,
   VALID_WITHDRAW_BODY,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import type { Exchange } from '../../../harness/http.js';
+import type { Exchange } from '../../../harness/transport/http.js';
 import { isObj } from '../../../harness/fixtures/scan.js';
 import { expectStatus, judgeRejection, notBusy } from '../../v0-http-checks.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import type { Exchange } from '../../../harness/http.js';
+import type { Exchange } from '../../../harness/transport/http.js';
 import { DEFAULT_MAX_PAGE_SIZE, isObj, scanMaxPageSize, widePage } from '../../../harness/fixtures/scan.js';
 import { INT64_MAX, INT64_MIN, invalidPageLimitAbove, invalidPageLimitBelow, pageLimit, pageLimitBounds } from '../../../generators/scan/PageLimits.js';
 import { expectStatus, notBusy } from '../../v0-http-checks.js';

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import type { Exchange } from '../../../harness/http.js';
+import type { Exchange } from '../../../harness/transport/http.js';
 import { CLOCK_SKEW_MS, widePage } from '../../../harness/fixtures/scan.js';
 import { expectStatus, hasChallenge, judgeBadRequests, judgeRejection, notBusy, validatorUser } from '../../v0-http-checks.js';
 

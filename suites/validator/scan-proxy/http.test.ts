@@ -5,7 +5,7 @@ import { conformance, type CallOptions } from '../../../harness/conformance.js';
 import { invalidIntegerText, invalidPathOrQueryText } from '../../../generators/scan/Malformed.js';
 import { validatorUserIfAny } from '../../../harness/fixtures/scan.js';
 import { hasChallenge, judgeBadRequests, notBusy, pathPrefixCheck, robustnessCheck } from '../../v0-http-checks.js';
-import type { Exchange } from '../../../harness/http.js';
+import type { Exchange } from '../../../harness/transport/http.js';
 
 describe('Validator HTTP behaviour', () => {
   robustnessCheck(

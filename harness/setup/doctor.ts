@@ -1,12 +1,12 @@
 /**
- * `canton-conformance doctor`: what the preflight of a run finds (harness/preflight.ts), per target: the connection,
+ * `canton-conformance doctor`: what the preflight of a run finds (harness/setup/preflight.ts), per target: the connection,
  * the base path, each role's credential, the version, the fixture files, and what the run would skip. It judges no
  * requirement.
  */
-import type { Config } from './config.js';
+import type { Config } from '../config.js';
 import { preflight } from './preflight.js';
-import { certificateChainLine } from './tls.js';
-import type { Api } from './types.js';
+import { certificateChainLine } from '../transport/tls.js';
+import type { Api } from '../types.js';
 
 export interface DoctorLine {
   api: Api;

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { ErrorObject } from 'ajv';
-import { closest } from './selection.js';
+import { closest } from '../run/selection.js';
 
 type Yaml = typeof import('yaml');
 

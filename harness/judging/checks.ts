@@ -2,10 +2,10 @@
  * Generic response checks: small pure functions of an exchange, one registry, used by example, property and
  * model-based tests alike through `expectConformant`. Each failure names the requirement it is evidence against.
  */
-import type { Exchange } from './http.js';
-import { redactText } from './redact.js';
+import type { Exchange } from '../transport/http.js';
+import { redactText } from '../transport/redact.js';
 import type { OperationInfo, SchemaRegistry } from './schemas.js';
-import type { FailureRecord } from './types.js';
+import type { FailureRecord } from '../types.js';
 
 export interface CheckInput {
   exchange: Exchange;

@@ -1,10 +1,10 @@
 /** The requirement catalogue, specs/requirements/<api>.yaml: every normative rule with a stable id. */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { SPECS_DIR } from './paths.js';
-import { readYamlCached } from './yaml-cache.js';
-import { loadVendorRequirements } from './vendor-checks.js';
-import { APIS, type Api, type Level } from './types.js';
+import { SPECS_DIR } from '../paths.js';
+import { readYamlCached } from '../setup/yaml-cache.js';
+import { loadVendorRequirements } from '../run/vendor-checks.js';
+import { APIS, type Api, type Level } from '../types.js';
 
 export interface Requirement {
   id: string;
@@ -35,7 +35,7 @@ const cache = new Map<string, Catalogue>();
 
 /**
  * Loads the catalogue of a folder (the shipped one by default); an interface without a file has no requirements. With
- * `checksDir` (run.checksDir), the requirements of that folder's requirements.yaml too (harness/vendor-checks.ts).
+ * `checksDir` (run.checksDir), the requirements of that folder's requirements.yaml too (harness/run/vendor-checks.ts).
  */
 export function loadCatalogue(dir = join(SPECS_DIR, 'requirements'), checksDir?: string): Catalogue {
   if (checksDir !== undefined) {

@@ -183,7 +183,7 @@ const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
 /**
  * The requests of one thread waiting for a slot, in the order they get one: urgent ones first, then those whose check
  * has no other request in flight (`alone`), then the others, each in arrival order. Shared by the run's counter
- * (SharedInFlight) and a worker's own limit (harness/http.ts).
+ * (SharedInFlight) and a worker's own limit (harness/transport/http.ts).
  */
 export class SlotQueue {
   private readonly urgent: Array<() => void> = [];
@@ -220,7 +220,7 @@ export class SharedInFlight implements InFlightGate {
 
   /**
    * `latency`: this thread's latency signal (a test gives one that never finds the machine busy); `pace`: the run's
-   * memory for run.maxRequestsPerSecond, shared by every thread with this counter (harness/pace.ts)
+   * memory for run.maxRequestsPerSecond, shared by every thread with this counter (harness/transport/pace.ts)
    */
   constructor(private readonly cells: Int32Array, private readonly latency: LatencyWatch = new LatencyWatch(), readonly pace?: PaceMemory) {}
 

@@ -14,9 +14,9 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Requirement } from './catalogue.js';
-import { readYamlCached } from './yaml-cache.js';
-import { APIS, type Api, type Level } from './types.js';
+import type { Requirement } from '../judging/catalogue.js';
+import { readYamlCached } from '../setup/yaml-cache.js';
+import { APIS, type Api, type Level } from '../types.js';
 
 /** The requirements file of a checks folder. */
 export const VENDOR_REQUIREMENTS = 'requirements.yaml';

@@ -6,13 +6,13 @@ import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { Reporter, Vitest } from 'vitest/node';
-import type { Config } from './config.js';
-import { PACKAGE_ROOT } from './paths.js';
-import { RECORD_SETUP_FILE } from './observe/har-record.js';
-import { schemaRegistry } from './schemas.js';
+import type { Config } from '../config.js';
+import { PACKAGE_ROOT } from '../paths.js';
+import { RECORD_SETUP_FILE } from '../observe/har-record.js';
+import { schemaRegistry } from '../judging/schemas.js';
 import { clearLocks } from './shared-state.js';
 import { loadFileWeights, orderFiles } from './file-order.js';
-import type { Api } from './types.js';
+import type { Api } from '../types.js';
 
 /** vitest's node API takes most of a second to import: callers may start loading it early */
 let vitestNode: Promise<typeof import('vitest/node')> | undefined;
@@ -35,7 +35,7 @@ export const defaultWorkers = (cores = availableParallelism()) => Math.min(4, Ma
 export const workersFor = (config: Pick<Config, 'run'>) => Math.max(1, Math.min(config.run.workers ?? defaultWorkers(), config.run.concurrency));
 /**
  * A worker's share of run.concurrency: the checks it runs at once, and its requests in flight at once where the run
- * shares no limit over its workers (a conformance run does: harness/in-flight.ts).
+ * shares no limit over its workers (a conformance run does: harness/transport/in-flight.ts).
  */
 export const perWorker = (config: Pick<Config, 'run'>) => Math.max(1, Math.floor(config.run.concurrency / workersFor(config)));
 
@@ -83,11 +83,11 @@ async function withoutSignalHandlers<T>(create: () => Promise<T>): Promise<T> {
 
 /**
  * Creates (does not start) a vitest instance over the suite files. vitest's own SIGINT/SIGTERM handlers, which would
- * exit the process at once, are removed: callers stop a run through the run's stop channel (harness/stop-now.ts).
+ * exit the process at once, are removed: callers stop a run through the run's stop channel (harness/run/stop-now.ts).
  */
 export async function createSuiteVitest(o: { include: string[]; reporters: ReporterEntry[]; config: Config; allure?: boolean; recordDir?: string; bundle?: string }): Promise<Vitest> {
   const { createVitest, BaseSequencer } = await loadVitest();
-  // the files start longest first, by their own times in the last complete run of the same kind (harness/file-order.ts)
+  // the files start longest first, by their own times in the last complete run of the same kind (harness/run/file-order.ts)
   const weights = loadFileWeights(o.config);
   class LongestFirst extends BaseSequencer {
     override async sort(files: Parameters<InstanceType<typeof BaseSequencer>['sort']>[0]) {
@@ -114,7 +114,7 @@ export async function createSuiteVitest(o: { include: string[]; reporters: Repor
       // (from the suites' bundle when the workers load the suites from it: one copy of the harness in a worker)
       setupFiles: [...(o.allure === false ? [] : ['allure-vitest/setup']), ...(o.recordDir !== undefined ? [o.bundle !== undefined ? join(o.bundle, 'harness', 'observe', 'har-setup.mjs') : RECORD_SETUP_FILE] : [])],
       passWithNoTests: true,
-      // the wrapper's import path for checks written outside the package (run.checksDir: harness/vendor-checks.ts)
+      // the wrapper's import path for checks written outside the package (run.checksDir: harness/run/vendor-checks.ts)
       alias: { 'canton-conformance': join(PACKAGE_ROOT, 'harness', 'conformance.ts') },
       // the transformed suites and harness are kept on disk between runs (node_modules/.experimental-vitest-cache)
       experimental: { fsModuleCache: true },

@@ -22,9 +22,9 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from './paths.js';
-import type { Config } from './config.js';
-import type { CheckResultMeta } from './types.js';
+import { PACKAGE_ROOT } from '../paths.js';
+import type { Config } from '../config.js';
+import type { CheckResultMeta } from '../types.js';
 import { narrowed } from './selection.js';
 
 const ORDER_DIR = join(PACKAGE_ROOT, 'node_modules', '.cache', 'canton-conformance', 'file-order');

@@ -1,8 +1,8 @@
 /** Finds every declared check without running it: vitest collects the suites and reads the wrapper's metadata. */
-import { DEFAULT_RUN, type Config } from './config.js';
-import { PACKAGE_ROOT } from './paths.js';
+import { DEFAULT_RUN, type Config } from '../config.js';
+import { PACKAGE_ROOT } from '../paths.js';
 import { createSuiteVitest, suiteGlobs } from './suite-vitest.js';
-import type { Api, CheckDeclaration } from './types.js';
+import type { Api, CheckDeclaration } from '../types.js';
 import { relative } from 'node:path';
 import { checkFiles } from './vendor-checks.js';
 
@@ -10,7 +10,7 @@ export interface DiscoveredCheck extends CheckDeclaration {
   file: string;
 }
 
-/** The checks of the suites of `apis`, and of a checks folder (run.checksDir: harness/vendor-checks.ts) when given. */
+/** The checks of the suites of `apis`, and of a checks folder (run.checksDir: harness/run/vendor-checks.ts) when given. */
 export async function collectChecks(apis: readonly Api[], checksDir?: string): Promise<DiscoveredCheck[]> {
   const config: Config = { run: { ...DEFAULT_RUN, only: [...apis], ...(checksDir !== undefined ? { checksDir } : {}) }, targets: {}, reference: { faults: [] }, useReference: false, sources: [] };
   // a checks folder's files are named one by one, relative to the package (vitest's include is read from its root)

@@ -13,16 +13,16 @@ import { join, resolve } from 'node:path';
 import type { Reporter, TestCase, TestModule, TestSpecification, Vitest } from 'vitest/node';
 import type { SerializedError } from '@vitest/utils';
 import { parse as parseYaml } from 'yaml';
-import { loadCatalogue, type Requirement } from './catalogue.js';
-import { DEFAULT_RUN, type Config, type ReferenceSettings } from './config.js';
-import { PACKAGE_ROOT } from './paths.js';
-import { aggregate } from './reporting/aggregate.js';
-import { ConformanceCollector, type CollectedRun } from './reporting/collector.js';
+import { loadCatalogue, type Requirement } from '../judging/catalogue.js';
+import { DEFAULT_RUN, type Config, type ReferenceSettings } from '../config.js';
+import { PACKAGE_ROOT } from '../paths.js';
+import { aggregate } from '../reporting/aggregate.js';
+import { ConformanceCollector, type CollectedRun } from '../reporting/collector.js';
 import { startEmbeddedReference } from './runner.js';
-import { APIS, type Api, type CheckResultMeta } from './types.js';
+import { APIS, type Api, type CheckResultMeta } from '../types.js';
 import { createSuiteVitest, suiteGlobs } from './suite-vitest.js';
-import { LEDGER_VERSIONS, compareVersions, outOfRange, type LedgerVersion } from './versions.js';
-import type { FaultDefinition } from '../reference/faults.js';
+import { LEDGER_VERSIONS, compareVersions, outOfRange, type LedgerVersion } from '../judging/versions.js';
+import type { FaultDefinition } from '../../reference/faults.js';
 
 export const KNOWN_GAPS_FILE = join(PACKAGE_ROOT, 'reference', 'known-gaps.yaml');
 
@@ -281,8 +281,8 @@ function cleanProblems(run: CollectedRun, label: string): string[] {
 
 /** Loads every planted fault (importing the reference server registers them all). */
 export async function plantedFaults(): Promise<FaultDefinition[]> {
-  await import('../reference/index.js');
-  const { FAULTS } = await import('../reference/faults.js');
+  await import('../../reference/index.js');
+  const { FAULTS } = await import('../../reference/faults.js');
   return [...FAULTS];
 }
 
@@ -301,7 +301,7 @@ export async function runSelfTest(options: SelfTestOptions = {}): Promise<SelfTe
     if (!/^(ledger|scan|validator|registry)-[a-z0-9]+(-[a-z0-9]+)*$/.test(f.name)) problems.push(`fault ${f.name}: names are kebab-case and start with the api`);
     if (!catalogue.byId.has(f.requirement)) problems.push(`fault ${f.name} declares ${f.requirement}, which is not in the catalogue`);
   }
-  const { resolveReferenceOptions } = await import('../reference/index.js');
+  const { resolveReferenceOptions } = await import('../../reference/index.js');
   try {
     resolveReferenceOptions({ faults: ['selftest-no-such-fault'] });
     problems.push('the reference server accepts an unknown fault name');
@@ -338,7 +338,7 @@ export async function runSelfTest(options: SelfTestOptions = {}): Promise<SelfTe
 
     // 1b. the clean suite against reference variants: each makes, from its seed, every choice the specification
     //     leaves open; a check that fails on one depends on such a choice (a false failure waiting for a vendor)
-    const { chooseVariant, describeVariant } = await import('../reference/variant.js');
+    const { chooseVariant, describeVariant } = await import('../../reference/variant.js');
     for (const seed of options.variants ?? DEFAULT_VARIANT_SEEDS) {
       t0 = performance.now();
       const run = await runScenario(runner, { faults: [], profile: { variant: seed }, requirements: [], files: allFiles });

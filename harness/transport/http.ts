@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import { Agent, request, undiciPool, undiciProxyAgent } from './undici-core.js';
 import { describeTlsOrProxyFailure, diagnoseClosedTls, mayBeClientCertRefusal, nodeTlsOptions, proxyFor, registeredTransport, type FailureContext, type Transport } from './tls.js';
 import { SAFE_METHODS } from './safe-methods.js';
-import type { Api, ExchangeRecord } from './types.js';
+import type { Api, ExchangeRecord } from '../types.js';
 import type { RequestPace } from './pace.js';
 import { SlotQueue, type InFlightGate } from './in-flight.js';
 import { REDACTED, redactHeaders, redactText, registerSecret, registerUrlCredentials } from './redact.js';
@@ -20,7 +20,7 @@ export class TransportError extends Error {
   override name = 'TransportError';
   /** the target refused the connection: the request never reached it, so it changed nothing there */
   neverSent?: boolean;
-  /** a timeout while the suite's own thread was stalled this long (harness/own-stall.ts): this machine, not the target */
+  /** a timeout while the suite's own thread was stalled this long (harness/transport/own-stall.ts): this machine, not the target */
   ownStallMs?: number;
 }
 
@@ -175,13 +175,13 @@ export interface ClientOptions {
    */
   maxInFlight?: number;
   /**
-   * The run's one limit of requests in flight, shared by every worker thread (harness/in-flight.ts): used instead of
+   * The run's one limit of requests in flight, shared by every worker thread (harness/transport/in-flight.ts): used instead of
    * maxInFlight once it resolves; undefined (no run shares one) keeps maxInFlight.
    */
   inFlight?: Promise<InFlightGate | undefined>;
   /**
    * Tell the run's limit how long each answer took (against a configured target: the latency signal of
-   * harness/in-flight.ts); not against the embedded reference, whose answer times are the suite's own CPU.
+   * harness/transport/in-flight.ts); not against the embedded reference, whose answer times are the suite's own CPU.
    */
   latencySignal?: boolean;
   /**
@@ -492,7 +492,7 @@ export class HttpClient {
       size = x.text.length;
       return x;
     } finally {
-      // the answer's status (and time) lets the run's limit adapt (harness/in-flight.ts): no answer tells nothing. An
+      // the answer's status (and time) lets the run's limit adapt (harness/transport/in-flight.ts): no answer tells nothing. An
       // answer's time is compared with answers of the same operation, status and size (within a factor of 4): a page of
       // a thousand records takes longer than a page of one without the target being any busier
       const timed = this.options.latencySignal === true && status !== undefined && sent !== undefined;
@@ -570,7 +570,7 @@ export class HttpClient {
   }
 
   /**
-   * A failed request's message: a TLS or proxy failure names its cause and the setting to change (harness/tls.ts); a
+   * A failed request's message: a TLS or proxy failure names its cause and the setting to change (harness/transport/tls.ts); a
    * connection over TLS closed before any answer is looked into once per origin (a server refusing the client
    * certificate after a TLS 1.3 handshake closes it so); anything else as describeTransportError says.
    */

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseYaml } from './lazy-yaml.js';
-import { PACKAGE_ROOT } from './paths.js';
+import { PACKAGE_ROOT } from '../paths.js';
 
 const CACHE_DIR = join(PACKAGE_ROOT, 'node_modules', '.cache', 'canton-conformance');
 

@@ -8,12 +8,12 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import type { Config, TargetConfig } from './config.js';
-import { ConfigError } from './config.js';
-import { AuthUnavailable, TokenProvider } from './auth.js';
-import { HttpClient, TransportError, type Exchange, type HttpRequest } from './http.js';
-import { redactText } from './redact.js';
-import type { Api } from './types.js';
+import type { Config, TargetConfig } from '../config.js';
+import { ConfigError } from '../config.js';
+import { AuthUnavailable, TokenProvider } from '../transport/auth.js';
+import { HttpClient, TransportError, type Exchange, type HttpRequest } from '../transport/http.js';
+import { redactText } from '../transport/redact.js';
+import type { Api } from '../types.js';
 
 /** What the preflight found on one interface: `problem` stops a run; `skip` names what the run will skip, and why. */
 export interface PreflightFinding {

@@ -4,9 +4,9 @@
  * a check runs when it passes every filter given (cites a selected requirement, is a selected check, calls a selected
  * operation, cites a requirement not left out).
  */
-import type { Catalogue } from './catalogue.js';
-import type { RunConfig } from './config.js';
-import type { Api, CheckDeclaration } from './types.js';
+import type { Catalogue } from '../judging/catalogue.js';
+import type { RunConfig } from '../config.js';
+import type { Api, CheckDeclaration } from '../types.js';
 
 type Selection = Pick<RunConfig, 'requirements' | 'checks' | 'operations' | 'excludeRequirements' | 'checksDir'>;
 

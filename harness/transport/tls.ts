@@ -1,7 +1,7 @@
 /**
  * How the suite reaches a target: its TLS settings (a private CA, a client certificate and key for mTLS, the name the
  * certificate is checked against) and its HTTP proxy (a `proxy` setting, or the standard HTTPS_PROXY / HTTP_PROXY /
- * NO_PROXY variables). The connections themselves are undici's (harness/http.ts builds its Agent or ProxyAgent from
+ * NO_PROXY variables). The connections themselves are undici's (harness/transport/http.ts builds its Agent or ProxyAgent from
  * these settings); this module reads and checks the settings at configuration load, decides which proxy a URL goes
  * through, turns a TLS or proxy failure into a message that names its cause and the setting to change, and describes a
  * target's certificate chain for `doctor`.
@@ -11,8 +11,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import type { Config } from './config.js';
-import type { Api } from './types.js';
+import type { Config } from '../config.js';
+import type { Api } from '../types.js';
 
 /** A target's (or a token URL's) TLS settings, as the configuration holds them once loaded: ca, cert and key are PEM text. */
 export interface TlsSettings {

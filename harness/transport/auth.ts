@@ -5,7 +5,7 @@
  */
 import { SignJWT } from 'jose';
 import { request } from './undici-core.js';
-import type { AuthConfig } from './config.js';
+import type { AuthConfig } from '../config.js';
 import { agentFor, DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_JSON_DEPTH, exchangeDeadline, isTimeout, jsonDepthExceeds, readBounded, TransportError } from './http.js';
 import { redactText, registerSecret, registerUrlCredentials } from './redact.js';
 import { describeTlsOrProxyFailure, proxyFor, type Transport } from './tls.js';

@@ -3,7 +3,7 @@
  * garbage collection, a validator compiled). A timer that should tick every TICK_MS measures how late each tick comes;
  * lateness beyond TOLERANCE_MS adds up in a clock of stalled milliseconds. An exchange reads that clock when it starts
  * and when its deadline comes: what the thread lost in between was not the target's time. The HTTP client
- * (harness/http.ts) gives such an exchange its lost time back once, retries a read that still timed out once, does not
+ * (harness/transport/http.ts) gives such an exchange its lost time back once, retries a read that still timed out once, does not
  * count it towards the target's timeouts in a row, and records the stall, so that the report says this machine was
  * overloaded rather than the target slow.
  */

@@ -29,7 +29,7 @@ export const LEDGER_REMOVED_IN: Readonly<Record<string, string>> = { getTransact
 
 /**
  * Why a ledger operation is not served at `version` (FACTS.md removals), or undefined when it is or the version is
- * unknown. A run's targets have a version: the preflight (harness/preflight.ts) reads it from the target or requires it
+ * unknown. A run's targets have a version: the preflight (harness/setup/preflight.ts) reads it from the target or requires it
  * in the configuration; only a caller of the runner that names none gets a target taken to serve everything it answers.
  */
 export function ledgerOperationGone(version: string | undefined, operationId: string): string | undefined {

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Ajv2020, ValidateFunction, ErrorObject, Options } from 'ajv/dist/2020.js';
 import { hasPrecompiled, loadPrecompiled, precompiledKey, writePrecompiled } from './precompiled-validators.js';
-import { SPECS_DIR } from './paths.js';
-import { readYamlCached } from './yaml-cache.js';
-import { APIS, type Api } from './types.js';
-import type { ReadOnlyPolicy } from './http.js';
-import { SAFE_METHODS } from './safe-methods.js';
+import { SPECS_DIR } from '../paths.js';
+import { readYamlCached } from '../setup/yaml-cache.js';
+import { APIS, type Api } from '../types.js';
+import type { ReadOnlyPolicy } from '../transport/http.js';
+import { SAFE_METHODS } from '../transport/safe-methods.js';
 
 /**
  * ajv and ajv-formats, loaded on first use: a suite worker whose response validators are all precompiled

@@ -1,7 +1,7 @@
 /**
  * run.maxRequestsPerSecond: at most N requests a second leave the run, counted where it matters, at the moment each is
- * sent. The checks run in several worker threads (harness/suite-vitest.ts); a conformance run shares a small block of
- * memory between them (handed out with the run's limit of requests in flight, harness/in-flight.ts) that holds the time
+ * sent. The checks run in several worker threads (harness/run/suite-vitest.ts); a conformance run shares a small block of
+ * memory between them (handed out with the run's limit of requests in flight, harness/transport/in-flight.ts) that holds the time
  * the next request may leave and the send times of the last N requests. A request leaves only when, at the moment it
  * leaves (read again after every wait), 1/N s has passed since the run's previous request and one second plus a
  * margin since the N-th before it: a thread that was starved (a machine short of CPU) and wakes with many requests
@@ -135,7 +135,7 @@ const paces = new Map<string, RequestPace>();
 
 /**
  * The pace of this thread for a run-wide budget: one per thread and budget, shared by every client (all checks and
- * interfaces). `shared`: the run's channel and its pace memory, where the run shares one (harness/in-flight.ts); else `lanes` is
+ * interfaces). `shared`: the run's channel and its pace memory, where the run shares one (harness/transport/in-flight.ts); else `lanes` is
  * the number of worker threads of a run; vitest numbers its workers from 1 (VITEST_POOL_ID), and a process that is no
  * worker (doctor) takes lane 0.
  */

@@ -5,30 +5,30 @@
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { ReferenceOptions } from '../reference/index.js';
-import type { ReferenceThreadReady } from '../reference/thread.js';
+import type { ReferenceOptions } from '../../reference/index.js';
+import type { ReferenceThreadReady } from '../../reference/thread.js';
 import type { Reporter } from 'vitest/node';
-import type { Config } from './config.js';
-import { ConfigError, printableConfig, targetsFromBlock } from './config.js';
-import { loadCatalogue } from './catalogue.js';
+import type { Config } from '../config.js';
+import { ConfigError, printableConfig, targetsFromBlock } from '../config.js';
+import { loadCatalogue } from '../judging/catalogue.js';
 import { narrowed, reportedRequirements, selectionFlags } from './selection.js';
 import { checkFiles } from './vendor-checks.js';
-import { redactText } from './redact.js';
-import { PACKAGE_ROOT } from './paths.js';
-import type { Api } from './types.js';
-import { ConformanceCollector, type CollectedRun } from './reporting/collector.js';
-import { aggregate, runOutcome, trafficOf } from './reporting/aggregate.js';
-import { checkSums } from './reporting/check-sums.js';
-import type { RunReport } from './reporting/model.js';
-import { allureResultsReporter, checkReportsDir, createRunDir, newRunId, startAllureHtml, writeEveryReport } from './reporting/write.js';
-import { shardNote } from './reporting/merge.js';
-import { applyBaseline, loadBaseline } from './reporting/baseline.js';
-import { diffRuns, readEarlierReport } from './reporting/diff.js';
+import { redactText } from '../transport/redact.js';
+import { PACKAGE_ROOT } from '../paths.js';
+import type { Api } from '../types.js';
+import { ConformanceCollector, type CollectedRun } from '../reporting/collector.js';
+import { aggregate, runOutcome, trafficOf } from '../reporting/aggregate.js';
+import { checkSums } from '../reporting/check-sums.js';
+import type { RunReport } from '../reporting/model.js';
+import { allureResultsReporter, checkReportsDir, createRunDir, newRunId, startAllureHtml, writeEveryReport } from '../reporting/write.js';
+import { shardNote } from '../reporting/merge.js';
+import { applyBaseline, loadBaseline } from '../reporting/baseline.js';
+import { diffRuns, readEarlierReport } from '../reporting/diff.js';
 import { boundHeapGrowth, createSuiteVitest, loadVitest, suiteGlobs, workersFor } from './suite-vitest.js';
 import { FINAL_GRACE_MS, STOP_CLEANUP_MS, announceStop, forgetStop, newStopChannel } from './stop-now.js';
-import { shareInFlight } from './in-flight.js';
+import { shareInFlight } from '../transport/in-flight.js';
 import { loadFileWeights, saveFileWeights } from './file-order.js';
-import { GROUP_GLOB, groupFile, planGroups } from './run-groups.js';
+import { GROUP_GLOB, groupFile, planGroups } from '../run-groups.js';
 
 export interface RunOptions {
   /** where progress lines go (stderr by default) */
@@ -57,7 +57,7 @@ export interface RunOptions {
   record?: string;
   /**
    * Called once the targets are known (the embedded reference listening), before the first check starts: the
-   * preflight (harness/preflight.ts). What it throws stops the run before any verdict, as a reference that does not
+   * preflight (harness/setup/preflight.ts). What it throws stops the run before any verdict, as a reference that does not
    * start does.
    */
   beforeChecks?: (config: Config) => Promise<void>;
@@ -242,7 +242,7 @@ export async function startEmbeddedReference(config: Config, o: { thread?: boole
   };
   const entry = o.thread === true ? referenceThreadEntry() : undefined;
   if (entry !== undefined) return startReferenceThread(entry, options, config);
-  const { startReference } = await import('../reference/index.js');
+  const { startReference } = await import('../../reference/index.js');
   const server = await startReference(options);
   const so = server.options;
   // the reference reaches the suite as any target does: through a generated `targets` block, read like a config file's
@@ -285,10 +285,10 @@ async function runVitest(config: Config, resultsDir: string, options: RunOptions
   const stopChannel = newStopChannel();
   vitest.provide('conformanceConfig', config);
   vitest.provide('conformanceStopChannel', stopChannel);
-  // run.concurrency over all the workers together (harness/in-flight.ts)
+  // run.concurrency over all the workers together (harness/transport/in-flight.ts)
   const inFlight = shareInFlight(`${stopChannel}-in-flight`, config.run.concurrency, { ignoreMachineLoad: config.internal?.latencyIgnoresMachineLoad === true });
   vitest.provide('conformanceInFlight', `${stopChannel}-in-flight`);
-  // not vitest's cancelCurrentRun, which drops the running checks unfinished (harness/stop-now.ts): the checks that have
+  // not vitest's cancelCurrentRun, which drops the running checks unfinished (harness/run/stop-now.ts): the checks that have
   // not started skip, the running ones finish (a stop at once cuts them off), and all of them clean up
   const cancel = () => {
     collector.run.interrupted = true;
@@ -357,7 +357,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   const compareFile = config.run.compare === false ? undefined : config.run.compare === true ? (config.run.shard === undefined ? join(config.run.reportsDir, 'latest', 'conformance.json') : undefined) : config.run.compare;
   const earlier = compareFile !== undefined && readable(compareFile, typeof config.run.compare === 'string') ? readEarlierReport(compareFile, typeof config.run.compare === 'string') : undefined;
   // run --also-validate-against: the target's own documents, read before anything runs (a bad one is exit 2)
-  const own = config.run.alsoValidateAgainst !== undefined ? await import('./spec-diff/validate.js') : undefined;
+  const own = config.run.alsoValidateAgainst !== undefined ? await import('../spec-diff/validate.js') : undefined;
   const ownDocs = own !== undefined ? await own.loadOwnDescriptions(config, 'files') : undefined;
   // a reports directory that cannot take the reports is a configuration error (exit 2) now, not after the run (the CLI
   // checks it before it takes the signals; this is for callers of the runner alone), and after the files above, whose
@@ -409,7 +409,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
       throw e;
     });
   ready.catch(() => undefined);
-  const recording = options.record !== undefined ? (await import('./observe/har-record.js')).startRecording(options.record, config.run.maxResponseBytes) : undefined;
+  const recording = options.record !== undefined ? (await import('../observe/har-record.js')).startRecording(options.record, config.run.maxResponseBytes) : undefined;
   let run: CollectedRun;
   try {
     run = await runVitest(config, join(dir, 'allure-results'), limitMs !== undefined ? { ...options, signal: soft.signal } : options, ready, () => {
@@ -457,7 +457,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   const whole = config.run.shard === undefined && config.internal?.routes === undefined;
   const gates = { failOn: config.run.failOn ?? 'must', ...(config.run.minDecided !== undefined ? { minDecided: config.run.minDecided } : {}), decidedOver: whole ? config.run.only.filter((a) => config.targets[a] !== undefined) : [] };
   // the requirements the reports cover: those selected, or with --check, --operation or --exclude-requirement, those
-  // of the checks that ran (harness/selection.ts)
+  // of the checks that ran (harness/run/selection.ts)
   const reported = reportedRequirements(config.run, catalogue, config.run.only, run.checks);
   const agg = aggregate(catalogue, run.checks, config.run.only, reported, run.runErrors, knownIds, gates);
   const baseline = config.run.baseline !== undefined ? { file: config.run.baseline, ...applyBaseline(expectations, new Map(agg.requirements.map((r) => [r.id, r.verdict]))) } : undefined;
@@ -502,7 +502,7 @@ export async function runConformance(config: Config, options: RunOptions = {}): 
   const files = await writeEveryReport(dir, report, options.hurry?.aborted === true ? false : html, () =>
     options.onReportsWritten?.({ report, dir, files: ['conformance.json', 'junit.xml', 'summary.md'].map((f) => join(dir, f)) }));
   mark('reports written');
-  // the next run of this kind starts its longest files first (harness/file-order.ts)
+  // the next run of this kind starts its longest files first (harness/run/file-order.ts)
   if (report.interrupted === undefined) saveFileWeights(config, report.checks);
   const times = (pick: (c: RunReport['checks'][number]) => string | undefined) =>
     run.checks.map(pick).filter((t): t is string => t !== undefined).map((t) => Date.parse(t));
