@@ -60,7 +60,7 @@ export async function main(argv: string[]): Promise<number> {
     .addOption(new Option('--fail-on <level>', 'which failures of the suite detect a mutant (passed to run --fail-on)').choices(['must', 'should']).default('should'))
     .addOption(new Option('--source <what>', 'mutate a copy of the last commit or of the working tree as it is').choices(['head', 'worktree']).default('head'))
     .option('--command <cmd>', 'the test command instead of the suite (split on spaces; {apis} and {reports} are replaced; CC_MUTANT names the mutant)')
-    .option('--triage <file>', 'the triage file of unobservable survivors', 'specs/mutation-triage.yaml')
+    .option('--triage <file>', 'the triage of survivors: a YAML file, or a folder of them', 'specs/mutation-triage')
     .option('--reports-dir <dir>', 'where mutation/<time>/mutation.json and mutation.md are written', 'reports')
     .option('--json <file>', 'also write the result as JSON to this file')
     .option('--root <dir>', 'the project to mutate (default: this one)')

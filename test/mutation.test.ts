@@ -214,4 +214,15 @@ describe('mutation testing', () => {
     writeFileSync(join(dir, 't.yaml'), 'unobservable:\n  - key: a#b\n    reason: x\ngaps:\n  - key: a#b\n    reason: y\n');
     expect(() => loadTriage(join(dir, 't.yaml'))).toThrow(/a#b is listed twice/);
   });
+
+  it('reads a triage folder: every YAML file in it, a key listed in two files refused', () => {
+    const dir = join(fixtureProject(), 'triage');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'scan.yaml'), 'unobservable:\n  - key: s#1\n    reason: x\n');
+    writeFileSync(join(dir, 'ledger.yaml'), 'gaps:\n  - key: l#1\n    reason: y\n');
+    writeFileSync(join(dir, 'README.md'), 'not read');
+    expect(loadTriage(dir).map((t) => `${t.kind} ${t.key}`)).toEqual(['gap l#1', 'unobservable s#1']);
+    writeFileSync(join(dir, 'validator.yaml'), 'gaps:\n  - key: s#1\n    reason: z\n');
+    expect(() => loadTriage(dir)).toThrow(/s#1 is listed twice \(also in .*scan\.yaml\)/);
+  });
 });

@@ -2,7 +2,8 @@
  * The mutation report: the score per group (interface), the surviving mutants, and the triage file's verdicts on
  * them (survivors whose effect SPEC.md and FACTS.md make unobservable, left out of the second score).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { MutantResult, RunOutcome } from './run.js';
 
@@ -16,11 +17,27 @@ export interface TriageEntry {
 export class TriageError extends Error {}
 
 /**
- * Reads the triage file: `unobservable: [{ key, reason }]` and `gaps: [{ key, reason }]` (survivors a check could
- * notice, with what is missing). A missing file is an empty triage.
+ * Reads the triage: a file, or a folder of them (every *.yaml in it, one per group by convention), each
+ * `unobservable: [{ key, reason }]` and `gaps: [{ key, reason }]` (survivors a check could notice, with what is
+ * missing). A missing file or folder is an empty triage; a key listed twice, in one file or two, is an error.
  */
-export function loadTriage(file: string): TriageEntry[] {
-  if (!existsSync(file)) return [];
+export function loadTriage(path: string): TriageEntry[] {
+  if (!existsSync(path)) return [];
+  const files = statSync(path).isDirectory() ? readdirSync(path).filter((f) => f.endsWith('.yaml') || f.endsWith('.yml')).sort().map((f) => join(path, f)) : [path];
+  const out: TriageEntry[] = [];
+  const where = new Map<string, string>();
+  for (const file of files) {
+    for (const e of loadTriageFile(file)) {
+      const first = where.get(e.key);
+      if (first !== undefined) throw new TriageError(`${file}: ${e.key} is listed twice${first === file ? '' : ` (also in ${first})`}`);
+      where.set(e.key, file);
+      out.push(e);
+    }
+  }
+  return out;
+}
+
+function loadTriageFile(file: string): TriageEntry[] {
   let doc: unknown;
   try {
     doc = parse(readFileSync(file, 'utf8'));
