@@ -21,7 +21,7 @@ import { HttpClient, NoDecidingAnswer, ReadOnlyRefused, TargetOverloaded, Transp
 import { paceFor, paceWaiting } from './transport/pace.js';
 import { sharedInFlight } from './transport/in-flight.js';
 import { AuthUnavailable, TokenProvider } from './transport/auth.js';
-import { redactText } from './transport/redact.js';
+import { redactText, registerSecretNames } from './transport/redact.js';
 import { schemaRegistry, type OperationInfo, type SchemaRegistry } from './judging/schemas.js';
 import type { Api, CheckDeclaration, CheckResultMeta, ExchangeRecord, FailureRecord, LatencyTally, PropertyRecord, TrafficCounts, Verdict } from './types.js';
 import { outOfRange } from './judging/versions.js';
@@ -907,6 +907,16 @@ function routed(config: Config, decl: CheckDeclaration): Config {
   return route === undefined ? config : { ...config, targets: route.targets };
 }
 
+/** the run.redactNames this thread redacts (registered once per configuration: the check threads of a run) */
+let registeredNames: string | undefined;
+function secretNamesOf(config: Config): void {
+  const names = (config.run as { redactNames?: string[] }).redactNames ?? [];
+  const key = JSON.stringify(names);
+  if (key === registeredNames) return;
+  registeredNames = key;
+  registerSecretNames(names);
+}
+
 /**
  * Declares a conformance check. Not declared at all when the selection (--requirement, --check, --operation,
  * --exclude-requirement: harness/run/selection.ts) leaves it out, or when
@@ -914,6 +924,7 @@ function routed(config: Config, decl: CheckDeclaration): Config {
  */
 export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => Promise<void>): void {
   const config = inject('conformanceConfig');
+  secretNamesOf(config);
   const routes = config.internal?.routes;
   if (routes !== undefined ? !routes.some((r) => r.checks.includes(decl.id)) : !checkSelected(decl, config.run)) return;
   if (!inShard(decl.id, config.run.shard)) return;

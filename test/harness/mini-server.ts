@@ -58,6 +58,9 @@ export async function startMiniServer(): Promise<{ url: string; tokenRequests: (
         res.writeHead(200, { 'content-type': 'application/json' });
         return res.end(`{"items":[],"slashes":${raw.replace(/\//g, '\\/')},"unicode":${unicode},"percent":${JSON.stringify(percent)},"lower":${JSON.stringify(percent.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()))}}`);
       }
+      case 'vendor-secret':
+        // a credential of the target's own under a name no default rule knows (run.redactNames lists it)
+        return json(200, { items: [], vendorNonce: 'vendor-nonce-9d2e-must-not-leak' });
       case 'echo-auth':
         return json(200, { items: [], seen: req.headers.authorization ?? null });
       case 'hang':
