@@ -1,11 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../harness/paths.js';
 import { checkReportsDir } from '../../harness/reporting/write.js';
+import { freePort } from '../robustness/harness.js';
 
 const bin = join(PACKAGE_ROOT, 'bin', 'canton-conformance.mjs');
 const tmp = mkdtempSync(join(tmpdir(), 'cc-cli-'));
@@ -15,13 +15,6 @@ function cli(args: string[], timeout = 60_000) {
   return { code: r.status, out: r.stdout, err: r.stderr, all: r.stdout + r.stderr };
 }
 
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 describe('canton-conformance CLI', () => {
   it('prints help with the commands and exit codes, exit 0', () => {
@@ -270,7 +263,7 @@ describe('canton-conformance CLI', () => {
   });
 
   it('against a port where nothing listens: the preflight names it at once, exit 2, no check and no report', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const started = Date.now();
     const r = cli(['run', '--ledger-url', `http://127.0.0.1:${port}`, '--only', 'ledger', '--timeout-ms', '500', '--no-html', '--reports-dir', 'out'], 90_000);
     expect(Date.now() - started).toBeLessThan(60_000);

@@ -8,7 +8,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { consoleLines, LISTED_FAILURES } from '../../harness/reporting/console.j
 import type { RunReport } from '../../harness/reporting/model.js';
 import { exchangeKey } from '../../harness/reporting/reproduce.js';
 import type { ExchangeRecord } from '../../harness/types.js';
+import { freePort } from '../robustness/harness.js';
 
 /** three planted faults, each breaking one MUST requirement; one of them is a binary upload */
 const FAULTS: Record<string, string> = {
@@ -38,13 +38,6 @@ function cli(args: string[]) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 let faulty: ReturnType<typeof cli>;
 let report: RunReport;
@@ -111,7 +104,7 @@ describe('the console at the end of a failing run', () => {
 
 describe('the console at the end of a run against a closed port', () => {
   it('names the commonest cause of the errors with the interface, its URL and how many checks it broke', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     // past the preflight, which stops at a closed port before any check (exit 2): the run's own errors are the subject
     writeFileSync(join(tmp, 'closed.yaml'), `targets: { ledger: { url: "http://127.0.0.1:${port}", version: "3.5" } }\n`);
     const r = cli(['run', '--config', 'closed.yaml', '--no-preflight', '--only', 'ledger', '--no-html', '--no-compare', '--reports-dir', join(tmp, 'closed')]);

@@ -3,13 +3,13 @@
  * new user gets wrong), a web front page answering HTML to everything, a port where nothing listens.
  */
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN, targetsFromBlock, type Config, type TargetConfig } from '../../harness/config.js';
 import { preflight, numericVersion, versionsAgree } from '../../harness/setup/preflight.js';
 import { startReference, type ReferenceServer } from '../../reference/index.js';
 import type { Api } from '../../harness/types.js';
+import { freePort } from '../robustness/harness.js';
 
 let server: ReferenceServer;
 let html: Server;
@@ -53,13 +53,6 @@ function configOf(edit: (t: Partial<Record<Api, TargetConfig>>) => void, only: A
   return { run: { ...DEFAULT_RUN, only, timeoutMs: 4000 }, targets, reference: { faults: [] }, useReference: false, sources: ['test'] } as Config;
 }
 
-async function closedPort(): Promise<number> {
-  const s = createNetServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 describe('preflight', () => {
   it('passes on the embedded reference, and reads the ledger and scan versions from the targets', async () => {
@@ -187,7 +180,7 @@ describe('preflight', () => {
   });
 
   it('names every unreachable target at once, with the transport error', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const r = await preflight(configOf((t) => {
       t.ledger!.url = `http://127.0.0.1:${port}`;
       t.scan!.url = `http://127.0.0.1:${port}/api/scan`;

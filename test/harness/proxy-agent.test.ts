@@ -4,12 +4,13 @@
  * target's name, so `ledger.test` reaches 127.0.0.1 through it and needs no DNS). Every request stays on loopback.
  */
 import { createServer, type Server } from 'node:http';
-import { connect, createServer as createNetServer } from 'node:net';
+import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, TransportError } from '../../harness/transport/http.js';
 import { TokenProvider } from '../../harness/transport/auth.js';
 import { describeCertificateChain, proxyFor, type Transport } from '../../harness/transport/tls.js';
 import { makePki, startTlsServer, type Pki, type TlsServer } from './tls-fixtures.js';
+import { freePort } from '../robustness/harness.js';
 
 let pki: Pki;
 let target: TlsServer;
@@ -88,14 +89,6 @@ async function failure(url: string, transport?: Transport): Promise<string> {
   throw new Error('expected the request to fail');
 }
 
-/** a loopback port nothing listens on */
-async function closedPort(): Promise<number> {
-  const s = createNetServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', () => resolve()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 describe('the proxy setting', () => {
   it('tunnels to the target with CONNECT, TLS to the target inside the tunnel', async () => {
@@ -123,7 +116,7 @@ describe('the proxy setting', () => {
 
   it('a proxy that cannot be reached is named', async () => {
     clearEnv();
-    const m = await failure(`https://ledger.test:${target.port}`, { proxy: `http://127.0.0.1:${await closedPort()}`, tls: { ca: pki.read('ca') } });
+    const m = await failure(`https://ledger.test:${target.port}`, { proxy: `http://127.0.0.1:${await freePort()}`, tls: { ca: pki.read('ca') } });
     expect(m).toMatch(/the proxy http:\/\/127\.0\.0\.1:\d+ \(targets\.ledger\.proxy\) cannot be reached \(ECONNREFUSED\)/);
   });
 
