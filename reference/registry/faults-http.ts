@@ -12,6 +12,7 @@ export const HTTP_FACTORY_AS_HTML = 'registry-http-allocation-factory-as-html';
 export const HTTP_EXCLUDE_DEBUG_INTERNAL_ERROR = 'registry-http-exclude-debug-fields-internal-error';
 export const HTTP_ERROR_AS_MESSAGE = 'registry-errors-error-as-message';
 export const HTTP_BAD_REQUEST_422 = 'registry-http-bad-request-as-422';
+export const HTTP_MALFORMED_CONTENT_TYPE_500 = 'registry-http-malformed-content-type-internal-error';
 
 registerFaults([
   {
@@ -35,6 +36,11 @@ registerFaults([
     description: 'every registry 400 (a body that does not decode, a missing choiceArguments) is answered 422 instead: still a rejection, but not the 400 Splice answers',
   },
   {
+    name: HTTP_MALFORMED_CONTENT_TYPE_500,
+    requirement: 'registry.http.no-server-error',
+    description: 'a request whose Content-Type header names no media type (no type/subtype) fails with 500 {error} instead of a 4xx',
+  },
+  {
     name: HTTP_ERROR_AS_MESSAGE,
     requirement: 'registry.errors.error-body',
     description: 'every registry error is answered {message} instead of {error}',
@@ -50,6 +56,12 @@ export function installHttpFaults(app: FastifyInstance, ctx: ReferenceContext): 
   if (f.has(HTTP_EXCLUDE_DEBUG_INTERNAL_ERROR)) {
     app.addHook('preHandler', async (req) => {
       if (isWithdraw(req.url) && isPlainObject(req.body) && req.body.excludeDebugFields === true) throw new HttpError(500, 'internal server error');
+    });
+  }
+  if (f.has(HTTP_MALFORMED_CONTENT_TYPE_500)) {
+    app.addHook('onRequest', async (req) => {
+      const type = req.headers['content-type'];
+      if (typeof type === 'string' && !/^\s*[^\s/;]+\/[^\s/;]+/.test(type)) throw new HttpError(500, 'internal server error');
     });
   }
   if (!f.has(HTTP_WITHDRAW_STATUS_202) && !f.has(HTTP_FACTORY_AS_HTML) && !f.has(HTTP_ERROR_AS_MESSAGE) && !f.has(HTTP_BAD_REQUEST_422)) return;

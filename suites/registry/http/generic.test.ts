@@ -4,9 +4,10 @@
  * is seen answering both a success and an error, with and without excludeDebugFields.
  */
 import { describe } from 'vitest';
-import { conformance } from '../../../harness/conformance.js';
+import { conformance, type CallOptions } from '../../../harness/conformance.js';
 import { READS_CHOICE_CONTEXTS, KIND, WITHDRAW_BODY_WITH_META, factoryChoiceArguments, instructionIds, isObj, stableInstructionIds } from '../../../harness/fixtures/registry.js';
 import { factoryRequest, hasTransferLegs } from '../../../generators/registry/GetFactoryRequest.js';
+import { notBusy } from '../../rejections.js';
 
 /** an id shaped like a contract id that names no contract (00, 64 hex digits, a suffix) */
 const UNKNOWN_ID = `00${'c0ffee'.repeat(10)}0000ca11ab1e`;
@@ -46,4 +47,38 @@ describe('registry HTTP', () => {
       if (calls === 0) t.skip('no instruction ids or factory choice arguments configured (registry fixtures): only error responses could be asked for');
     },
   );
+
+  conformance(
+    {
+      id: 'registry.http.malformed-content-type',
+      title: 'answers a request whose Content-Type header names no media type without a 5xx',
+      api: 'registry',
+      reads: [...READS_CHOICE_CONTEXTS],
+      operations: ['getTransferInstructionWithdrawContext', 'getAllocationInstructionWithdrawContext', 'getAllocationFactory'],
+      requirements: ['registry.http.no-server-error'],
+    },
+    async (t) => {
+      // the HTTP layer refuses such a header before any handler: a 400, or the 415 of a JSON unmarshaller that finds no
+      // JSON media type (neither is documented, so the generic status and content-type rules are not applied); a
+      // server that ignores the header and reads the JSON may answer 200. Only a 5xx breaks the rule.
+      const args = t.fixture<unknown>('allocationFactoryChoiceArguments');
+      const factoryBody = isObj(args) && hasTransferLegs(args) ? factoryRequest(factoryChoiceArguments(t), 1, false) : { excludeDebugFields: false };
+      const sends: Array<[string, CallOptions['params'], unknown]> = [['getAllocationFactory', undefined, factoryBody]];
+      for (const kind of ['transfer', 'allocation'] as const) {
+        const { operation, param } = KIND[kind];
+        const [id] = instructionIds(t, kind).length > 0 ? stableInstructionIds(t, kind, 1) : [UNKNOWN_ID];
+        sends.push([operation, { [param]: id! }, {}]);
+      }
+      for (const contentType of MALFORMED_CONTENT_TYPES) {
+        for (const [operation, params, body] of sends) {
+          const x = await t.call(operation, { ...(params !== undefined ? { params } : {}), body: JSON.stringify(body), headers: { 'content-type': contentType }, conform: false });
+          notBusy(t, x);
+          t.expect(x.status < 500, `${x.record.request.method} ${operation} with Content-Type "${contentType}" answered ${x.status}: a header that names no media type is a bad request, not a server error`, { requirement: 'registry.http.no-server-error', exchange: x });
+        }
+      }
+    },
+  );
 });
+
+/** Content-Type values that name no media type (no type/subtype, or nothing but separators) */
+const MALFORMED_CONTENT_TYPES = ['json', ';;;'];
