@@ -43,7 +43,7 @@ export interface ExchangeRecord {
   response?: RecordedResponse;
   /** transport error: refused, timed out, response too large */
   transportError?: string;
-  /** a timeout while the suite's own thread was stalled this many ms: this machine was overloaded (harness/transport/own-stall.ts) */
+  /** a timeout, or a connection lost before any answer, while the suite's own thread was stalled this many ms: this machine was overloaded (harness/transport/own-stall.ts) */
   ownStallMs?: number;
   startedAt: string;
   durationMs: number;
@@ -128,8 +128,8 @@ export interface TrafficCounts {
   /** no answer at all: refused, reset, timed out, over a bound */
   transportErrors: number;
   /**
-   * exchanges that timed out while the suite's own thread was starved (harness/transport/own-stall.ts): this machine was
-   * overloaded, not the target slow; absent when none did
+   * exchanges that timed out, or lost their connection before any answer, while the suite's own thread was starved
+   * (harness/transport/own-stall.ts): this machine was overloaded, not the target slow; absent when none did
    */
   ownStalls?: number;
 }

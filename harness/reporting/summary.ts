@@ -96,7 +96,7 @@ export function renderSummary(r: RunReport): string {
     out.push(`> **Warning: ${what}: ${kinds}.** Such answers judge nothing: the requirements they touched are errors or not judged, not failures. Rerun when the target has capacity, or with the right URL.`, '');
   }
   if ((t?.ownStalls ?? 0) > 0) {
-    out.push(`> **Warning: this machine was overloaded:** ${t!.ownStalls} request${t!.ownStalls === 1 ? '' : 's'} timed out while the suite's own thread was stalled (starved of CPU); each had its stalled time back, and a read was tried once more, before its timeout was judged. Run on a machine with free cores, or fewer \`run.workers\`.`, '');
+    out.push(`> **Warning: this machine was overloaded:** ${t!.ownStalls} request${t!.ownStalls === 1 ? ' timed out or lost its connection' : 's timed out or lost their connection'} while the suite's own thread was stalled (starved of CPU); a timeout had its stalled time back, and a read was tried once more, before it was judged. Run on a machine with free cores, or fewer \`run.workers\`.`, '');
   }
   if (r.readOnly !== undefined) {
     out.push(`> **Read-only run:** only GET requests and the operations the OpenAPI documents mark \`x-read-only\` were sent; ${r.readOnly.skippedChecks} check${r.readOnly.skippedChecks === 1 ? '' : 's'} that needed a request changing state ${r.readOnly.skippedChecks === 1 ? 'was' : 'were'} skipped ("read-only mode: ..."), and the requirements only they judge are not decided.`, '');

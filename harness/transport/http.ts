@@ -13,7 +13,7 @@ import type { Api, ExchangeRecord } from '../types.js';
 import type { RequestPace } from './pace.js';
 import { SlotQueue, type InFlightGate } from './in-flight.js';
 import { REDACTED, redactHeaders, redactText, registerSecret, registerUrlCredentials } from './redact.js';
-import { ownStallClock, starved } from './own-stall.js';
+import { LOST_CONNECTION_CODES, LOST_CONNECTION_LOOKBACK_MS, ownStallClock, ownStallClockAt, starved } from './own-stall.js';
 
 /** The harness or the network broke (refused, timed out, too large): the check's verdict is error, not fail. */
 export class TransportError extends Error {
@@ -482,7 +482,8 @@ export class HttpClient {
     try {
       await this.options.pace?.take();
       sent = performance.now();
-      // a read that timed out while this thread was starved is tried once more before the timeout is judged
+      // a read that timed out, or lost its connection before any answer, while this thread was starved is tried once more
+      // before it is judged
       const x = await this.dispatch(req).catch(async (e: unknown) => {
         if (!(e instanceof TransportError) || e.ownStallMs === undefined || !SAFE_METHODS.has(req.method.toUpperCase())) throw e;
         await this.options.pace?.take();
@@ -523,6 +524,7 @@ export class HttpClient {
     };
     // the request's path is appended to the base URL's: the origin is the base URL's, parsed once per client
     const origin = (this.origin ??= new URL(url).origin);
+    const answered = { headers: false };
     try {
       const streak = timeoutsInARow.get(origin);
       if (streak !== undefined && streak.count >= TIMEOUTS_BEFORE_FAST_FAIL) {
@@ -533,7 +535,7 @@ export class HttpClient {
         streak.lastAt = Date.now();
       }
       this.options.onRequest?.(record);
-      const { status, resHeaders, text, invalidUtf8 } = await this.transmit(url, req.method, headers, body);
+      const { status, resHeaders, text, invalidUtf8 } = await this.transmit(url, req.method, headers, body, answered);
       timeoutsInARow.delete(origin);
       record.durationMs = Math.round((performance.now() - t0) * 10) / 10;
       const recorded = redactedCut(text);
@@ -562,6 +564,15 @@ export class HttpClient {
         err.ownStallMs = record.ownStallMs = Math.round(stalled);
         err.message += `, while the suite's own thread was stalled ${err.ownStallMs} ms (this machine was overloaded)`;
       } else if (isTimeout(e)) timeoutsInARow.set(origin, { count: (timeoutsInARow.get(origin)?.count ?? 0) + 1, lastAt: Date.now() });
+      else if (!answered.headers && LOST_CONNECTION_CODES.has(errorCode(e) ?? '')) {
+        // a connection reset or closed before any answer, with this thread stalled during the exchange or just before
+        // it (a pooled connection the target closed while the stalled thread could not see it go): this machine's too
+        const around = ownStallClock() - ownStallClockAt(t0 - LOST_CONNECTION_LOOKBACK_MS);
+        if (starved(around, this.options.timeoutMs)) {
+          err.ownStallMs = record.ownStallMs = Math.round(around);
+          err.message += `, while the suite's own thread was stalled ${err.ownStallMs} ms during or just before it (this machine was overloaded)`;
+        }
+      }
       record.transportError = redactText(err.message);
       if (record.response === undefined) tapExchange({ record, ...(body !== undefined ? { requestBody: body } : {}) });
       this.options.onExchange?.(record);
@@ -615,6 +626,7 @@ export class HttpClient {
     method: string,
     headers: Record<string, string>,
     body: string | Uint8Array | undefined,
+    answered?: { headers: boolean },
   ): Promise<{ status: number; resHeaders: Record<string, string>; text: string; invalidUtf8: boolean }> {
     const { timeoutMs, maxResponseBytes, maxHeaderBytes } = this.options;
     const deadline = exchangeDeadline(timeoutMs);
@@ -626,6 +638,7 @@ export class HttpClient {
         dispatcher: (this.dispatcher ??= agentFor(url, this.transport, `targets.${this.options.api}`, maxHeaderBytes)),
         ...deadline.options,
       });
+      if (answered !== undefined) answered.headers = true;
       const resHeaders: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
       const bytes = await readBoundedBytes(res, resHeaders['content-encoding'], maxResponseBytes, `response from ${redactText(url)}`);

@@ -3,14 +3,22 @@
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, TransportError } from '../../harness/transport/http.js';
+import type { ExchangeRecord } from '../../harness/types.js';
 
 // a server on its own thread, so it answers while this one is blocked; it counts the answers it has written
 const SERVER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
 const answered = new Int32Array(workerData);
+const resetOnce = new Set();
 const server = http.createServer((req, res) => {
   if (req.url === '/hang') return;
+  // the first request to a /reset path loses its connection before any answer; a second is answered
+  if (req.url.startsWith('/reset') && !resetOnce.has(req.url)) {
+    resetOnce.add(req.url);
+    req.socket.resetAndDestroy();
+    return;
+  }
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end('{"items":[]}', () => { Atomics.add(answered, 0, 1); Atomics.notify(answered, 0); });
 });
@@ -42,6 +50,12 @@ function blockUntilAnswered(count: number, ms: number): void {
   }
 }
 
+/** Blocks this thread for `ms` (a machine short of CPU): no timer, no socket of it runs meanwhile. */
+function stall(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
 describe('a stall of the suite\'s own thread', () => {
   it('reads the answers that arrived during it rather than reporting the target as timed out', async () => {
     const client = new HttpClient({ api: 'scan', baseUrl: url, timeoutMs: 150, maxResponseBytes: 1 << 20 });
@@ -54,6 +68,39 @@ describe('a stall of the suite\'s own thread', () => {
     blockUntilAnswered(before + 3, 400);
     const got = await Promise.allSettled(sent);
     expect(got.map((g) => (g.status === 'fulfilled' ? g.value.status : String(g.reason)))).toEqual([200, 200, 200]);
+  });
+
+  it('sends a read once more whose connection was reset before any answer just after this thread stalled', async () => {
+    const records: ExchangeRecord[] = [];
+    const client = new HttpClient({ api: 'scan', baseUrl: url, timeoutMs: 2000, maxResponseBytes: 1 << 20, onExchange: (r) => records.push(r) });
+    stall(700);
+    const x = await client.send({ method: 'GET', path: '/reset-read' });
+    expect(x.status).toBe(200);
+    expect(records.map((r) => r.response?.status ?? r.transportError)).toEqual([expect.stringMatching(/stalled \d+ ms during or just before it \(this machine was overloaded\)/), 200]);
+    expect(records[0]!.ownStallMs).toBeGreaterThanOrEqual(500);
+  });
+
+  it('never sends a state-changing request again after its connection was reset, stalled or not', async () => {
+    const records: ExchangeRecord[] = [];
+    const client = new HttpClient({ api: 'scan', baseUrl: url, timeoutMs: 2000, maxResponseBytes: 1 << 20, onExchange: (r) => records.push(r) });
+    stall(700);
+    await expect(client.send({ method: 'POST', path: '/reset-write', json: {} })).rejects.toThrow(/this machine was overloaded/);
+    expect(records).toHaveLength(1);
+  });
+
+  it('judges a reset read as it came when this thread was not stalled around it', async () => {
+    const records: ExchangeRecord[] = [];
+    // the largest bound a stall is measured against (a second): a machine this busy on its own is told apart below
+    const client = new HttpClient({ api: 'scan', baseUrl: url, timeoutMs: 60_000, maxResponseBytes: 1 << 20, onExchange: (r) => records.push(r) });
+    const got = await client.send({ method: 'GET', path: '/reset-calm' }).then((x) => x.status, (e: Error) => e.message);
+    if (records[0]?.ownStallMs === undefined) {
+      expect(got).toEqual(expect.stringMatching(/^request to .* failed: (ECONNRESET|UND_ERR_SOCKET)/));
+      expect(records).toHaveLength(1);
+    } else {
+      // this machine stalled the thread for a second on its own: then, and only then, the read went again
+      expect(got).toBe(200);
+      expect(records).toHaveLength(2);
+    }
   });
 
   it('still times out a target that does not answer', async () => {
