@@ -86,12 +86,17 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
     .option('--fault <name>', 'embedded reference only: switch on a planted fault (repeatable)', collect)
     .option('--reference-variant <seed>', 'embedded reference only: a variant that makes every choice the specification leaves open at random from this seed (an integer, or "random")')
     .addOption(new Option('--ledger-version <v>', 'embedded reference only: the ledger API version it claims (3.6 no longer serves transaction-by-offset nor GET /v2/package-vetting)').choices([...LEDGER_VERSIONS]))
+    .option('--scan-version <v>', 'embedded reference only: the Splice release its scan and validator claim (default 0.8.0; before 0.6.8 POST /v0/activities is served)')
+    .option('--registry-version <v>', 'embedded reference only: the token-standard registry release it claims (default 0.6.11; before 0.6.11 the allocation-instruction endpoints are not served)')
     .addHelpText('after', EXIT_HELP)
     .action(done(async ({ record, verbose, ...opts }: ConfigFlags & { html: boolean; compare?: string | boolean; record?: string; verbose?: boolean }) => {
       await loadConsole();
       // commander sets negatable flags to true when absent: only an explicit --no-x overrides the config file
       const flags = { ...opts, html: opts.html === false ? false : undefined, compare: opts.compare === true ? undefined : opts.compare, preflight: opts.preflight === false ? false : undefined } as ConfigFlags;
       if (record !== undefined) (await import('./observe/har-record.js')).checkRecordFile(record);
+      for (const [flag, v] of [['--scan-version', opts.scanVersion], ['--registry-version', opts.registryVersion]] as const) {
+        if (v !== undefined && !/^\d+(\.\d+){0,2}$/.test(v)) throw new UsageError(`${flag}: "${v}" is not a version like 0.8.0`);
+      }
       const config = loadConfig({ flags });
       // run.redactNames: names whose values the recorded exchanges of this thread hide (the workers: har-setup.ts)
       registerSecretNames((config.run as { redactNames?: string[] }).redactNames);
@@ -104,6 +109,9 @@ function runCommand(program: Command, done: Done, out: (s: string) => void, err:
       }
       if (!config.useReference && opts.ledgerVersion !== undefined) {
         throw new UsageError('--ledger-version applies only to the embedded reference server (a target names its version in targets.ledger.version), but a target URL is configured');
+      }
+      for (const [flag, v, api] of [['--scan-version', opts.scanVersion, 'scan'], ['--registry-version', opts.registryVersion, 'registry']] as const) {
+        if (!config.useReference && v !== undefined) throw new UsageError(`${flag} applies only to the embedded reference server (a target names its version in targets.${api}.version), but a target URL is configured`);
       }
       await validateSelection(config.run.requirements, config.reference.faults, config.run.only, config.run);
       await validateDisabled(config);

@@ -209,6 +209,10 @@ export interface ConfigFlags {
   referenceVariant?: string;
   /** embedded reference only: the ledger release line it claims */
   ledgerVersion?: string;
+  /** embedded reference only: the Splice release its scan and validator claim */
+  scanVersion?: string;
+  /** embedded reference only: the token-standard registry release it claims */
+  registryVersion?: string;
   baseline?: string;
   compare?: string | boolean;
   readOnly?: boolean;
@@ -522,6 +526,11 @@ function applyOverrides(raw: Json, env: NodeJS.ProcessEnv, flags: ConfigFlags): 
     if (!isObject(raw.reference)) raw.reference = {};
     // checked against the enum of the schema below, like reference.ledgerVersion in a file
     (raw.reference as Json).ledgerVersion = flags.ledgerVersion;
+  }
+  for (const k of ['scanVersion', 'registryVersion'] as const) {
+    if (flags[k] === undefined) continue;
+    if (!isObject(raw.reference)) raw.reference = {};
+    (raw.reference as Json)[k] = flags[k];
   }
 }
 
