@@ -8,6 +8,7 @@ import { AnsStore, VALIDATOR_PARTY_NAME } from './ans.js';
 import { featuredAppRights, LicenseStore, miningRounds, type RoundsData, type ScanContract } from './contracts.js';
 import { dataClock } from './clock.js';
 import { party } from './seed.js';
+import { DATA_ANS_FAULTS, hideOtherOwners } from './faults-ans.js';
 
 export interface SharedScanData {
   ans: AnsStore;
@@ -36,6 +37,7 @@ export function sharedScanData(ctx: ReferenceContext): SharedScanData {
       dso,
       validatorParty: party(world, VALIDATOR_PARTY_NAME),
     };
+    if (ctx.faults.has(DATA_ANS_FAULTS.otherOwnersHidden)) hideOtherOwners(d.ans);
     cache.set(world, d);
   }
   return d;
