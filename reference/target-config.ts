@@ -18,6 +18,8 @@ import { registryState } from './registry/routes.js';
 import { sharedScanData } from './data/shared.js';
 import { isExpiredIndex } from './data/ans.js';
 import { scanFixtureIds } from './scan/history.js';
+import { seedActivities } from './scan/activities.js';
+import { compareVersions } from './data/seed.js';
 import { REASSIGNMENT_INSTRUMENT_ID } from './registry/state.js';
 
 /** One target as a configuration file writes it (harness/config.schema.json, `targets.<api>`). */
@@ -129,9 +131,21 @@ function scanFixtures(ctx: ReferenceContext): Record<string, unknown> {
     firstVerdict: { updateId: scanFixtureIds().duplicateVerdictAttempt, verdict: { verdict_result: 'VERDICT_RESULT_ACCEPTED' } },
     updateIds: Object.values(scanFixtureIds()),
     licensedValidators: licensed,
+    ...activityFixtures(ctx),
     ...dsoFixtures(ctx),
     maxPageSize: ctx.world.variant.scanMaxPageSize,
   };
+}
+
+/**
+ * Before 0.6.8 (POST /v0/activities served): the event ids of the newest, a middle and the oldest seeded activity,
+ * which a walk of the listing must meet.
+ */
+function activityFixtures(ctx: ReferenceContext): { activityIds?: string[] } {
+  if (compareVersions(ctx.options.scanVersion, '0.6.8') >= 0) return {};
+  const all = seedActivities(ctx.world);
+  const ids = [...new Set([0, Math.floor(all.length / 2), all.length - 1])].filter((k) => k >= 0 && k < all.length).map((k) => all[k]!.event_id);
+  return ids.length > 0 ? { activityIds: ids } : {};
 }
 
 /** The DSO party and the SVs, whose ANS entries may come without contract id and expiry (the licenses' sponsors). */

@@ -12,6 +12,7 @@ export const SCAN_ACTIVITY_FAULTS = {
   plusOne: 'scan-activities-page-size-plus-one',
   twoKinds: 'scan-activities-mint-also-tap',
   emptyItem: 'scan-activities-item-without-fields',
+  oldestHidden: 'scan-activities-oldest-hidden',
 } as const;
 const F = SCAN_ACTIVITY_FAULTS;
 
@@ -26,4 +27,5 @@ registerFaults([
   { name: F.plusOne, requirement: 'scan.list-activities.at-most-page-size', description: 'a response holds page_size + 1 activities' },
   { name: F.emptyItem, requirement: 'scan.list-activities.item-fields', description: 'the first activity of a page is an object with none of its fields' },
   { name: F.twoKinds, requirement: 'scan.list-activities.one-activity-kind', description: 'mint activities also carry a tap' },
+  { name: F.oldestHidden, requirement: 'scan.list-activities.known-listed', description: 'the oldest activity is never listed (a walk of the listing ends without it)' },
 ]);

@@ -161,6 +161,7 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
     if (ctx.faults.has(AF.ascending) && from !== undefined) listed = ordered.filter((a) => a.event_id < from).slice(0, ps).map((a) => structuredClone(a));
     if (ctx.faults.has(AF.schema)) listed = listed.map((a) => ({ ...a, round: String(a.round) }));
     if (ctx.faults.has(AF.twoKinds)) listed = listed.map((a) => ('mint' in a ? { ...a, tap: structuredClone(a.mint) } : a));
+    if (ctx.faults.has(AF.oldestHidden)) listed = listed.filter((a) => a.event_id !== activities[activities.length - 1]?.event_id);
     if (ctx.faults.has(AF.emptyItem) && listed.length > 0) listed = [{} as (typeof listed)[number], ...listed.slice(1)];
     return reply.send({ activities: ctx.faults.has(XF.emptyListings) ? [] : listed });
   });
