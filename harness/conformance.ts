@@ -18,7 +18,7 @@ import { exchangeKey } from './reporting/reproduce.js';
 import { newChainTally, noteChain, reportedChain } from './reporting/chains.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
 import { HttpClient, NoDecidingAnswer, ReadOnlyRefused, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './transport/http.js';
-import { paceFor, paceWaiting } from './transport/pace.js';
+import { PACED_EXTENSION_FACTOR, PacedTime, paceFor, paceWaiting, pacedTimer } from './transport/pace.js';
 import { sharedInFlight } from './transport/in-flight.js';
 import { AuthUnavailable, TokenProvider } from './transport/auth.js';
 import { redactText, registerSecretNames } from './transport/redact.js';
@@ -361,6 +361,8 @@ class Check implements CheckContext {
   constructor(
     readonly decl: CheckDeclaration,
     readonly config: Config,
+    /** the time its requests waited for their turn under run.maxRequestsPerSecond, which its time limits leave out */
+    readonly paced: PacedTime = new PacedTime(),
   ) {
     this.propertyDeadline = performance.now() + config.run.checkTimeoutMs * 0.8;
     this.seed = (config.run.seed + hash32(decl.id)) % 2 ** 31;
@@ -395,6 +397,7 @@ class Check implements CheckContext {
       maxJsonDepth: this.config.run.maxJsonDepth,
       maxHeaderBytes: this.config.run.maxHeaderBytes,
       maxInFlight: perWorker(this.config),
+      pacedTime: this.paced,
       // a check that holds shared target state keeps the checks waiting for it waiting while its requests wait
       urgent: holdsSharedState(this.decl),
       // run.concurrency as one limit over every worker of the run, where the run shares one
@@ -501,7 +504,7 @@ class Check implements CheckContext {
 
   async property<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, o: PropertyOptions<T> = {}): Promise<void> {
     const numRuns = o.runs ?? this.config.run.runs;
-    const budget = Math.max(1000, Math.floor(this.propertyDeadline - performance.now()));
+    const budget = Math.max(1000, Math.floor(this.propertyDeadline + this.paced.ms - performance.now()));
     // the record keeps the place of the property's start, so properties run at once are reported in a stable order
     const named = { ...(o.name !== undefined ? { name: o.name } : {}), ...(o.requirement !== undefined ? { requirement: o.requirement } : {}) };
     const slot = this.properties.push({ ...named, seed: this.seed, numRuns }) - 1;
@@ -533,7 +536,7 @@ class Check implements CheckContext {
       if (first === undefined || typeof first === 'number') details = { failed: false, seed: this.seed, numRuns: first ?? numRuns, counterexamplePath: null, counterexample: null, errorInstance: null };
       else {
         // the first failing case alone, then shrunk: what fast-check reports for the same seed one run after another
-        const replay = await fc.check(property, { ...params, interruptAfterTimeLimit: Math.max(1000, Math.floor(this.propertyDeadline - performance.now())), path: String(first.index) });
+        const replay = await fc.check(property, { ...params, interruptAfterTimeLimit: Math.max(1000, Math.floor(this.propertyDeadline + this.paced.ms - performance.now())), path: String(first.index) });
         details = replay.failed ? replay : { failed: true, seed: this.seed, numRuns: first.index + 1, counterexamplePath: String(first.index), counterexample: first.value, errorInstance: first.error };
       }
     } else details = await fc.check(property, params);
@@ -580,9 +583,10 @@ class Check implements CheckContext {
     const effects = new Map<number, CaseEffects>();
     let next = 0;
     let ran = 0;
+    const pacedFrom = this.paced.ms;
     const lane = async () => {
-      // no case is started past the first failure's place nor past the budget
-      while (next < values.length && performance.now() < until && !failures.some((f) => f.index < next)) {
+      // no case is started past the first failure's place nor past the budget (which leaves out the paced time)
+      while (next < values.length && performance.now() - (this.paced.ms - pacedFrom) < until && !failures.some((f) => f.index < next)) {
         const index = next++;
         const value = values[index]!;
         const key = stateKey?.(value[0]);
@@ -943,19 +947,20 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
   // the test's time limit is applied here, from the moment the check has its slot (vitest's would count the wait)
   test(decl.title, { meta: { conformance: meta }, timeout: 0, ...order }, async (ctx) => {
     const release = holds ? undefined : await (await checkSlots(inject('conformanceConfig'))).acquire(source !== undefined && filesHoldingState.has(source));
-    let timer: NodeJS.Timeout | undefined;
+    const paced = new PacedTime();
+    let clear: (() => void) | undefined;
     try {
       const limit = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`Test timed out in ${timeout}ms.`)), timeout);
+        clear = pacedTimer(timeout, paced, () => reject(new Error(`Test timed out in ${timeout}ms.`)), PACED_EXTENSION_FACTOR * config.run.checkTimeoutMs);
       });
-      await Promise.race([runCheck(ctx), limit]);
+      await Promise.race([runCheck(ctx, paced), limit]);
     } finally {
-      clearTimeout(timer);
+      clear?.();
       release?.();
     }
   });
 
-  async function runCheck(ctx: TestContext): Promise<void> {
+  async function runCheck(ctx: TestContext, paced: PacedTime): Promise<void> {
     const started = performance.now();
     // the config is read again at run time: the self-test provides a new one for every run of the same files
     const config = routed(inject('conformanceConfig'), decl);
@@ -990,12 +995,13 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
     // the shared state's locks are released however the set-up, the body or the clean-up end
     const { check, thrown, cleanupProblems, footprint } = await withSharedState(shares, target.url, config.run.checkTimeoutMs, async (lockError) => {
       let thrown = lockError;
-      const check = new Check(decl, config);
+      const check = new Check(decl, config, paced);
       await allure.parameter('seed', String(check.seed));
       // the body is cut off at the check's time limit, so that its clean-up still runs before the test runner gives up
-      let timer: NodeJS.Timeout | undefined;
+      // (time its requests waited for their turn under run.maxRequestsPerSecond is not counted: the run's, not the check's)
+      let clearLimit: (() => void) | undefined;
       const limit = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`the check did not finish within ${config.run.checkTimeoutMs} ms (run.checkTimeoutMs)`)), config.run.checkTimeoutMs);
+        clearLimit = pacedTimer(config.run.checkTimeoutMs, paced, () => reject(new Error(`the check did not finish within ${config.run.checkTimeoutMs} ms (run.checkTimeoutMs)${paced.ms >= 1 ? `, besides the ${Math.round(paced.ms)} ms its requests waited for their turn under run.maxRequestsPerSecond` : ''}`)));
       });
       // the run was stopped while the check waited for its shared resources: it does not start
       if (thrown === undefined && stopping(stopChannel)) thrown = new NotRun('skipped', NOT_STARTED);
@@ -1009,14 +1015,15 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
           thrown = e ?? new Error('the check was rejected without a reason (undefined)');
         }
       }
-      clearTimeout(timer);
+      clearLimit?.();
       stop.done();
       // the clean-up, its retries and the HTTP client's own retries of 429 and 503 share what is left of the test's
       // time, or of the STOP_CLEANUP_MS after a stop at once, whichever ends first
-      const testEnds = Date.now() + (started + timeout - CLEANUP_MARGIN_MS - performance.now());
+      const testEnds = () => Date.now() + (started + timeout + Math.min(paced.ms, PACED_EXTENSION_FACTOR * config.run.checkTimeoutMs) - CLEANUP_MARGIN_MS - performance.now());
       const cleanupProblems = await check.cleanUp(() => {
         const at = stoppedAt(stopChannel);
-        return at !== undefined && at + STOP_CLEANUP_MS < testEnds ? { at: at + STOP_CLEANUP_MS, why: `not done within ${STOP_CLEANUP_MS} ms of the run's stop at once` } : { at: testEnds, why: 'the clean-up time ran out' };
+        const ends = testEnds();
+        return at !== undefined && at + STOP_CLEANUP_MS < ends ? { at: at + STOP_CLEANUP_MS, why: `not done within ${STOP_CLEANUP_MS} ms of the run's stop at once` } : { at: ends, why: 'the clean-up time ran out' };
       });
       const ledgerUrl = config.targets.ledger?.url;
       const footprint = reportedFootprint(check.footprint, config.useReference || ledgerUrl === undefined ? undefined : { reportsDir: config.run.reportsDir, ledgerUrl });

@@ -10,7 +10,7 @@ import { Agent, request, undiciPool, undiciProxyAgent } from './undici-core.js';
 import { describeTlsOrProxyFailure, diagnoseClosedTls, mayBeClientCertRefusal, nodeTlsOptions, proxyFor, registeredTransport, type FailureContext, type Transport } from './tls.js';
 import { SAFE_METHODS } from './safe-methods.js';
 import type { Api, ExchangeRecord } from '../types.js';
-import type { RequestPace } from './pace.js';
+import type { PacedTime, RequestPace } from './pace.js';
 import { SlotQueue, type InFlightGate } from './in-flight.js';
 import { REDACTED, redactHeaders, redactText, registerSecret, registerUrlCredentials } from './redact.js';
 import { LOST_CONNECTION_CODES, LOST_CONNECTION_LOOKBACK_MS, ownStallClock, ownStallClockAt, starved } from './own-stall.js';
@@ -169,6 +169,8 @@ export interface ClientOptions {
   transport?: Transport;
   /** the most requests per second this thread sends (run.maxRequestsPerSecond, already divided between threads) */
   pace?: RequestPace;
+  /** counts the time this client's requests wait for their turn under `pace` (the check's, which its limits leave out) */
+  pacedTime?: PacedTime;
   /**
    * The most requests in flight at once in this worker, across every client (its share of run.concurrency): a request
    * beyond it waits for a slot before it is sent (its timeout starts when it is sent). Unset: no limit.
@@ -463,7 +465,7 @@ export class HttpClient {
     // the rate limit's slot is taken once the request may be sent (in flight), so a request that waited for room never
     // leaves in a slot that passed while it waited
     if (req.burst === true) {
-      await this.options.pace?.take();
+      await this.options.pace?.take(this.options.pacedTime);
       return this.dispatch(req);
     }
     const gate = (this.options.inFlight !== undefined ? await this.options.inFlight : undefined) ?? inFlight;
@@ -480,13 +482,13 @@ export class HttpClient {
     let sent: number | undefined;
     let size = 0;
     try {
-      await this.options.pace?.take();
+      await this.options.pace?.take(this.options.pacedTime);
       sent = performance.now();
       // a read that timed out, or lost its connection before any answer, while this thread was starved is tried once more
       // before it is judged
       const x = await this.dispatch(req).catch(async (e: unknown) => {
         if (!(e instanceof TransportError) || e.ownStallMs === undefined || !SAFE_METHODS.has(req.method.toUpperCase())) throw e;
-        await this.options.pace?.take();
+        await this.options.pace?.take(this.options.pacedTime);
         return this.dispatch(req);
       });
       status = x.status;

@@ -74,9 +74,18 @@ export class RequestPace {
 
   /**
    * Waits until this request may leave and records it as sent; call it right before the request is sent. Resolves to
-   * its send time (ms since the epoch).
+   * its send time (ms since the epoch). `paced`: the clock of the check the request is for, which counts the wait.
    */
-  async take(): Promise<number> {
+  async take(paced?: PacedTime): Promise<number> {
+    paced?.enter();
+    try {
+      return await this.turn();
+    } finally {
+      paced?.leave();
+    }
+  }
+
+  private async turn(): Promise<number> {
     const shared = this.memory ?? (this.shared !== undefined ? (this.memory = await this.shared) : undefined);
     if (shared !== undefined) return this.leave(shared, true);
     // the lanes: this thread's next slot, handed out at once, so concurrent requests queue in order
@@ -122,6 +131,57 @@ export class RequestPace {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * The time one check's requests spent waiting for their turn under run.maxRequestsPerSecond (while any of them waited:
+ * requests waiting side by side count once). That wait is the run's own choice, neither the check's time nor the
+ * target's: a check's time limits (run.checkTimeoutMs, its properties' share of it, its clean-up's) leave it out
+ * (pacedTimer), so a check that sends many requests, or shares the rate with many others, is not cut off by the rate
+ * limit it was asked to keep.
+ */
+export class PacedTime {
+  private waiting = 0;
+  private since = 0;
+  private total = 0;
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  enter(): void {
+    if (this.waiting++ === 0) this.since = this.now();
+  }
+
+  leave(): void {
+    if (this.waiting > 0 && --this.waiting === 0) this.total += this.now() - this.since;
+  }
+
+  /** milliseconds waited so far, a wait going on now included */
+  get ms(): number {
+    return this.total + (this.waiting > 0 ? this.now() - this.since : 0);
+  }
+}
+
+/**
+ * How much longer than its own limit a check's paced time may make it: nine times the limit again (a check bounded by
+ * 60 s ends within 10 minutes however slow the rate), so that every check stays bounded in time.
+ */
+export const PACED_EXTENSION_FACTOR = 9;
+
+/**
+ * A timer of `ms` milliseconds that leaves out the time `paced` counted while it ran, at most `maxPacedMs` of it: when
+ * the time is up, it looks at the paced time and waits that much longer, until no further paced time came. Returns
+ * the function that clears it.
+ */
+export function pacedTimer(ms: number, paced: PacedTime | undefined, expire: () => void, maxPacedMs = PACED_EXTENSION_FACTOR * ms): () => void {
+  const start = performance.now();
+  const from = paced?.ms ?? 0;
+  let timer: NodeJS.Timeout | undefined;
+  const check = () => {
+    const left = start + ms + Math.min(maxPacedMs, (paced?.ms ?? 0) - from) - performance.now();
+    if (left <= 0) expire();
+    else timer = setTimeout(check, Math.max(1, left));
+  };
+  timer = setTimeout(check, ms);
+  return () => clearTimeout(timer);
+}
 
 /** A spin lock over the few loads and stores of one request's turn (held for microseconds, by a few threads at most). */
 function lock(cells: Int32Array): void {

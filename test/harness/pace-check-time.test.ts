@@ -1,0 +1,89 @@
+/**
+ * Time a check's requests wait for their turn under run.maxRequestsPerSecond is the run's, not the check's: its time
+ * limits (run.checkTimeoutMs, the test's bound around it, its properties' budgets) leave it out, so that a slow rate
+ * makes a run longer, never its checks errors. The limit still binds: the extension is bounded.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runConformance } from '../../harness/run/runner.js';
+import { PacedTime, pacedTimer } from '../../harness/transport/pace.js';
+import { miniConfig } from '../robustness/harness.js';
+import { arrivalCounter, busiestWindow, type ArrivalCounter } from '../load/arrivals.js';
+
+describe('a check under a rate limit slower than its time limit', () => {
+  let counter: ArrivalCounter;
+  beforeAll(async () => void (counter = await arrivalCounter()));
+  afterAll(async () => counter?.close());
+
+  it('passes: the time its requests waited for their turn is not counted against run.checkTimeoutMs', async () => {
+    const reports = mkdtempSync(join(tmpdir(), 'cc-pace-time-'));
+    try {
+      // 28 requests at 4 a second take 7 s or more, against a check time limit of 1 s (and 6 s for the test around it)
+      const config = miniConfig(counter.url, ['test/fixtures/mini/pace-limit/*.check.ts'], { reportsDir: reports, checkTimeoutMs: 1000, maxRequestsPerSecond: 4, workers: 1 });
+      const { report } = await runConformance(config, { write: () => undefined });
+      const byId = new Map(report.checks.map((c) => [c.id, c]));
+      for (const id of ['r.in-turn', 'r.cases-at-once']) expect(byId.get(id)?.verdict, `${id}: ${byId.get(id)?.error ?? ''}`).toBe('pass');
+      // every case of the property ran: its budget left the waits out too
+      const p = byId.get('r.cases-at-once')?.properties?.[0];
+      expect(p?.numRuns).toBe(14);
+      expect(p?.plannedRuns).toBeUndefined();
+      expect(counter.arrivals).toHaveLength(28);
+      expect(counter.arrivals[27]! - counter.arrivals[0]!).toBeGreaterThan(5000);
+      expect(busiestWindow(counter.arrivals, 1000)).toBeLessThanOrEqual(5);
+    } finally {
+      rmSync(reports, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('PacedTime and pacedTimer', () => {
+  it('counts requests waiting side by side once', () => {
+    let now = 0;
+    const paced = new PacedTime(() => now);
+    paced.enter();
+    now = 100;
+    paced.enter();
+    now = 300;
+    paced.leave();
+    expect(paced.ms).toBe(300);
+    now = 400;
+    paced.leave();
+    now = 1000;
+    expect(paced.ms).toBe(400);
+    // a leave without an enter changes nothing
+    paced.leave();
+    expect(paced.ms).toBe(400);
+  });
+
+  it('fires after its time plus the paced time that came while it ran, at most the bound given', async () => {
+    let now = 0;
+    const paced = new PacedTime(() => now);
+    paced.enter();
+    now = 500;
+    // waiting before the timer started is not its own
+    const t0 = performance.now();
+    const firing = new Promise<number>((resolve) => pacedTimer(50, paced, () => resolve(performance.now() - t0), 150));
+    // ten seconds of waiting come while it runs: the timer of 50 ms may grow by 150 ms at most
+    now = 10_000;
+    const fired = await firing;
+    expect(fired).toBeGreaterThanOrEqual(195);
+    expect(fired).toBeLessThan(5000);
+  });
+
+  it('fires after its own time when nothing waited', async () => {
+    const t0 = performance.now();
+    const fired = await new Promise<number>((resolve) => pacedTimer(50, new PacedTime(), () => resolve(performance.now() - t0)));
+    expect(fired).toBeGreaterThanOrEqual(49);
+    expect(fired).toBeLessThan(5000);
+  });
+
+  it('is cleared by the function it returns', async () => {
+    let fired = false;
+    const clear = pacedTimer(20, undefined, () => void (fired = true));
+    clear();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(fired).toBe(false);
+  });
+});
