@@ -9,6 +9,7 @@ import { featuredAppRights, LicenseStore, miningRounds, type RoundsData, type Sc
 import { dataClock } from './clock.js';
 import { party } from './seed.js';
 import { DATA_ANS_FAULTS, hideOtherOwners } from './faults-ans.js';
+import { DATA_LICENSE_FAULTS, endListingsAtSingleLicense } from './faults-licenses.js';
 
 export interface SharedScanData {
   ans: AnsStore;
@@ -38,6 +39,7 @@ export function sharedScanData(ctx: ReferenceContext): SharedScanData {
       validatorParty: party(world, VALIDATOR_PARTY_NAME),
     };
     if (ctx.faults.has(DATA_ANS_FAULTS.otherOwnersHidden)) hideOtherOwners(d.ans);
+    if (ctx.faults.has(DATA_LICENSE_FAULTS.singleLicenseEnds)) endListingsAtSingleLicense(d.licenses);
     cache.set(world, d);
   }
   return d;
