@@ -55,11 +55,12 @@ export async function main(argv: string[]): Promise<number> {
     .option('--sample <n>', 'run a deterministic sample of n of the mutants found (see --seed)', int('--sample', 1))
     .option('--seed <n>', 'the seed of --sample (default 1)', int('--seed', 0))
     .option('--limit <n>', 'run at most the first n mutants (after --sample)', int('--limit', 1))
+    .option('--mutant <id|key>', 'run only this mutant (repeatable): an id as --dry-run numbers it for the same --only/--file/--operator, or a key (keys alone select their files)', (v: string, p: string[] | undefined) => [...(p ?? []), v.trim()])
     .option('--concurrency <n>', 'mutants run at once (1 or 2)', int('--concurrency', 1), 2)
-    .option('--timeout-ms <n>', 'the longest one mutant\'s test run may take; killed then, counted as detected (at least 3 times the run without a mutant)', int('--timeout-ms', 1000), 60_000)
+    .option('--timeout-ms <n>', 'the longest one mutant\'s test run may take (at least 3 times the same pass\'s run without a mutant); killed then, run again alone at the end, and counted as detected if it times out again', int('--timeout-ms', 1000), 60_000)
     .addOption(new Option('--fail-on <level>', 'which failures of the suite detect a mutant (passed to run --fail-on)').choices(['must', 'should']).default('should'))
     .addOption(new Option('--source <what>', 'mutate a copy of the last commit or of the working tree as it is').choices(['head', 'worktree']).default('head'))
-    .option('--command <cmd>', 'the test command instead of the suite (split on spaces; {apis} and {reports} are replaced; CC_MUTANT names the mutant)')
+    .option('--command <cmd>', 'the test command instead of the suite (split on spaces; {apis} and {reports} are replaced, a word {pass} becomes the pass\'s options; CC_MUTANT names the mutant, CC_MUTANT_PASS the pass)')
     .option('--triage <file>', 'the triage of survivors: a YAML file, or a folder of them', 'specs/mutation-triage')
     .option('--reports-dir <dir>', 'where mutation/<time>/mutation.json and mutation.md are written', 'reports')
     .option('--json <file>', 'also write the result as JSON to this file')
@@ -76,7 +77,7 @@ export async function main(argv: string[]): Promise<number> {
     return code === 'commander.helpDisplayed' || code === 'commander.help' || code === 'commander.version' ? 0 : 2;
   }
   const o = program.opts<{
-    only?: string[]; file?: string[]; operator?: Operator[]; sample?: number; seed?: number; limit?: number; concurrency: number; timeoutMs: number;
+    only?: string[]; file?: string[]; mutant?: string[]; operator?: Operator[]; sample?: number; seed?: number; limit?: number; concurrency: number; timeoutMs: number;
     failOn: 'must' | 'should'; source: 'head' | 'worktree'; command?: string; triage: string; reportsDir: string; json?: string; root?: string; fromJson?: string; dryRun?: boolean; keep?: boolean;
   }>();
   if (o.concurrency > 2) {
@@ -95,6 +96,7 @@ export async function main(argv: string[]): Promise<number> {
       ...(o.sample !== undefined ? { sample: o.sample } : {}),
       ...(o.seed !== undefined ? { seed: o.seed } : {}),
       ...(o.limit !== undefined ? { limit: o.limit } : {}),
+      ...(o.mutant !== undefined ? { mutants: o.mutant } : {}),
       ...(o.command !== undefined ? { command: o.command } : {}),
       failOn: o.failOn,
       timeoutMs: o.timeoutMs,

@@ -14,8 +14,8 @@ import { build } from 'esbuild';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findMutants, schemataSource } from '../scripts/mutation/mutate.js';
-import { applyTriage, loadTriage, scores } from '../scripts/mutation/report.js';
-import { runMutation } from '../scripts/mutation/run.js';
+import { applyTriage, loadTriage, markdownReport, scores, textReport } from '../scripts/mutation/report.js';
+import { DEFAULT_PASS, MutationError, runMutation } from '../scripts/mutation/run.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -54,6 +54,25 @@ const CHECK = `import { listItems } from './reference/demo/handler.ts';
 const got = listItems([{ id: 1, expired: false }, { id: 2, expired: true }, { id: 3, expired: false }], 5, { has: () => false });
 process.exit(got.includes(2) ? 1 : 0);
 `;
+
+/** handler code of which one part is reached only at an older version, and one bound is checked only there */
+const VERSIONS = `/** served only by older versions */
+export function activities(items: number[]): number[] {
+  return items.filter((i) => i > 0);
+}
+/** a page size, capped at 10 */
+export function capped(n: number): number {
+  return n > 10 ? 10 : n;
+}
+`;
+/** the fake suite of two passes: the default, and the pass "old" (option --old), which also lists activities */
+const VERSIONS_CHECK = `import { activities, capped } from './reference/demo/versions.ts';
+const old = process.argv.includes('--old');
+let ok = capped(3) === 3;
+if (old) ok = ok && activities([1, -1]).length === 1 && capped(11) === 10;
+process.exit(ok ? 0 : 1);
+`;
+const TWO_PASSES = { ledger: [DEFAULT_PASS, { name: 'old', args: ['--old'] }] };
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -224,5 +243,88 @@ describe('mutation testing', () => {
     expect(loadTriage(dir).map((t) => `${t.kind} ${t.key}`)).toEqual(['gap l#1', 'unobservable s#1']);
     writeFileSync(join(dir, 'validator.yaml'), 'gaps:\n  - key: s#1\n    reason: z\n');
     expect(() => loadTriage(dir)).toThrow(/s#1 is listed twice \(also in .*scan\.yaml\)/);
+  });
+  it('runs a mutant in every pass that reaches it, in order, up to the first that detects it, and says which did', async () => {
+    const dir = fixtureProject();
+    writeFileSync(join(dir, 'reference', 'demo', 'versions.ts'), VERSIONS);
+    writeFileSync(join(dir, 'versions-check.mjs'), VERSIONS_CHECK);
+    const lines: string[] = [];
+    const out = await runMutation({
+      root: dir,
+      files: ['reference/demo/versions.ts'],
+      command: `${process.execPath} --import tsx versions-check.mjs {pass}`,
+      passes: TWO_PASSES,
+      failOn: 'must',
+      timeoutMs: 60_000,
+      concurrency: 2,
+      source: 'worktree',
+      operators: ['filter-removed', 'boundary', 'condition'],
+      write: (x) => lines.push(x),
+    });
+    const one = (op: string, mutated?: string) => out.mutants.find((m) => m.operator === op && (mutated === undefined || m.mutated === mutated))!;
+    // reached only in the pass "old", and detected there
+    expect(one('filter-removed')).toMatchObject({ status: 'killed', pass: 'old', passes: ['old'] });
+    // reached in both: detected by the default pass, the pass "old" never run
+    expect(one('condition', 'true')).toMatchObject({ status: 'killed', pass: 'default', passes: ['default'] });
+    // reached in both, detected only by the second
+    expect(one('condition', 'false')).toMatchObject({ status: 'killed', pass: 'old', passes: ['default', 'old'] });
+    // run in both, detected by neither; run in the only pass that reaches it, not detected
+    expect(one('boundary', 'n >= 10')).toMatchObject({ status: 'survived', passes: ['default', 'old'] });
+    expect(one('boundary', 'n >= 10').pass).toBeUndefined();
+    expect(one('boundary', 'i >= 0')).toMatchObject({ status: 'survived', passes: ['old'] });
+    expect(out.passes?.map((p) => [p.name, p.args.join(' '), p.reached])).toEqual([['default', '', 3], ['old', '--old', 5]]);
+    const text = textReport(out, []);
+    expect(text).toMatch(/default: 3 reached, 1 detected/);
+    expect(text).toMatch(/old \(--old; ledger\): 5 reached, 2 detected/);
+    expect(markdownReport(out, [])).toMatch(/Detected only in a later pass \(2\)/);
+    expect(lines.join('')).toMatch(/#\d+ killed \(exit 1\) in old/);
+  });
+
+  it('stops naming the pass whose run without a mutant fails', async () => {
+    const dir = fixtureProject();
+    writeFileSync(join(dir, 'reference', 'demo', 'versions.ts'), VERSIONS);
+    writeFileSync(join(dir, 'versions-check.mjs'), `import './reference/demo/versions.ts';\nprocess.exit(process.argv.includes('--old') ? 1 : 0);\n`);
+    await expect(runMutation({ root: dir, files: ['reference/demo/versions.ts'], command: `${process.execPath} --import tsx versions-check.mjs {pass}`, passes: TWO_PASSES, failOn: 'must', timeoutMs: 60_000, concurrency: 1, source: 'worktree', typeCheck: false, write: () => undefined }))
+      .rejects.toThrow(/the tests fail without any mutant in the pass "old" \(--old\) \(exit 1\)/);
+  });
+
+  it('runs a mutant that timed out once more alone before counting it a timeout', async () => {
+    const dir = fixtureProject();
+    writeFileSync(join(dir, 'reference', 'demo', 'versions.ts'), VERSIONS);
+    const marks = join(dir, 'marks');
+    mkdirSync(marks);
+    // mutant 2 hangs on its first run only, then fails (detected); mutant 3 hangs every time
+    writeFileSync(join(dir, 'versions-check.mjs'), `import { existsSync, writeFileSync } from 'node:fs';
+import { capped } from './reference/demo/versions.ts';
+capped(3);
+const id = process.env.CC_MUTANT;
+if (id === '0') process.exit(0);
+const mark = ${JSON.stringify(marks)} + '/' + id;
+const seen = existsSync(mark);
+writeFileSync(mark, '');
+if (id === '2' && seen) process.exit(1);
+setInterval(() => {}, 1000);
+`);
+    const lines: string[] = [];
+    const out = await runMutation({ root: dir, files: ['reference/demo/versions.ts'], command: `${process.execPath} --import tsx versions-check.mjs`, failOn: 'must', timeoutMs: 1000, concurrency: 2, source: 'worktree', operators: ['boundary', 'condition'], mutants: ['2', '3'], typeCheck: false, write: (x) => lines.push(x) });
+    expect(out.mutants.map((m) => [m.id, m.status, m.rerun])).toEqual([[2, 'killed', true], [3, 'timeout', true]]);
+    expect(out.rerunTimeouts).toBe(2);
+    expect(lines.join('')).toMatch(/2 mutants timed out: each run again alone/);
+    expect(textReport(out, [])).toMatch(/2 timed out and were run again alone: 1 timed out again, 1 killed, 0 survived/);
+  });
+
+  it('selects single mutants by id or by key (keys alone select their files); an unknown one is refused', async () => {
+    const dir = fixtureProject();
+    const base = { root: dir, command: `${process.execPath} check.mjs`, failOn: 'must' as const, timeoutMs: 60_000, concurrency: 1, source: 'worktree' as const, typeCheck: false, dryRun: true, write: () => undefined };
+    const everything = await runMutation({ ...base, only: ['demo'] });
+    const [a, b] = [everything.mutants[2]!, everything.mutants[5]!];
+    const byId = await runMutation({ ...base, only: ['demo'], mutants: [String(b.id), String(a.id)] });
+    expect(byId.mutants.map((m) => m.key)).toEqual([a.key, b.key]);
+    expect(byId.wholeFiles).toEqual([]);
+    const byKey = await runMutation({ ...base, mutants: [b.key] });
+    expect(byKey.mutants.map((m) => m.key)).toEqual([b.key]);
+    await expect(runMutation({ ...base, only: ['demo'], mutants: ['9999'] })).rejects.toThrow(MutationError);
+    await expect(runMutation({ ...base, only: ['demo'], mutants: ['9999'] })).rejects.toThrow(/no mutant #9999: this selection has \d+/);
+    await expect(runMutation({ ...base, mutants: ['reference/demo/handler.ts#nope#equality#0123456789#0'] })).rejects.toThrow(/no mutant with the key reference\/demo\/handler.ts#nope/);
   });
 });

@@ -128,6 +128,7 @@ export function textReport(out: RunOutcome, stale: TriageEntry[]): string {
   const width = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) => c.map((x, i) => (i === 0 ? x.padEnd(width[i]!) : x.padStart(width[i]!))).join('  ');
   let s = `${line(head)}\n${cells.map(line).join('\n')}\n`;
+  s += passLines(out).map((l) => `${l}\n`).join('');
   const left = out.mutants.filter((m) => (m.status === 'survived' || m.status === 'no-coverage') && m.triaged === undefined && m.gap === undefined);
   const gaps = out.mutants.filter((m) => m.gap !== undefined);
   if (gaps.length > 0) s += `\n${gaps.length} survivors are known gaps in the checks (see mutation.md)\n`;
@@ -141,6 +142,23 @@ export function textReport(out: RunOutcome, stale: TriageEntry[]): string {
   return s;
 }
 
+/** Per pass: the mutants it reached and detected; and how many timed out and were run again alone. */
+function passLines(out: RunOutcome): string[] {
+  const lines: string[] = [];
+  if ((out.passes?.length ?? 0) > 1) {
+    lines.push(`\npasses (a mutant runs in each that reaches it, in this order, up to the first that detects it):`);
+    for (const p of out.passes!) {
+      const detected = out.mutants.filter((m) => m.pass === p.name).length;
+      lines.push(`  ${p.name}${p.args.length > 0 ? ` (${p.args.join(' ')}; ${p.apis.join(', ')})` : ''}: ${p.reached} reached, ${detected} detected; ${(p.baselineMs / 1000).toFixed(1)} s without a mutant`);
+    }
+  }
+  if ((out.rerunTimeouts ?? 0) > 0) {
+    const again = out.mutants.filter((m) => m.rerun === true);
+    lines.push(`\n${out.rerunTimeouts} timed out and were run again alone: ${again.filter((m) => m.status === 'timeout').length} timed out again, ${again.filter((m) => m.status === 'killed').length} killed, ${again.filter((m) => m.status === 'survived').length} survived`);
+  }
+  return lines;
+}
+
 /** mutation.md: the scores, every survivor with its triage, and how the run was made. */
 export function markdownReport(out: RunOutcome, stale: TriageEntry[]): string {
   const rows = scores(out.mutants);
@@ -149,6 +167,16 @@ export function markdownReport(out: RunOutcome, stale: TriageEntry[]): string {
   s += '| interface | mutants | killed | timeout | survived | no coverage | score | triaged | score w/o triaged |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|\n';
   for (const r of rows) s += `| ${r.group} | ${r.mutants} | ${r.killed} | ${r.timeout} | ${r.survived} | ${r.noCoverage} | ${fmt(r.score)} | ${r.triaged} | ${fmt(r.scoreObservable)} |\n`;
   const esc = (x: string) => oneLine(x, 160).replaceAll('|', '\\|').replaceAll('`', "'");
+  if ((out.passes?.length ?? 0) > 1) {
+    s += '\n## Passes\n\nA mutant runs in each pass whose run without a mutant reached it, in this order, up to the first that detects it.\n\n| pass | options | interfaces | without a mutant | reached | detected |\n|---|---|---|--:|--:|--:|\n';
+    for (const p of out.passes!) s += `| ${p.name} | ${p.args.length > 0 ? `\`${p.args.join(' ')}\`` : '-'} | ${p.apis.join(', ')} | ${(p.baselineMs / 1000).toFixed(1)} s | ${p.reached} | ${out.mutants.filter((m) => m.pass === p.name).length} |\n`;
+    const later = out.mutants.filter((m) => m.pass !== undefined && m.pass !== out.passes![0]!.name);
+    if (later.length > 0) {
+      s += `\nDetected only in a later pass (${later.length}):\n\n| where | operator | original | mutated | pass | key |\n|---|---|---|---|---|---|\n`;
+      s += later.map((m) => `| ${m.file}:${m.line} | ${m.operator} | \`${esc(m.original)}\` | \`${esc(m.mutated)}\` | ${m.pass} | ${esc(m.key)} |`).join('\n') + '\n';
+    }
+  }
+  if ((out.rerunTimeouts ?? 0) > 0) s += passLines({ ...out, passes: [] }).join('\n').replace(/^\n/, '\n') + '\n';
   const table = (ms: MutantResult[], withReason: boolean, title = 'why unobservable', reason = (m: MutantResult) => m.triaged ?? '') =>
     `| where | operator | original | mutated | ${withReason ? title : 'status'} | key |\n|---|---|---|---|---|---|\n` +
     ms.map((m) => `| ${m.file}:${m.line} | ${m.operator} | \`${esc(m.original)}\` | \`${esc(m.mutated)}\` | ${withReason ? esc(reason(m)) : m.status} | ${esc(m.key)} |`).join('\n') + '\n';

@@ -27,6 +27,12 @@ export interface MutantResult extends Mutant {
   triaged?: string;
   /** what check is missing, when the survivor is listed as a known gap in the triage file */
   gap?: string;
+  /** the pass that detected it (killed or timeout) */
+  pass?: string;
+  /** the passes it was run in, in order */
+  passes?: string[];
+  /** it timed out once and was run again alone */
+  rerun?: boolean;
 }
 
 export interface RunSettings {
@@ -52,6 +58,10 @@ export interface RunSettings {
   typeCheck?: boolean;
   /** list the mutants, run nothing */
   dryRun?: boolean;
+  /** only these mutants: ids (as numbered for this selection of files and operators) or keys */
+  mutants?: readonly string[];
+  /** the passes per interface instead of PASSES (each list starting with the default pass) */
+  passes?: Readonly<Record<string, readonly Pass[]>>;
   write: (s: string) => void;
 }
 
@@ -65,7 +75,12 @@ export interface RunOutcome {
   /** the commit copied (source head) */
   commit?: string;
   command: string;
+  /** the default pass's run without a mutant */
   baselineMs: number;
+  /** the passes made: each one's options, interfaces, run without a mutant, and how many mutants it reached */
+  passes?: { name: string; apis: string[]; args: string[]; baselineMs: number; reached: number }[];
+  /** how many mutants timed out and were run again alone */
+  rerunTimeouts?: number;
   mutants: MutantResult[];
   workspace?: string;
 }
@@ -235,9 +250,78 @@ function exec(argv: string[], cwd: string, env: Record<string, string>, timeoutM
   });
 }
 
-function commandOf(s: RunSettings, apis: string[], reports: string): string[] {
-  if (s.command !== undefined) return s.command.trim().split(/\s+/).map((a) => a.replaceAll('{apis}', apis.join(',')).replaceAll('{reports}', reports));
-  return [process.execPath, 'bin/canton-conformance.mjs', 'run', '--no-html', '--no-compare', '--only', apis.join(','), '--fail-on', s.failOn, '--reports-dir', reports];
+/** One pass of the suite over a mutant: the embedded reference at some version. */
+export interface Pass {
+  name: string;
+  /** added to the test command (options of the suite's `run`) */
+  args: readonly string[];
+}
+
+export const DEFAULT_PASS: Pass = { name: 'default', args: [] };
+
+/**
+ * The passes each interface's mutants are run in, in this order; the first that detects a mutant ends its runs, and a
+ * mutant is run only in the passes whose run without a mutant reached it. Some handler code is reached, or behaves
+ * differently, only at another version of the reference: a scan before 0.6.8 serves POST /v0/activities; a 3.6
+ * participant serves neither transaction-by-offset nor GET /v2/package-vetting. Every interface's first pass is
+ * `default` (the reference's default versions); a shared file's mutants (reference/data/) run the default pass of all
+ * their interfaces at once, then each interface's other passes. Every pass's run without a mutant must pass.
+ *
+ * Not yet passes, because the suite fails against the reference there without a mutant: `--registry-version 0.6.10`
+ * (no allocation-instruction endpoint; the allocation checks still send their requests and fail four MUSTs on the
+ * 404s) and `--ledger-version 3.4` (no traffic endpoints, while the reference's target configuration still declares
+ * the trafficEnforcement feature; two SHOULDs fail on POST /v2/traffic/accounts answering 404).
+ */
+export const PASSES: Readonly<Record<string, readonly Pass[]>> = {
+  ledger: [DEFAULT_PASS, { name: 'ledger 3.6', args: ['--ledger-version', '3.6'] }],
+  scan: [DEFAULT_PASS, { name: 'scan 0.6.7', args: ['--scan-version', '0.6.7'] }],
+  validator: [DEFAULT_PASS],
+  registry: [DEFAULT_PASS],
+};
+
+/** A pass as this run makes it: the interfaces it runs, its run without a mutant and the mutants that run reached. */
+interface PassRun extends Pass {
+  apis: string[];
+  reached: Set<number>;
+  baselineMs: number;
+  /** the longest one mutant's run of this pass may take */
+  timeoutMs: number;
+}
+
+/** The argv of the test command; `{pass}` (a word of its own in --command) stands for the pass's options. */
+function commandOf(s: RunSettings, apis: string[], reports: string, args: readonly string[] = []): string[] {
+  if (s.command !== undefined) return s.command.trim().split(/\s+/).flatMap((a) => (a === '{pass}' ? [...args] : [a.replaceAll('{apis}', apis.join(',')).replaceAll('{reports}', reports)]));
+  return [process.execPath, 'bin/canton-conformance.mjs', 'run', '--no-html', '--no-compare', '--only', apis.join(','), '--fail-on', s.failOn, '--reports-dir', reports, ...args];
+}
+
+/** The passes of a run over these interfaces: the default over all of them, then each interface's others. */
+function passesOf(table: Readonly<Record<string, readonly Pass[]>>, apis: readonly string[]): { name: string; args: readonly string[]; apis: string[] }[] {
+  const out = [{ ...DEFAULT_PASS, apis: [...apis] }];
+  for (const api of apis) {
+    for (const p of table[api] ?? [DEFAULT_PASS]) {
+      if (p.name === DEFAULT_PASS.name) continue;
+      const same = out.find((q) => q.name === p.name);
+      if (same === undefined) out.push({ ...p, apis: [api] });
+      else if (same.args.join(' ') !== p.args.join(' ')) throw new MutationError(`two passes are named "${p.name}" with different options`);
+      else same.apis.push(api);
+    }
+  }
+  return out;
+}
+
+/** Picks the mutants --mutant names, by id (as numbered for this selection) or by key. */
+function pickMutants(all: Mutant[], wanted: readonly string[], files: readonly string[]): Mutant[] {
+  const picked = new Map<number, Mutant>();
+  for (const w of wanted) {
+    const hit = /^\d+$/.test(w) ? all.find((m) => m.id === Number(w)) : all.find((m) => m.key === w);
+    if (hit === undefined) {
+      throw new MutationError(/^\d+$/.test(w)
+        ? `no mutant #${w}: this selection has ${all.length} (${files.join(', ')}); an id is the one --dry-run prints for the same --only, --file and --operator`
+        : `no mutant with the key ${w} in ${files.join(', ')}${all.length > 0 ? '' : ' (none made)'}: the code changed, or the key is mistyped`);
+    }
+    picked.set(hit.id, hit);
+  }
+  return [...picked.values()].sort((a, b) => a.id - b.id);
 }
 
 /** Finds, builds and runs the mutants. */
@@ -245,7 +329,9 @@ export async function runMutation(s: RunSettings): Promise<RunOutcome> {
   const startedAt = new Date().toISOString();
   const root = resolve(s.root);
   const only = s.only ?? [...GROUPS];
-  const files = (s.files ?? handlerFiles(root, only)).map(slash).filter((f) => only.includes(groupOf(f)) || s.files !== undefined);
+  // --mutant by keys alone: the keys name their files
+  const keyFiles = s.files === undefined && s.mutants !== undefined && s.mutants.length > 0 && s.mutants.every((m) => !/^\d+$/.test(m)) ? [...new Set(s.mutants.map((m) => m.split('#')[0]!))] : undefined;
+  const files = (s.files ?? keyFiles ?? handlerFiles(root, only)).map(slash).filter((f) => only.includes(groupOf(f)) || s.files !== undefined || keyFiles !== undefined);
   for (const f of files) if (!existsSync(join(root, f))) throw new MutationError(`no such file: ${f} (paths are relative to ${root})`);
   if (files.length === 0) throw new MutationError(`no handler file to mutate (groups: ${only.join(', ')})`);
   const ws = makeWorkspace(root, s.source);
@@ -274,55 +360,145 @@ export async function runMutation(s: RunSettings): Promise<RunOutcome> {
     }
     all = all.map((m, i) => ({ ...m, id: i + 1 }));
     let selected = all;
-    if (s.sample !== undefined) selected = shuffled(all, s.seed ?? 1).slice(0, s.sample).sort((a, b) => a.id - b.id);
+    if (s.mutants !== undefined) selected = pickMutants(all, s.mutants, files);
+    if (s.sample !== undefined) selected = shuffled(selected, s.seed ?? 1).slice(0, s.sample).sort((a, b) => a.id - b.id);
     if (s.limit !== undefined) selected = selected.slice(0, s.limit);
     s.write(`${all.length} mutants in ${files.length} files; ${selected.length} selected\n`);
     if (selected.length === 0) throw new MutationError(`no mutation point in ${files.join(', ')}${s.operators !== undefined ? ` for the operators ${s.operators.join(', ')}` : ''} (fault-planting files and fault code are never mutated)`);
     const apisOf = apisOfFiles(ws, files);
     const results: MutantResult[] = selected.map((m) => ({ ...m, group: groupOf(m.file), status: 'no-coverage' as Status }));
-    if (s.dryRun === true) return { startedAt, finishedAt: new Date().toISOString(), root, source: s.source, wholeFiles: s.sample === undefined && s.limit === undefined && s.operators === undefined ? files : [], ...commit, command: commandOf(s, ['{apis}'], '{reports}').join(' '), baselineMs: 0, mutants: results };
+    const whole = s.sample === undefined && s.limit === undefined && s.operators === undefined && s.mutants === undefined ? files : [];
+    const apis = [...new Set(selected.flatMap((m) => apisOf.get(m.file) ?? []))].sort((a, b) => APIS.indexOf(a as never) - APIS.indexOf(b as never));
+    // a test command of one's own runs the passes only where it takes their options (a word {pass})
+    const table = s.passes ?? (s.command === undefined || s.command.split(/\s+/).includes('{pass}') ? PASSES : {});
+    const plannedPasses = passesOf(table, apis);
+    const outcome = (baselineMs: number, passes: PassRun[], rerun: number): RunOutcome => ({
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      root,
+      source: s.source,
+      wholeFiles: whole,
+      ...commit,
+      command: commandOf(s, ['{apis}'], '{reports}').join(' '),
+      baselineMs,
+      passes: passes.map((p) => ({ name: p.name, apis: p.apis, args: [...p.args], baselineMs: p.baselineMs, reached: results.filter((r) => p.reached.has(r.id)).length })),
+      rerunTimeouts: rerun,
+      mutants: results,
+      ...(s.keep === true && s.dryRun !== true ? { workspace: ws } : {}),
+    });
+    if (s.dryRun === true) return outcome(0, plannedPasses.map((p) => ({ ...p, reached: new Set<number>(), baselineMs: 0, timeoutMs: 0 })), 0);
 
     for (const f of files) {
       const mine = selected.filter((m) => m.file === f);
       if (mine.length > 0) writeFileSync(join(ws, f), schemataSource(readFileSync(join(ws, f), 'utf8'), mine));
     }
-    // the run without a mutant: it builds the copy's bundle, must pass, and records which mutants the tests reach
-    const apis = [...new Set(selected.flatMap((m) => apisOf.get(m.file) ?? []))].sort((a, b) => APIS.indexOf(a as never) - APIS.indexOf(b as never));
-    const coverage = join(ws, '.mutant-coverage');
-    writeFileSync(coverage, '');
-    s.write(`the tests without a mutant (${apis.join(', ')}), recording which mutants they reach ...\n`);
-    const base = await exec(commandOf(s, apis, join(ws, '.reports', 'baseline')), ws, { CC_MUTANT: '0', CC_MUTANT_COVERAGE: coverage }, Math.max(s.timeoutMs, 180_000));
-    if (base.timedOut || base.code !== 0) {
-      throw new MutationError(`the tests fail without any mutant (${base.timedOut ? 'timed out' : `exit ${base.code}`}), so no mutant can be judged; the end of their output:\n${base.tail}`);
-    }
-    const reached = new Set(readFileSync(coverage, 'utf8').split('\n').filter((l) => l !== '').map(Number));
-    const timeoutMs = Math.max(s.timeoutMs, Math.ceil(base.ms * 3));
-    const todo = results.filter((r) => reached.has(r.id));
-    s.write(`without a mutant: passed in ${(base.ms / 1000).toFixed(1)} s; ${todo.length} of ${results.length} mutants reached by the tests, each run at most ${(timeoutMs / 1000).toFixed(0)} s, ${s.concurrency} at a time\n`);
-    let next = 0;
-    let done = 0;
-    const worker = async () => {
-      while (next < todo.length) {
-        const r = todo[next++]!;
-        const e = await exec(commandOf(s, apisOf.get(r.file) ?? [...APIS], join(ws, '.reports', String(r.id))), ws, { CC_MUTANT: String(r.id) }, timeoutMs);
-        rmSync(join(ws, '.reports', String(r.id)), { recursive: true, force: true });
-        r.ms = Math.round(e.ms);
-        if (e.timedOut) r.status = 'timeout';
-        else if (e.code === 0) r.status = 'survived';
-        else {
-          r.status = 'killed';
-          if (e.code !== undefined) r.exitCode = e.code;
-        }
-        done++;
-        s.write(`[${done}/${todo.length}] #${r.id} ${r.status}${r.exitCode !== undefined ? ` (exit ${r.exitCode})` : ''} ${(e.ms / 1000).toFixed(1)} s  ${r.file}:${r.line} ${r.operator}\n`);
+    // each pass without a mutant: the first builds the copy's bundle; each must pass, and records which mutants it
+    // reaches
+    const passes: PassRun[] = plannedPasses.map((p) => ({ ...p, reached: new Set<number>(), baselineMs: 0, timeoutMs: s.timeoutMs }));
+    s.write(`the tests without a mutant (${apis.join(', ')}${passes.length > 1 ? `; passes: ${passes.map((p) => p.name).join(', ')}` : ''}), recording which mutants they reach ...\n`);
+    const baseline = async (p: PassRun, i: number) => {
+      const coverage = join(ws, `.mutant-coverage-${i}`);
+      writeFileSync(coverage, '');
+      const base = await exec(commandOf(s, p.apis, join(ws, '.reports', `baseline-${i}`), p.args), ws, { CC_MUTANT: '0', CC_MUTANT_PASS: p.name, CC_MUTANT_COVERAGE: coverage }, Math.max(s.timeoutMs, 180_000));
+      if (base.timedOut || base.code !== 0) {
+        throw new MutationError(`the tests fail without any mutant${passes.length > 1 ? ` in the pass "${p.name}"${p.args.length > 0 ? ` (${p.args.join(' ')})` : ''}` : ''} (${base.timedOut ? 'timed out' : `exit ${base.code}`}), so no mutant can be judged; the end of their output:\n${base.tail}`);
       }
+      p.reached = new Set(readFileSync(coverage, 'utf8').split('\n').filter((l) => l !== '').map(Number));
+      p.baselineMs = Math.round(base.ms);
+      p.timeoutMs = Math.max(s.timeoutMs, Math.ceil(base.ms * 3));
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(s.concurrency, todo.length)) }, worker));
-    return { startedAt, finishedAt: new Date().toISOString(), root, source: s.source, wholeFiles: s.sample === undefined && s.limit === undefined && s.operators === undefined ? files : [], ...commit, command: commandOf(s, ['{apis}'], '{reports}').join(' '), baselineMs: Math.round(base.ms), mutants: results, ...(s.keep === true ? { workspace: ws } : {}) };
+    // the first alone: it builds the copy's CLI bundle, which the others then load
+    await baseline(passes[0]!, 0);
+    await pool(passes.slice(1).map((p, i) => () => baseline(p, i + 1)), s.concurrency);
+    /** the passes a mutant runs in: those of its interfaces that reached it, in order */
+    const planOf = (r: MutantResult): PassRun[] => {
+      const mine = apisOf.get(r.file) ?? [...APIS];
+      return passes.filter((p) => p.reached.has(r.id) && (p.name === DEFAULT_PASS.name || p.apis.some((a) => mine.includes(a))));
+    };
+    const todo = results.filter((r) => planOf(r).length > 0);
+    const runs = todo.reduce((n, r) => n + planOf(r).length, 0);
+    const perPass = passes.length > 1 ? ` (${passes.map((p) => `${p.name}: ${results.filter((r) => p.reached.has(r.id)).length} reached, ${(p.baselineMs / 1000).toFixed(1)} s`).join('; ')})` : '';
+    s.write(`without a mutant: passed in ${(passes[0]!.baselineMs / 1000).toFixed(1)} s; ${todo.length} of ${results.length} mutants reached by the tests${perPass}, each run at most ${(Math.max(...passes.map((p) => p.timeoutMs)) / 1000).toFixed(0)} s, ${s.concurrency} at a time, at most ${runs} runs\n`);
+
+    /** one run of the test command with the mutant switched on, in one pass */
+    const runIn = async (r: MutantResult, p: PassRun): Promise<Exec> => {
+      const reports = join(ws, '.reports', `${r.id}-${passes.indexOf(p)}`);
+      const apisHere = p.name === DEFAULT_PASS.name ? (apisOf.get(r.file) ?? [...APIS]) : p.apis;
+      const e = await exec(commandOf(s, apisHere, reports, p.args), ws, { CC_MUTANT: String(r.id), CC_MUTANT_PASS: p.name }, p.timeoutMs);
+      rmSync(reports, { recursive: true, force: true });
+      return e;
+    };
+    /**
+     * Runs the mutant's passes from `from` on, up to the first that detects it. A run that times out is judged only
+     * when `alone`: else the index of its pass is returned, to run again alone once the others are done.
+     */
+    const judge = async (r: MutantResult, from: number, alone: boolean): Promise<number | undefined> => {
+      const plan = planOf(r);
+      for (let i = from; i < plan.length; i++) {
+        const p = plan[i]!;
+        const e = await runIn(r, p);
+        r.ms = (r.ms ?? 0) + Math.round(e.ms);
+        if (e.timedOut && !alone) return i;
+        r.passes = [...(r.passes ?? []), p.name];
+        if (e.timedOut) {
+          r.status = 'timeout';
+          r.pass = p.name;
+          return undefined;
+        }
+        if (e.code !== 0) {
+          r.status = 'killed';
+          r.pass = p.name;
+          if (e.code !== undefined) r.exitCode = e.code;
+          return undefined;
+        }
+      }
+      r.status = 'survived';
+      return undefined;
+    };
+    let done = 0;
+    const progress = (r: MutantResult, total: number) => {
+      done++;
+      const by = r.pass !== undefined && planOf(r).length > 1 ? ` in ${r.pass}` : r.status === 'survived' && (r.passes?.length ?? 0) > 1 ? ` (${r.passes!.join(', ')})` : '';
+      s.write(`[${done}/${total}] #${r.id} ${r.status}${r.exitCode !== undefined ? ` (exit ${r.exitCode})` : ''}${by}${r.rerun === true ? ' (run again alone)' : ''} ${((r.ms ?? 0) / 1000).toFixed(1)} s  ${r.file}:${r.line} ${r.operator}\n`);
+    };
+    const again: { r: MutantResult; from: number }[] = [];
+    await pool(todo.map((r) => async () => {
+      const from = await judge(r, 0, false);
+      if (from === undefined) progress(r, todo.length);
+      else {
+        again.push({ r, from });
+        s.write(`#${r.id} timed out in ${planOf(r)[from]!.name}: run again alone at the end\n`);
+      }
+    }), s.concurrency);
+    // a loaded machine is not a detection: a mutant that timed out is run again, with nothing else of this run beside it
+    if (again.length > 0) s.write(`${again.length} mutant${again.length === 1 ? '' : 's'} timed out: each run again alone ...\n`);
+    for (const { r, from } of again.sort((a, b) => a.r.id - b.r.id)) {
+      r.rerun = true;
+      await judge(r, from, true);
+      progress(r, todo.length);
+    }
+    return outcome(passes[0]!.baselineMs, passes, again.length);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     if (s.keep !== true) rmSync(ws, { recursive: true, force: true });
     else s.write(`the mutated copy is kept in ${ws}\n`);
   }
+}
+
+/** Runs the tasks, at most `concurrency` at a time; after a failure no task starts, and it is thrown once the running ones end. */
+async function pool(tasks: (() => Promise<void>)[], concurrency: number): Promise<void> {
+  let next = 0;
+  let failed: { e: unknown } | undefined;
+  const worker = async () => {
+    while (next < tasks.length && failed === undefined) {
+      try {
+        await tasks[next++]!();
+      } catch (e) {
+        failed ??= { e };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, tasks.length)) }, worker));
+  if (failed !== undefined) throw failed.e;
 }
