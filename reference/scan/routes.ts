@@ -10,6 +10,7 @@ import { sharedScanData } from '../data/shared.js';
 import { listActivities, seedActivities } from './activities.js';
 import { ScanHistory } from './history.js';
 import { DAML_VALUE_ENCODINGS, type DamlValueEncoding } from './values.js';
+import { SCAN_EVENT_REQUEST_FAULTS as RF } from './faults-event-requests.js';
 import { scanAnsFaults } from './faults-ans.js';
 import { installScanHttpFaults } from './faults-http.js';
 import { installScanBodyFaults } from './faults-wire.js';
@@ -75,12 +76,14 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
     const pageSize = body.page_size;
     if (typeof pageSize !== 'number' || !Number.isInteger(pageSize)) throw undecodable('page_size', 'is missing or not an integer');
     const maxPageSize = ctx.faults.has(EF.listPageSize) ? Math.floor(ctx.world.variant.scanMaxPageSize / 2) : ctx.world.variant.scanMaxPageSize;
+    if (ctx.faults.has(RF.pageSizeZero) && pageSize === 0) return reply.send({ events: [] });
     if (pageSize < 1 || pageSize > maxPageSize) throw new HttpError(400, `page_size must be between 1 and ${ctx.world.variant.scanMaxPageSize}`);
     const enc = encoding(body.daml_value_encoding, 'body');
     let after: { migrationId: number; recordMicros: number } | undefined;
     if (body.after !== undefined && body.after !== null) {
       if (!isPlainObject(body.after)) throw undecodable('after', 'is not an object');
-      const m = body.after.after_migration_id;
+      const rawM = body.after.after_migration_id;
+      const m = ctx.faults.has(RF.migrationOptional) && rawM === undefined ? 0 : ctx.faults.has(RF.migrationFraction) && typeof rawM === 'number' ? Math.trunc(rawM) : rawM;
       const t = body.after.after_record_time;
       if (typeof m !== 'number' || !Number.isInteger(m)) throw undecodable('after.after_migration_id', 'is missing or not an integer');
       // int64: a JSON number beyond it does not decode (read as a double, the int64 bounds themselves round to 2^63)
