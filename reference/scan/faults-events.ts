@@ -43,6 +43,13 @@ const F = {
   verdictUpdateId: 'scan-get-event-verdict-update-id-mismatch',
   verdictOnlyEmpty: 'scan-get-event-verdict-only-empty',
   nullPartsOmitted: 'scan-get-event-null-parts-omitted',
+  assignedCreatedAt: 'scan-events-assigned-contract-created-later',
+  noSignatories: 'scan-events-created-events-without-signatories',
+  protobufContractIds: 'scan-get-event-protobuf-contract-ids-empty',
+  treeOrphan: 'scan-events-archive-orphaned',
+  viewOrphan: 'scan-events-sub-views-dropped',
+  cursorIncluded: 'scan-list-events-after-lists-cursor-update',
+  pageOneShort: 'scan-list-events-page-one-short',
 } as const;
 export const SCAN_EVENT_FAULTS = F;
 
@@ -85,7 +92,31 @@ registerFaults([
   { name: F.verdictUpdateId, requirement: 'scan.get-event-by-id.verdict-update-id-matches', description: "a looked-up verdict-only event's verdict carries another update_id" },
   { name: F.verdictOnlyEmpty, requirement: 'scan.get-event-by-id.transaction-reassignment-or-verdict', description: 'a looked-up verdict-only event comes with update and verdict both null' },
   { name: F.nullPartsOmitted, requirement: 'scan.get-event-by-id.absent-parts-null', description: 'a looked-up event omits an absent traffic_summary instead of sending null' },
+  { name: F.assignedCreatedAt, requirement: 'scan.events.assignment-created-event-matches', description: "an assignment's created_event carries a created_at one second later than the contract's creation" },
+  { name: F.noSignatories, requirement: 'scan.events.created-event-signatories-non-empty', description: 'every created event, in transactions and assignments alike, comes with an empty signatories list' },
+  { name: F.protobufContractIds, requirement: 'scan.get-event-by-id.encodings-same-event', description: 'with daml_value_encoding=protobuf_json, every contract id inside a Daml value is written as the empty string' },
+  { name: F.treeOrphan, requirement: 'scan.events.tree-connected', description: "a transaction's exercised events name no children, so the events they caused hang in events_by_id under no root or parent" },
+  { name: F.viewOrphan, requirement: 'scan.events.view-ids-consistent', description: "a verdict's views name no sub views, so every view but the root ones is named by nothing" },
+  { name: F.cursorIncluded, requirement: 'scan.list-events.after-cursor', description: 'POST /v0/events after a cursor lists the update at the cursor itself again, first on the page' },
+  { name: F.pageOneShort, requirement: 'scan.list-events.after-cursor', description: 'every page of POST /v0/events holds one update fewer than page_size (page_size 1: an empty page while updates remain)' },
 ]);
+
+/** Rewrites the page POST /v0/events lists (`listed`, taken from `all` after the cursor) according to the switched-on faults. */
+export function listEventFaults<E extends { migrationId: number; recordMicros: number }>(
+  all: readonly E[],
+  listed: E[],
+  after: { migrationId: number; recordMicros: number } | undefined,
+  pageSize: number,
+  faults: FaultSet,
+): E[] {
+  let out = listed;
+  if (faults.has(F.cursorIncluded) && after !== undefined) {
+    const at = all.filter((e) => e.migrationId === after.migrationId && e.recordMicros === after.recordMicros);
+    out = [...at, ...out].slice(0, pageSize);
+  }
+  if (faults.has(F.pageOneShort)) out = out.slice(0, pageSize - 1);
+  return out;
+}
 
 type Obj = Record<string, unknown>;
 let restamps = 0;
@@ -97,6 +128,15 @@ export interface EventFaultContext {
   mode: 'get' | 'list';
   /** the verdict rejected as a duplicate at ingestion for this update, if any */
   rejectedVerdict?: unknown;
+  /** the daml_value_encoding the values were rendered in */
+  encoding?: string;
+}
+
+/** a protobuf_json Daml value with every contract id in it written empty */
+function blankContractIds(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(blankContractIds);
+  if (!isObj(v)) return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'contractId' ? '' : blankContractIds(x)]));
 }
 
 /** Rewrites one rendered event according to the switched-on faults (a no-op without them). */
@@ -116,6 +156,11 @@ export function applyEventFaults(body: Obj, c: EventFaultContext): Obj {
     if (has(F.externalHash) && !('external_transaction_hash' in update)) update.external_transaction_hash = null;
     if (has(F.nullRequired)) update.synchronizer_id = null;
     if (c.mode === 'get' && has(F.getSchema)) for (const e of Object.values(events)) e.event_type = 7;
+    if (has(F.noSignatories)) for (const e of Object.values(events)) if (e.event_type === 'created_event') e.signatories = [];
+    if (has(F.treeOrphan)) for (const e of Object.values(events)) if (Array.isArray(e.child_event_ids)) e.child_event_ids = [];
+    if (c.encoding === 'protobuf_json' && has(F.protobufContractIds)) {
+      for (const e of Object.values(events)) for (const k of ['create_arguments', 'choice_argument', 'exercise_result']) if (k in e) e[k] = blankContractIds(e[k]);
+    }
     if (c.mode === 'get' && has(F.updateId)) update.update_id = `${String(update.update_id)}-other`;
   }
   if (update !== undefined && isObj(update.event)) {
@@ -129,6 +174,10 @@ export function applyEventFaults(body: Obj, c: EventFaultContext): Obj {
       if (has(F.assignmentShape)) delete ev.unassign_id;
       if (has(F.counterPair)) ev.reassignment_counter = (ev.reassignment_counter as number) + 1;
       if (has(F.createdEventShape) && isObj(ev.created_event)) delete ev.created_event.observers;
+      if (has(F.noSignatories) && isObj(ev.created_event)) ev.created_event.signatories = [];
+      if (has(F.assignedCreatedAt) && isObj(ev.created_event) && typeof ev.created_event.created_at === 'string') {
+        ev.created_event.created_at = ev.created_event.created_at.replace(/:(\d{2})\./, (_m, sec: string) => `:${String((Number(sec) + 1) % 60).padStart(2, '0')}.`);
+      }
     } else if (has(F.unassignmentShape)) delete ev.submitter;
   }
   if (verdict !== undefined) {
@@ -139,6 +188,7 @@ export function applyEventFaults(body: Obj, c: EventFaultContext): Obj {
     for (const v of views ?? []) {
       if (has(F.viewsShape)) for (const cp of (v.confirming_parties as Obj[] | undefined) ?? []) delete cp.threshold;
       if (has(F.emptyViewHash) && v.view_hash === '') v.view_hash = null;
+      if (has(F.viewOrphan)) v.sub_views = [];
     }
     if (c.mode === 'get' && has(F.stableVerdict)) verdict.finalization_time = new Date(Date.now() + restamps++).toISOString().replace('Z', '000Z');
     if (c.mode === 'get' && body.update === null && has(F.verdictUpdateId)) verdict.update_id = `${String(verdict.update_id)}-other`;

@@ -17,7 +17,7 @@ import { installScanBodyFaults } from './faults-wire.js';
 import { licenseFaults, SCAN_LICENSE_FAULTS as LF } from './faults-licenses.js';
 import { TEMPLATES } from '../data/templates.js';
 import { SCAN_ACTIVITY_FAULTS as AF } from './faults-activities.js';
-import { applyEventFaults, SCAN_EVENT_FAULTS as EF } from './faults-events.js';
+import { applyEventFaults, listEventFaults, SCAN_EVENT_FAULTS as EF } from './faults-events.js';
 
 const histories = new WeakMap<ReferenceContext['world'], ScanHistory>();
 
@@ -68,7 +68,7 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
     if (ev === undefined && ctx.faults.has(EF.unknownId)) return reply.send({ update: null, verdict: null, traffic_summary: null, app_activity_records: null });
     if (ev === undefined && ctx.faults.has(EF.unknownId400)) return sendError(reply, 400, `update ${id} not found`);
     if (ev === undefined || (ev.migrationId === 1 && ctx.faults.has(EF.resolvable))) return sendError(reply, 404, `update ${id} not found`);
-    return reply.send(applyEventFaults(history.render(ev, enc), { faults: ctx.faults, mode: 'get', rejectedVerdict: history.verdicts.rejected.find((v) => v.update_id === ev.updateId) }));
+    return reply.send(applyEventFaults(history.render(ev, enc), { faults: ctx.faults, mode: 'get', encoding: enc, rejectedVerdict: history.verdicts.rejected.find((v) => v.update_id === ev.updateId) }));
   });
 
   app.post('/v0/events', async (req, reply) => {
@@ -93,8 +93,7 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
       if (micros === undefined) throw new HttpError(400, 'after.after_record_time must be an ISO-8601 date-time');
       after = { migrationId: m, recordMicros: micros };
     }
-    const events = history
-      .listAfter(after, pageSize)
+    const events = listEventFaults(history.events, history.listAfter(after, pageSize), after, pageSize, ctx.faults)
       .map((e) => applyEventFaults(history.render(e, enc), { faults: ctx.faults, mode: 'list', rejectedVerdict: history.verdicts.rejected.find((v) => v.update_id === e.updateId) }));
     if (ctx.faults.has(XF.emptyListings) || ctx.faults.has(XF.eventsEmpty)) return reply.send({ events: [] });
     return reply.send(ctx.faults.has(EF.listSchema) ? { items: events } : { events });

@@ -90,6 +90,56 @@ const fieldsOf = (partOf: (b: Obj) => Obj | undefined, fields: Array<[string, (v
   return part === undefined ? null : missing(part, fields);
 };
 
+const SAME_EVENT = 'scan.get-event-by-id.encodings-same-event';
+/** the fields of a Scan event record that hold Daml values, the ones daml_value_encoding is about */
+const VALUE_FIELDS = ['create_arguments', 'choice_argument', 'exercise_result'];
+
+/** A record split into its Daml values (by where they sit) and the rest, the values taken out. */
+function damlValues(body: Obj): { values: Map<string, unknown>; rest: unknown } {
+  const values = new Map<string, unknown>();
+  const walk = (v: unknown, path: string): unknown => {
+    if (Array.isArray(v)) return v.map((x, i) => walk(x, `${path}[${i}]`));
+    if (!isObj(v)) return v;
+    const out: Obj = {};
+    for (const [k, x] of Object.entries(v)) {
+      if (VALUE_FIELDS.includes(k)) values.set(`${path}.${k}`, x);
+      else out[k] = walk(x, `${path}.${k}`);
+    }
+    return out;
+  };
+  return { values, rest: walk(body, 'body') };
+}
+
+/** every string inside a JSON value */
+function stringsIn(v: unknown, out = new Set<string>(), depth = 0): Set<string> {
+  if (depth > 64) return out;
+  if (typeof v === 'string') out.add(v);
+  else if (Array.isArray(v)) for (const x of v) stringsIn(x, out, depth + 1);
+  else if (isObj(v)) for (const x of Object.values(v)) stringsIn(x, out, depth + 1);
+  return out;
+}
+
+/** the party ids (name::fingerprint) and contract ids (00 and hex) a JSON value holds as strings */
+const idsIn = (v: unknown): Set<string> => new Set([...stringsIn(v)].filter((s) => /^[^\s:]+::(1220)?[0-9a-f]{40,}$/.test(s) || /^00[0-9a-f]{64,}$/.test(s)));
+
+/** where two JSON values first differ, for a failure message */
+function firstDifference(a: unknown, b: unknown, path = ''): string {
+  if (sameJson(a, b)) return '';
+  if (isObj(a) && isObj(b)) {
+    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      const d = firstDifference(a[k], b[k], `${path}.${k}`);
+      if (d !== '') return d;
+    }
+  }
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+    for (let i = 0; i < a.length; i++) {
+      const d = firstDifference(a[i], b[i], `${path}[${i}]`);
+      if (d !== '') return d;
+    }
+  }
+  return `: at ${path || 'the top'}, ${JSON.stringify(a)?.slice(0, 120)} and ${JSON.stringify(b)?.slice(0, 120)}`;
+}
+
 describe('GET /v0/events/{update_id}', () => {
   conformance(
     {
@@ -167,6 +217,46 @@ describe('GET /v0/events/{update_id}', () => {
         expectStatus(t, compact, 200);
         t.expect(sameJson(plain.json, compact.json), `update ${id}: the body without daml_value_encoding differs from the compact_json one`, { exchange: plain });
       }
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.get-event-by-id.protobuf-same-event',
+      title: 'answers with protobuf_json the event it answers with compact_json: the same fields outside the Daml values, and values naming the same parties and contracts',
+      api: 'scan',
+      operations: ['getEventById'],
+      requirements: [SAME_EVENT],
+    },
+    async (t) => {
+      const r = resolvableIds(await discoverScan(t));
+      const ids = [...new Set([...r.transaction.slice(0, 6), ...r.reassignment.slice(0, 2)])];
+      if (ids.length === 0) t.skip('no transaction or reassignment found to compare encodings on');
+      let judged = 0;
+      for (const id of ids) {
+        const compact = await t.call('getEventById', { params: { update_id: id }, query: { daml_value_encoding: 'compact_json' } });
+        const proto = await t.call('getEventById', { params: { update_id: id }, query: { daml_value_encoding: 'protobuf_json' } });
+        expectStatus(t, compact, 200, { requirement: SAME_EVENT });
+        expectStatus(t, proto, 200, { requirement: SAME_EVENT });
+        if (!isObj(compact.json) || !isObj(proto.json)) continue;
+        judged++;
+        const a = damlValues(compact.json);
+        const b = damlValues(proto.json);
+        t.expect(sameJson(a.rest, b.rest), `update ${id}: outside its Daml values the protobuf_json answer differs from the compact_json one${firstDifference(a.rest, b.rest)}`, { exchange: proto });
+        for (const [where, value] of a.values) {
+          const other = b.values.get(where);
+          const named = idsIn(value);
+          const written = stringsIn(other);
+          const lost = [...named].filter((x) => !written.has(x));
+          const added = [...idsIn(other)].filter((x) => !stringsIn(value).has(x));
+          t.expect(
+            lost.length === 0 && added.length === 0,
+            `update ${id}: ${where} names ${lost.length > 0 ? `${lost.slice(0, 3).join(', ')} in compact_json but not in protobuf_json` : `${added.slice(0, 3).join(', ')} in protobuf_json but not in compact_json`}`,
+            { exchange: proto },
+          );
+        }
+      }
+      if (judged === 0) t.skip('no lookup answered a JSON object in both encodings');
     },
   );
 
@@ -483,6 +573,48 @@ describe('Scan event record (GET /v0/events/{update_id})', () => {
         return undefined;
       },
       none: 'no transaction found',
+    },
+    {
+      id: 'scan.events.tree-connected',
+      title: 'every event of events_by_id is a root or the child of another event, and a transaction with events has a root',
+      requirements: ['scan.events.tree-connected'],
+      problem: (b) => {
+        const u = transactionOf(b);
+        if (u === undefined || !isObj(u.events_by_id) || !Array.isArray(u.root_event_ids)) return null;
+        const byId = u.events_by_id;
+        const ids = Object.keys(byId);
+        if (ids.length > 0 && u.root_event_ids.length === 0) return `root_event_ids is empty, though events_by_id holds ${ids.length} events`;
+        const named = new Set<unknown>(u.root_event_ids);
+        for (const ev of Object.values(byId)) if (isObj(ev) && Array.isArray(ev.child_event_ids)) for (const c of ev.child_event_ids) named.add(c);
+        const orphan = ids.find((id) => !named.has(id));
+        return orphan === undefined ? undefined : `event ${orphan} of events_by_id is neither in root_event_ids nor in any event's child_event_ids`;
+      },
+      none: 'no transaction found',
+    },
+    {
+      id: 'scan.events.view-ids',
+      title: "a verdict's root_views and sub_views name views it lists, none its own sub view, and every view is a root or a sub view",
+      requirements: ['scan.events.view-ids-consistent'],
+      problem: (b) => {
+        const tv = verdictOf(b)?.transaction_views;
+        if (!isObj(tv) || !Array.isArray(tv.views) || !Array.isArray(tv.root_views)) return null;
+        const views = tv.views.filter(isObj);
+        const ids = new Set(views.map((v) => v.view_id));
+        const strayRoot = tv.root_views.find((r) => !ids.has(r));
+        if (strayRoot !== undefined) return `root_views names view ${JSON.stringify(strayRoot)}, which transaction_views.views does not list`;
+        if (views.length > 0 && tv.root_views.length === 0) return `root_views is empty, though ${views.length} views are listed`;
+        const named = new Set<unknown>(tv.root_views);
+        for (const v of views) {
+          const subs = Array.isArray(v.sub_views) ? v.sub_views : [];
+          const stray = subs.find((s) => !ids.has(s));
+          if (stray !== undefined) return `view ${JSON.stringify(v.view_id)} names sub view ${JSON.stringify(stray)}, which transaction_views.views does not list`;
+          if (subs.includes(v.view_id)) return `view ${JSON.stringify(v.view_id)} names itself as its sub view`;
+          for (const s of subs) named.add(s);
+        }
+        const orphan = views.find((v) => !named.has(v.view_id));
+        return orphan === undefined ? undefined : `view ${JSON.stringify(orphan.view_id)} is neither in root_views nor a sub view of another view`;
+      },
+      none: 'no verdict with transaction_views found',
     },
     {
       id: 'scan.events.record-time-microseconds',

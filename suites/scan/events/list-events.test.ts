@@ -188,6 +188,83 @@ describe('POST /v0/events: what must be listed', () => {
   );
 });
 
+/** a record time (scan writes six fractional digits and Z) in microseconds since the epoch; undefined if it does not parse */
+function recordMicros(time: string): bigint | undefined {
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z$/.exec(time);
+  if (m === null) return undefined;
+  const seconds = Date.parse(`${m[1]}Z`);
+  return Number.isFinite(seconds) ? (BigInt(seconds) / 1000n) * 1_000_000n + BigInt(`${m[2] ?? ''}000000`.slice(0, 6)) : undefined;
+}
+
+interface Position {
+  updateId: string;
+  migration: number;
+  time: string;
+  micros: bigint;
+}
+
+/** where a Scan event record stands in the order POST /v0/events pages by: its migration id and record time */
+function positionOf(e: Obj): Position | undefined {
+  const u = isObj(e.update) ? e.update : undefined;
+  const v = isObj(e.verdict) ? e.verdict : undefined;
+  const ev = isObj(u?.event) ? (u!.event as Obj) : undefined;
+  const updateId = [u?.update_id, v?.update_id].find((x) => typeof x === 'string') as string | undefined;
+  const migration = [u?.migration_id, ev?.migration_id, v?.migration_id].find((m) => typeof m === 'number') as number | undefined;
+  const time = [u?.record_time, v?.record_time].find((x) => typeof x === 'string') as string | undefined;
+  const micros = time !== undefined ? recordMicros(time) : undefined;
+  return updateId !== undefined && migration !== undefined && time !== undefined && micros !== undefined ? { updateId, migration, time, micros } : undefined;
+}
+
+/** -1, 0 or 1 as `a` stands before, with or after `b` */
+const comparePositions = (a: Position, b: Position): number => (a.migration !== b.migration ? Math.sign(a.migration - b.migration) : a.micros < b.micros ? -1 : a.micros > b.micros ? 1 : 0);
+
+const AFTER_CURSOR = 'scan.list-events.after-cursor';
+
+describe('POST /v0/events: the page after a cursor', () => {
+  conformance(
+    {
+      id: 'scan.list-events.after-cursor',
+      title: 'lists, after a known update\'s migration and record time, the updates past it in order, neither the cursor\'s own nor earlier ones, and skips none',
+      api: 'scan',
+      operations: ['listEvents', 'getEventById'],
+      requirements: [AFTER_CURSOR],
+    },
+    async (t) => {
+      // the updates GET answers, in (migration id, record time) order: each is a cursor whose page is known in part
+      const d = await discoverScan(t);
+      const known = d.events
+        .flatMap((e) => (e.status === 200 && e.body !== undefined ? [positionOf(e.body)] : []))
+        .filter((p): p is Position => p !== undefined)
+        .sort(comparePositions);
+      if (known.length === 0) t.skip(`no update answered by GET /v0/events/{update_id} carries a migration id and a record time: ${d.walkProblem ?? 'the event history is empty'}, and no fixtures.updateIds configured`);
+      const picks = [...new Set([0, known.length - 1, ...[1, 2, 3, 4, 5, 6].map((k) => Math.floor((known.length * k) / 7))])].sort((a, b) => a - b).map((i) => known[i]!);
+      for (const cursor of picks) {
+        // page_size 1 every run: a page one short of page_size is empty there
+        for (const pageSize of [1, CURSOR_PAGE]) {
+          const what = `POST /v0/events with page_size ${pageSize} after migration ${cursor.migration}, record time ${cursor.time} (update ${cursor.updateId})`;
+          const x = await t.call('listEvents', { json: { page_size: pageSize, after: { after_migration_id: cursor.migration, after_record_time: cursor.time } } });
+          notBusy(t, x);
+          expectStatus(t, x, 200, { requirement: AFTER_CURSOR });
+          const events = ((x.json as { events?: unknown } | undefined)?.events ?? []) as unknown[];
+          const listed = events.filter(isObj).map(positionOf).filter((p): p is Position => p !== undefined);
+          const again = listed.find((p) => p.updateId === cursor.updateId);
+          t.expect(again === undefined, `${what} lists that update again: a page after a cursor holds only updates past it`, { exchange: x });
+          const earlier = listed.find((p) => comparePositions(p, cursor) < 0);
+          t.expect(earlier === undefined, `${what} lists update ${earlier?.updateId} of migration ${earlier?.migration}, record time ${earlier?.time}, which lies before the cursor`, { exchange: x });
+          const back = listed.findIndex((p, i) => i > 0 && comparePositions(p, listed[i - 1]!) < 0);
+          t.expect(back < 0, `${what} lists update ${listed[back]?.updateId} (${listed[back]?.time}) after ${listed[back - 1]?.updateId} (${listed[back - 1]?.time}): not in (migration id, record time) order`, { exchange: x });
+          const past = known.filter((p) => comparePositions(p, cursor) > 0);
+          t.expect(past.length === 0 || events.length > 0, `${what} lists nothing, though GET /v0/events/{update_id} answers update ${past[0]?.updateId} of migration ${past[0]?.migration}, record time ${past[0]?.time}, past the cursor`, { exchange: x });
+          const last = listed[listed.length - 1];
+          const ids = new Set(listed.map((p) => p.updateId));
+          const skipped = last === undefined ? undefined : past.find((p) => comparePositions(p, last) < 0 && !ids.has(p.updateId));
+          t.expect(skipped === undefined, `${what} skips update ${skipped?.updateId} of migration ${skipped?.migration}, record time ${skipped?.time}, which lies between the cursor and the page's last update ${last?.updateId}`, { exchange: x });
+        }
+      }
+    },
+  );
+});
+
 describe('Reassignment counters and verdicts across the event history', () => {
   const ops = ['getEventById', 'listEvents'];
   conformance(
@@ -259,6 +336,79 @@ describe('Reassignment counters and verdicts across the event history', () => {
         t.expect(u.counter === 1, `contract ${u.contractId}, created in the history, is first unassigned by ${u.updateId} with reassignment_counter ${JSON.stringify(u.counter)}`);
       }
       if (judged === 0) t.skip('no unassignment of a contract whose creation is in the event history found');
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.events.assignment-created-event',
+      title: "an assignment's created_event is the moved contract's: its unassignment's contract, with the created_at, signatories and observers of the contract's creation",
+      api: 'scan',
+      operations: ops,
+      requirements: ['scan.events.assignment-created-event-matches'],
+    },
+    async (t) => {
+      const events = await walked(t);
+      // the created event of each contract created by a transaction of the walk (its first creation)
+      const createdBy = new Map<string, { updateId: string; ev: Obj }>();
+      for (const { updateId, e } of events) {
+        const u = isObj(e.update) ? e.update : undefined;
+        if (!isObj(u?.events_by_id)) continue;
+        for (const ev of Object.values(u!.events_by_id as Obj)) {
+          if (isObj(ev) && ev.event_type === 'created_event' && typeof ev.contract_id === 'string' && !createdBy.has(ev.contract_id)) createdBy.set(ev.contract_id, { updateId, ev });
+        }
+      }
+      const ms = moves(events);
+      const unassigns = new Map(ms.filter((m) => m.kind === 'unassign').map((m) => [String(m.unassignId), m]));
+      // lists of parties are compared as sets: their order carries no meaning
+      const same = (a: unknown, b: unknown) => (Array.isArray(a) && Array.isArray(b) ? sameJson([...new Set(a.map(String))].sort(), [...new Set(b.map(String))].sort()) : sameJson(a, b));
+      let judged = 0;
+      for (const { updateId, e } of events) {
+        const ev = isObj(e.update) && isObj(e.update.event) ? (e.update.event as Obj) : undefined;
+        const c = isObj(ev?.created_event) ? (ev!.created_event as Obj) : undefined;
+        if (c === undefined || typeof c.contract_id !== 'string') continue;
+        const u = unassigns.get(String(ev!.unassign_id));
+        if (u !== undefined) {
+          judged++;
+          t.expect(c.contract_id === u.contractId, `assignment ${updateId} names unassign_id ${String(ev!.unassign_id)} of unassignment ${u.updateId}, which unassigned contract ${u.contractId}, but assigns contract ${c.contract_id}`);
+        }
+        const origin = createdBy.get(c.contract_id);
+        if (origin === undefined) continue;
+        judged++;
+        const differing = ['created_at', 'signatories', 'observers'].filter((k) => !same(c[k], origin.ev[k]));
+        t.expect(
+          differing.length === 0,
+          `assignment ${updateId} carries contract ${c.contract_id} with ${differing.map((k) => `${k} ${JSON.stringify(c[k])}`).join(', ')}, where its creation in update ${origin.updateId} has ${differing.map((k) => `${k} ${JSON.stringify(origin.ev[k])}`).join(', ')}`,
+        );
+      }
+      if (judged === 0) t.skip('no assignment found whose unassignment or whose contract\'s creation is in the event history');
+    },
+  );
+
+  conformance(
+    {
+      id: 'scan.events.created-event-signatories',
+      title: 'every created event, in a transaction or an assignment, names at least one signatory',
+      api: 'scan',
+      operations: ops,
+      requirements: ['scan.events.created-event-signatories-non-empty'],
+    },
+    async (t) => {
+      const events = await walked(t);
+      let judged = 0;
+      for (const { updateId, e } of events) {
+        const u = isObj(e.update) ? e.update : undefined;
+        const created = [
+          ...(isObj(u?.events_by_id) ? Object.values(u!.events_by_id as Obj).filter((ev): ev is Obj => isObj(ev) && ev.event_type === 'created_event') : []),
+          ...(isObj(u?.event) && isObj((u!.event as Obj).created_event) ? [(u!.event as Obj).created_event as Obj] : []),
+        ];
+        for (const c of created) {
+          if (!Array.isArray(c.signatories)) continue;
+          judged++;
+          t.expect(c.signatories.length > 0, `update ${updateId}: created event ${String(c.event_id)} of contract ${String(c.contract_id)} has no signatory`);
+        }
+      }
+      if (judged === 0) t.skip('no created event with a signatories list found in the event history');
     },
   );
 
