@@ -104,6 +104,9 @@ function registryFixtures(ctx: ReferenceContext): Record<string, unknown> {
     allocationFactoryChoiceArguments: request.choiceArguments,
     // the seeded instructions' sender (alice) is a stakeholder, and alice_user can act as her
     reassignmentUser: 'alice_user',
+    // the instructions seeded mid-reassignment (unassigned, never assigned while the server runs): withdraw answers 409
+    midReassignmentAllocationInstructionId: reg.reassigningAllocationInstruction,
+    midReassignmentTransferInstructionId: reg.reassigningTransferInstruction,
     reassignmentSubmitter: Object.values(request.choiceArguments.allocation.transferLegs)[0]!.sender,
     // the factory's contracts have the registry admin (DSO) as their only stakeholder, and dso_user can act as it
     factoryReassignmentUser: 'dso_user',
@@ -164,6 +167,9 @@ function validatorFixtures(ctx: ReferenceContext): Record<string, unknown> {
     ...dsoFixtures(ctx),
     ...(featured !== undefined ? { featuredProvider: featured } : {}),
     maxPageSize: ctx.world.variant.scanMaxPageSize,
+    // the rounds the network always has, which the scan-proxy must list
+    openMiningRoundsMin: data.rounds.open.length,
+    issuingMiningRoundsMin: data.rounds.issuing.length,
   };
 }
 
@@ -183,7 +189,8 @@ export function referenceTargets(ctx: ReferenceContext, base: string, auth: { ad
     validator: {
       url: `${base}/api/validator`,
       version: o.scanVersion,
-      auth: hs256({ user: auth.validatorUser, secondUser: 'alice_user' }),
+      // notOnboardedUser and deactivatedUser (reference/world.ts): users GET /v0/entry/all must list nothing for
+      auth: hs256({ user: auth.validatorUser, secondUser: 'alice_user', notOnboardedUser: 'unonboarded_user', deactivatedUser: 'deactivated_user' }),
       fixtures: validatorFixtures(ctx),
     },
     registry: { url: `${base}/api/registry`, version: o.registryVersion, auth: { kind: 'none' }, fixtures: registryFixtures(ctx), disabledRequirements: registryKnownDifferences(o) },

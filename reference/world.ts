@@ -88,6 +88,10 @@ export function createWorld(variant: Variant = DEFAULT_VARIANT): World {
       user('validator_user', actor(validator), validator),
       user('alice_user', actor(alice), alice),
       user('bob_user', actor(bob), bob),
+      // users the validator has not onboarded: one without a primary party, and one deactivated (the validator's run
+      // sends their tokens to GET /v0/entry/all, which must list nothing for them)
+      user('unonboarded_user', actor(parties.get('charlie') as string)),
+      { ...user('deactivated_user', actor(bob), bob), isDeactivated: true },
     ].map((u) => [u.id, u]),
   );
   return {

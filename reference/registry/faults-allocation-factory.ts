@@ -8,6 +8,7 @@ export const AF_ADVERTISED_LEGS_UNSUPPORTED = 'registry-allocation-factory-adver
 export const AF_OVERSIZED_CONFLICT = 'registry-allocation-factory-oversized-allocation-conflict';
 export const AF_SERVED_DURING_REASSIGNMENT = 'registry-allocation-factory-served-during-reassignment';
 export const AF_NULL_BODY_SERVER_ERROR = 'registry-allocation-factory-null-body-server-error';
+export const AF_INVALID_ALLOCATION_ACCEPTED = 'registry-allocation-factory-invalid-allocation-accepted';
 
 /** transfer legs the newer registry releases must support (FACTS.md), which the advertised-legs fault claims */
 export const NEWER_RELEASE_TRANSFER_LEGS = 100;
@@ -44,6 +45,10 @@ registerFaults([
     description: 'a factory request whose body is the JSON null is answered 500 (the handler reads a field of null) instead of a 4xx',
   },
   {
+    name: AF_INVALID_ALLOCATION_ACCEPTED,
+    requirement: 'registry.get-allocation-factory.invalid-allocation-rejected',
+    description: 'choiceArguments without an allocation, or with an allocation whose transferLegs is missing or not a map, are read as an allocation of no legs and answered 200 with the factory and its context',
+  },  {
     name: AF_SERVED_DURING_REASSIGNMENT,
     requirement: 'registry.get-allocation-factory.reassignment-conflict',
     description: 'the allocation factory answers 200 while a contract its choice context discloses (the factory) is being reassigned',

@@ -5,6 +5,7 @@ export const AI_MISSING_CHOICE_CONTEXT_DATA = 'registry-allocation-instruction-w
 export const AI_UNKNOWN_ID_EMPTY_CONTEXT = 'registry-allocation-instruction-withdraw-unknown-id-empty-context';
 export const AI_MALFORMED_BODY_ACCEPTED = 'registry-allocation-instruction-withdraw-malformed-body-accepted';
 export const AI_SERVED_DURING_REASSIGNMENT = 'registry-allocation-instruction-withdraw-served-during-reassignment';
+export const AI_SEEDED_MOVING_SERVED = 'registry-allocation-instruction-withdraw-long-unassigned-served';
 export const AI_SERVED_WHILE_DISCLOSED_MOVES = 'registry-allocation-instruction-withdraw-served-while-disclosed-contract-moves';
 export const AI_UNSUPPORTED = 'registry-allocation-instructions-unsupported';
 export const AI_NOT_SERVED = 'registry-versioning-allocation-endpoints-not-served';
@@ -38,6 +39,10 @@ registerFaults([
     description: 'the allocation-instruction withdraw context is answered 200 while the instruction (which it does not disclose) is being reassigned',
   },
   {
+    name: AI_SEEDED_MOVING_SERVED,
+    requirement: 'registry.get-allocation-instruction-withdraw-context.instruction-reassignment-conflict',
+    description: 'an allocation instruction whose reassignment began before the registry started (the one seeded unassigned, fixture midReassignmentAllocationInstructionId) is answered 200; one moved while it runs still answers 409',
+  },  {
     name: AI_SERVED_WHILE_DISCLOSED_MOVES,
     requirement: 'registry.get-allocation-instruction-withdraw-context.reassignment-conflict',
     description: 'the allocation-instruction withdraw context is answered 200 while a contract it discloses (the rules or the mining round) is being reassigned',

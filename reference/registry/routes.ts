@@ -162,7 +162,10 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
         throw new HttpError(conflict ? 409 : 404, `${kind} ${id} not found`);
       }
       if (f.has(CC.CC_META_REQUIRED) && !isPlainObject(body.meta)) throw new HttpError(400, 'meta is required');
-      const servedMoving = f.has(allocation ? AI.AI_SERVED_DURING_REASSIGNMENT : TI.TI_SERVED_DURING_REASSIGNMENT);
+      // planted faults (served-during-reassignment; long-unassigned-served: only the instruction seeded unassigned)
+      const servedMoving =
+        f.has(allocation ? AI.AI_SERVED_DURING_REASSIGNMENT : TI.TI_SERVED_DURING_REASSIGNMENT) ||
+        (f.has(allocation ? AI.AI_SEEDED_MOVING_SERVED : TI.TI_SEEDED_MOVING_SERVED) && (id === s.reassigningAllocationInstruction || id === s.reassigningTransferInstruction));
       // planted fault (served-while-disclosed-contract-moves): the instruction is checked, the contracts disclosed are not
       const disclosedMoving = allocation && f.has(AI.AI_SERVED_WHILE_DISCLOSED_MOVES);
       if (!servedMoving) involved(ctx, [id]);
@@ -191,7 +194,8 @@ export async function registryRoutes(app: FastifyInstance, ctx: ReferenceContext
     let choiceArguments = body.choiceArguments;
     if (choiceArguments === undefined && f.has(AF.AF_MISSING_CHOICE_ARGUMENTS_ACCEPTED)) choiceArguments = { allocation: { transferLegs: {} } };
     if (!isPlainObject(choiceArguments)) throw undecodable('choiceArguments', 'is missing or not an object');
-    const legs = countTransferLegs(choiceArguments);
+    // planted fault (invalid-allocation-accepted): an allocation without a map of transfer legs counts as none
+    const legs = f.has(AF.AF_INVALID_ALLOCATION_ACCEPTED) && !(isPlainObject(choiceArguments.allocation) && isPlainObject(choiceArguments.allocation.transferLegs)) ? 0 : countTransferLegs(choiceArguments);
     const limit = f.has(AF.AF_AT_MOST_20_LEGS) ? Math.min(20, ctx.options.transferLegs) : ctx.options.transferLegs;
     if (legs > limit) {
       throw new HttpError(f.has(AF.AF_OVERSIZED_CONFLICT) ? 409 : 400, `allocation has ${legs} transfer legs; this registry supports at most ${limit}`);

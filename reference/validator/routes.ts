@@ -61,7 +61,10 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
       req.headers.authorization === undefined && ctx.faults.has(VALIDATOR_LIST_OWNED_ANS_ENTRIES_NO_AUTH)
         ? REFERENCE_VALIDATOR_USER
         : await authenticated(req, { unverified: ctx.faults.has(EF.unverified) });
-    const onboarded = partyOf(sub);
+    let onboarded = partyOf(sub);
+    // planted faults: a user the validator has not onboarded gets an empty listing, a deactivated one their party's
+    if (onboarded === undefined && ctx.faults.has(EF.notOnboardedListed)) return reply.send({ entries: [] });
+    if (onboarded === 'denied' && ctx.faults.has(EF.deactivatedListed)) onboarded = ctx.world.users.get(sub)?.primaryParty;
     const owner = ctx.faults.has(EF.subjectIgnored) && onboarded !== undefined && onboarded !== 'denied' ? data.validatorParty : onboarded;
     if (owner === 'denied') return sendError(reply.header('www-authenticate', BEARER_CHALLENGE), 401, `user ${sub} is deactivated`);
     if (owner === undefined) return sendError(reply, 404, `user ${sub} is not onboarded on this validator`);
@@ -78,6 +81,8 @@ export async function validatorRoutes(app: FastifyInstance, ctx: ReferenceContex
   app.get('/v0/scan-proxy/open-and-issuing-mining-rounds', async (req, reply) => {
     await proxyAuth(req);
     if (ctx.faults.has(XF.emptyListings)) return reply.send({ open_mining_rounds: [], issuing_mining_rounds: [] });
+    if (ctx.faults.has(PF.openRoundsEmpty)) return reply.send({ open_mining_rounds: [], issuing_mining_rounds: structuredClone(data.rounds.issuing) });
+    if (ctx.faults.has(PF.issuingRoundsEmpty)) return reply.send({ open_mining_rounds: structuredClone(data.rounds.open), issuing_mining_rounds: [] });
     return reply.send(
       ctx.faults.has(PF.roundsSchema)
         ? { open_mining_rounds: structuredClone(data.rounds.open) }

@@ -16,10 +16,34 @@ import {
   READS_CHOICE_CONTEXTS,
 } from '../../../harness/fixtures/registry.js';
 import { factoryRequest, factoryRequestWithContractIds, factoryRequestWithLegs, hasTransferLegs } from '../../../generators/registry/GetFactoryRequest.js';
-import { expectStatus, judgeRejection } from '../../v0-http-checks.js';
+import { expectStatus, judgeBadRequests, judgeRejection } from '../../v0-http-checks.js';
 
 const operations = ['getAllocationFactory'];
 const MUST_LEGS = 25;
+const INVALID_ALLOCATION = 'registry.get-allocation-factory.invalid-allocation-rejected';
+
+type Args = Record<string, unknown>;
+const allocationOf = (a: Args): Args => a.allocation as Args;
+/** choiceArguments that encode no allocate choice: each case changes a valid one-leg allocation */
+const INVALID_ALLOCATIONS: Array<[string, (a: Args) => void]> = [
+  ['without an allocation', (a) => void delete a.allocation],
+  ['whose allocation has no transferLegs', (a) => {
+    delete allocationOf(a).transferLegs;
+    delete allocationOf(a).transferLeg;
+  }],
+  ['whose transferLegs is a string', (a) => void (allocationOf(a).transferLegs = 'not-a-map')],
+  ['whose transferLegs is a number', (a) => void (allocationOf(a).transferLegs = 7)],
+  // the map of legs is what the configured arguments encode: a single transferLeg beside it does not make up for it
+  ['whose transferLegs is a string, with a single transferLeg beside it', (a) => {
+    const legs = allocationOf(a).transferLegs as Args;
+    allocationOf(a).transferLeg = Object.values(legs)[0];
+    allocationOf(a).transferLegs = 'not-a-map';
+  }],
+  ['whose transfer leg is a number', (a) => {
+    const legs = allocationOf(a).transferLegs as Args;
+    for (const k of Object.keys(legs)) legs[k] = 5;
+  }],
+];
 
 /** The target's choice arguments, with at least one transfer leg to copy; skips when there are none. */
 function template(t: CheckContext): Record<string, unknown> {
@@ -97,6 +121,29 @@ describe('POST /registry/allocation-instruction/v2/allocation-factory', () => {
         const x = await t.call('getAllocationFactory', { body, headers: { 'content-type': 'application/json' } });
         await judgeRejection(t, x, { requirement: 'registry.get-allocation-factory.missing-choice-arguments-rejected', badRequest: 'registry.errors.bad-request-400', what: `getAllocationFactory with body ${body}` });
       }
+    },
+  );
+
+  conformance(
+    {
+      id: 'registry.allocation-factory.invalid-allocation',
+      title: 'rejects choiceArguments without an allocation, without a map of transfer legs, or with a transfer leg that is not an object, with a 4xx status (400 as documented)',
+      api: 'registry',
+      reads: [...READS_CHOICE_CONTEXTS],
+      operations,
+      requirements: [INVALID_ALLOCATION, 'registry.errors.bad-request-400'],
+    },
+    async (t) => {
+      const args = template(t);
+      await setup(t, args);
+      const seen: Array<{ x: Exchange; what: string }> = [];
+      for (const [what, change] of INVALID_ALLOCATIONS) {
+        const choiceArguments = structuredClone(factoryRequest(args, 1).choiceArguments) as Record<string, unknown>;
+        change(choiceArguments);
+        const x = await t.call('getAllocationFactory', { json: { choiceArguments, excludeDebugFields: true } });
+        await judgeRejection(t, x, { requirement: INVALID_ALLOCATION, badRequest: 'registry.errors.bad-request-400', what: `getAllocationFactory with choiceArguments ${what}`, deferBadRequest: seen });
+      }
+      await judgeBadRequests(t, 'registry.errors.bad-request-400', seen);
     },
   );
 
