@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { conformance, type CheckContext } from '../harness/conformance.js';
 import { ansNames, CLOCK_SKEW_MS, dsoAndSvs, entryKey, isDsoProvided, isExpired, isObj, listAns, scanMaxPageSize, urlEmptyOrHttp, validatorUserIfAny, widePage, type AnsEntryLike } from '../harness/fixtures/scan.js';
+import type { Exchange } from '../harness/transport/http.js';
 import { ansNamePrefix } from '../generators/scan/AnsNamePrefix.js';
 import { pageLimit, pageLimitBounds } from '../generators/scan/PageLimits.js';
 
@@ -168,29 +169,40 @@ export function ansListingChecks(op: AnsListingOperation, ids: AnsListingCheckId
       if (known.length === 0) t.skip('no entry is known to exist: no listing shows one, the validator user owns none and no fixtures.ansEntriesOldestFirst is configured, so nothing tells what must be listed');
       const max = widePage(t);
       const alive = (k: KnownEntry) => k.expiresMs === undefined || k.expiresMs > Date.now() + CLOCK_SKEW_MS;
+      // a page is full when its regular entries fill it: DSO-provided entries (no contract_id) may only be added when
+      // fewer than page_size entries are found (FACTS.md), so they never take the room of a matching entry
+      const regularCount = (es: AnsEntryLike[]) => es.filter((e) => typeof e.contract_id === 'string').length;
       // each known entry, asked for by its whole name: the page holds it unless it is full of other entries
       for (const k of sampleKnown(known).filter(alive)) {
         let l = await listAns(t, op, { name_prefix: k.name, page_size: max });
         // an entry its owner's validator shows before scan has ingested it is missing once: asked again, it is there
-        if (!l.entries.some((e) => e.name === k.name) && l.entries.length < max) l = await listAns(t, op, { name_prefix: k.name, page_size: max });
-        if (l.entries.some((e) => e.name === k.name) || l.entries.length >= max) continue;
+        if (!l.entries.some((e) => e.name === k.name) && regularCount(l.entries) < max) l = await listAns(t, op, { name_prefix: k.name, page_size: max });
+        if (l.entries.some((e) => e.name === k.name) || regularCount(l.entries) >= max) continue;
         t.fail(`entry "${k.name}", known from ${k.from}, is not listed for name_prefix "${k.name}" (page_size ${max}, ${l.entries.length} entries listed), twice in a row`, { requirement: req.matchingListed, exchange: l.exchange });
       }
+      // the unfiltered listing (no prefix matches every name) holds every entry known from elsewhere (fixtures, the
+      // owner's listing) unless its regular entries fill the page
+      const elsewhere = sampleKnown(known).filter((k) => alive(k) && !k.from.includes('listing'));
+      if (elsewhere.length > 0 && regularCount(unfiltered) < max) {
+        const missing = (es: AnsEntryLike[]) => elsewhere.find((k) => !es.some((e) => e.name === k.name));
+        let l: { entries: AnsEntryLike[]; exchange?: Exchange } = { entries: unfiltered };
+        if (missing(l.entries) !== undefined) l = await listAns(t, op, { page_size: max });
+        const miss = regularCount(l.entries) < max ? missing(l.entries) : undefined;
+        t.expect(miss === undefined, `entry "${String(miss?.name)}", known from ${String(miss?.from)}, is not in the listing without name_prefix (page_size ${max}, ${regularCount(l.entries)} regular entries listed), twice in a row`, { requirement: req.matchingListed, ...(l.exchange !== undefined ? { exchange: l.exchange } : {}) });
+      }
       // prefixes of the known names with small pages: a page with room holds every entry of the unfiltered listing
-      // (when that one was not full) that matches
+      // (when that one was not full) that matches; the empty prefix with pages of 1 and 2 every run
       const complete = unfiltered.length < max;
       const names = known.map((k) => k.name);
-      await t.property(
-        fc.record({ prefix: ansNamePrefix(names), pageSize: pageLimit({ max: 40 }) }),
-        async ({ prefix, pageSize }) => {
-          const l = await listAns(t, op, { name_prefix: prefix, page_size: pageSize });
-          if (l.entries.length >= pageSize || !complete) return;
-          const listed = new Set(l.entries.map(entryKey));
-          const missed = unfiltered.find((e) => typeof e.name === 'string' && e.name.startsWith(prefix) && typeof e.contract_id === 'string' && !listed.has(entryKey(e)) && !isExpired(e, Date.now() + 2 * CLOCK_SKEW_MS));
-          t.expect(missed === undefined, `entry "${String(missed?.name)}" (${String(missed?.contract_id)}) matches name_prefix "${prefix}" and is listed without a prefix, but the listing for "${prefix}" with page_size ${pageSize} leaves it out with room to spare (${l.entries.length} entries)`, { requirement: req.matchingListed, exchange: l.exchange });
-        },
-        { runs: t.scaledRuns(15), concurrent: true },
-      );
+      const judgePage = async ({ prefix, pageSize }: { prefix: string; pageSize: number }) => {
+        const l = await listAns(t, op, { name_prefix: prefix, page_size: pageSize });
+        if (regularCount(l.entries) >= pageSize || !complete) return;
+        const listed = new Set(l.entries.map(entryKey));
+        const missed = unfiltered.find((e) => typeof e.name === 'string' && e.name.startsWith(prefix) && typeof e.contract_id === 'string' && !listed.has(entryKey(e)) && !isExpired(e, Date.now() + 2 * CLOCK_SKEW_MS));
+        t.expect(missed === undefined, `entry "${String(missed?.name)}" (${String(missed?.contract_id)}) matches name_prefix "${prefix}" and is listed without a prefix, but the listing for "${prefix}" with page_size ${pageSize} leaves it out with room to spare (${regularCount(l.entries)} regular entries of ${l.entries.length})`, { requirement: req.matchingListed, exchange: l.exchange });
+      };
+      for (const pageSize of [1, 2]) await judgePage({ prefix: '', pageSize });
+      await t.property(fc.record({ prefix: ansNamePrefix(names), pageSize: pageLimit({ max: 40 }) }), judgePage, { runs: t.scaledRuns(15), concurrent: true });
     },
   );
 

@@ -8,7 +8,7 @@ import { AnsStore, VALIDATOR_PARTY_NAME } from './ans.js';
 import { featuredAppRights, LicenseStore, miningRounds, type RoundsData, type ScanContract } from './contracts.js';
 import { dataClock } from './clock.js';
 import { party } from './seed.js';
-import { DATA_ANS_FAULTS, hideOtherOwners } from './faults-ans.js';
+import { DATA_ANS_FAULTS, displaceRegularByDso, hideOtherOwners, hideUnfilteredRegular } from './faults-ans.js';
 import { DATA_LICENSE_FAULTS, endListingsAtSingleLicense } from './faults-licenses.js';
 
 export interface SharedScanData {
@@ -39,6 +39,8 @@ export function sharedScanData(ctx: ReferenceContext): SharedScanData {
       validatorParty: party(world, VALIDATOR_PARTY_NAME),
     };
     if (ctx.faults.has(DATA_ANS_FAULTS.otherOwnersHidden)) hideOtherOwners(d.ans);
+    if (ctx.faults.has(DATA_ANS_FAULTS.unfilteredRegularHidden)) hideUnfilteredRegular(d.ans);
+    if (ctx.faults.has(DATA_ANS_FAULTS.dsoDisplacesRegular)) displaceRegularByDso(d.ans);
     if (ctx.faults.has(DATA_LICENSE_FAULTS.singleLicenseEnds)) endListingsAtSingleLicense(d.licenses);
     cache.set(world, d);
   }
