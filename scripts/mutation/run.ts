@@ -458,7 +458,7 @@ export async function runMutation(s: RunSettings): Promise<RunOutcome> {
     let done = 0;
     const progress = (r: MutantResult, total: number) => {
       done++;
-      const by = r.pass !== undefined && planOf(r).length > 1 ? ` in ${r.pass}` : r.status === 'survived' && (r.passes?.length ?? 0) > 1 ? ` (${r.passes!.join(', ')})` : '';
+      const by = r.pass !== undefined && (planOf(r).length > 1 || r.pass !== DEFAULT_PASS.name) ? ` in ${r.pass}` : r.status === 'survived' && (r.passes?.length ?? 0) > 1 ? ` (${r.passes!.join(', ')})` : '';
       s.write(`[${done}/${total}] #${r.id} ${r.status}${r.exitCode !== undefined ? ` (exit ${r.exitCode})` : ''}${by}${r.rerun === true ? ' (run again alone)' : ''} ${((r.ms ?? 0) / 1000).toFixed(1)} s  ${r.file}:${r.line} ${r.operator}\n`);
     };
     const again: { r: MutantResult; from: number }[] = [];
