@@ -51,6 +51,16 @@ export const listedKey = (): fc.Arbitrary<SigningPublicKey> =>
     })),
   );
 
+/** Every combination listedKey draws from, once each: a check sends them all, whatever the draws. */
+export const everyListedKey = (): SigningPublicKey[] => [
+  ...(['SIGNING_KEY_SPEC_EC_CURVE25519', 'SIGNING_KEY_SPEC_EC_P256', 'SIGNING_KEY_SPEC_EC_P384', 'SIGNING_KEY_SPEC_EC_SECP256K1'] as const).map((spec) => ({
+    format: 'CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO',
+    keyData: spki(spec).toString('base64'),
+    keySpec: spec,
+  })),
+  { format: 'CRYPTO_KEY_FORMAT_RAW', keyData: spki('SIGNING_KEY_SPEC_EC_CURVE25519').subarray(-32).toString('base64'), keySpec: 'SIGNING_KEY_SPEC_EC_CURVE25519' },
+];
+
 /** A party hint: what may precede `::` in a party id. */
 export const partyHint = () => fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9_-]{0,30}$/);
 

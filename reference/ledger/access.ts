@@ -23,7 +23,7 @@ export class Caller {
     return this.has('IdentityProviderAdmin');
   }
   canActAs(party: string): boolean {
-    return this.has('CanActAs', party);
+    return this.has('CanActAs', party) || (this.fault(PF.actAsAnyParty) && this.has('CanActAs'));
   }
   /** CanActAs implies reading as the party. */
   canReadAs(party: string): boolean {

@@ -10,6 +10,7 @@ export const XF = {
   duplicate: 'ledger-update-traffic-account-duplicate-dedup-id-applied',
   fresh: 'ledger-update-traffic-account-deduplicated-by-content',
   required: 'ledger-update-traffic-account-dedup-id-optional',
+  emptyDedup: 'ledger-update-traffic-account-empty-dedup-id-accepted',
   party: 'ledger-update-traffic-account-party-id-rejected',
   enforcement: 'ledger-update-traffic-account-served-without-enforcement',
   getSchema: 'ledger-get-traffic-account-balance-missing',
@@ -33,6 +34,7 @@ registerFaults([
   r(XF.duplicate, `${u}.duplicate-dedup-id-ignored`, 'a reused deduplicationId applies its delta again'),
   r(XF.fresh, `${u}.fresh-dedup-id-applies`, 'a request with the same delta as the previous one is ignored despite a fresh deduplicationId'),
   r(XF.required, `${u}.dedup-id-required`, 'a request without deduplicationId is applied'),
+  r(XF.emptyDedup, `${u}.dedup-id-required`, 'a request whose deduplicationId is the empty string (what a missing one decodes to) is applied'),
   r(XF.party, `${u}.account-id-is-party`, 'a party id allocated on this participant is refused as accountId with 400'),
   // the rule is about participants without traffic enforcement: the self-test runs this fault on such a reference
   { ...r(XF.enforcement, `${u}.requires-enforcement`, 'the traffic routes are served without traffic enforcement'), reference: { trafficEnforcement: false } },

@@ -1,5 +1,9 @@
 /** Planted faults of transaction tree submission, transaction lookup by offset, events and event formats. */
 import { registerFaults } from '../faults.js';
+import { Caller } from './access.js';
+
+/** The caller with the participant administrator's reads (fault updateRightsUnchecked): no read right is checked. */
+export const readsAsAnyone = (c: Caller): Caller => new Caller({ ...c.user, rights: [...c.user.rights, { kind: 'ParticipantAdmin' }] });
 
 export const QF = {
   noEventFormat: 'ledger-by-offset-missing-event-format-wildcard',
@@ -42,6 +46,9 @@ export const QF = {
   noCumulative: 'ledger-event-format-no-cumulative-matches-nothing',
   accumulate: 'ledger-event-format-blob-flag-from-first-filter-only',
   widen: 'ledger-event-format-template-filter-narrows',
+  anyTemplate: 'ledger-event-format-template-filter-matches-any-template',
+  archivedServerError: 'ledger-submit-tree-archived-contract-server-error',
+  updateRightsUnchecked: 'ledger-get-update-by-offset-read-rights-unchecked',
   interfaceView: 'ledger-event-format-interface-view-omitted',
   acsExercise: 'ledger-event-format-acs-delta-includes-exercises',
   effectsNoExercise: 'ledger-event-format-ledger-effects-drops-exercises',
@@ -61,6 +68,7 @@ registerFaults([
   r(QF.treeNull, `${T}.required-fields`, 'the transaction tree carries recordTime as null'),
   r(QF.treeFlat, `${T}.event-wrappers`, 'the tree events come directly under CreatedTreeEvent and ExercisedTreeEvent, not under value'),
   r(QF.actAs, 'ledger.auth.act-as-tree-submission', 'a tree submission is accepted without CanActAs for its actAs parties'),
+  r(QF.archivedServerError, 'ledger.http.no-server-error', 'a tree submission exercising a contract that is no longer active (archived) is answered 500 INTERNAL'),
   r(QF.emptyActAsAccepted, 'ledger.auth.empty-act-as-refused', 'a tree submission with actAs [] is committed, with no acting party'),
   r(QF.filteredOutServerError, 'ledger.event-format.acs-delta-stakeholders', 'a transaction whose events the filter leaves all out (a party that is no stakeholder) is answered 500 INTERNAL instead of 404 UPDATE_NOT_FOUND'),
   r(QF.int64Overflow, 'ledger.errors.int64-overflow-rejected', 'an offset past the int64 range (2^63) is answered 500 INTERNAL (an overflow) instead of a 4xx'),
@@ -99,6 +107,8 @@ registerFaults([
   r(QF.effectsNoExercise, 'ledger.event-format.ledger-effects-witnesses', 'the ledger-effects shape drops exercised events'),
   r(QF.interfaceView, 'ledger.event-format.interface-view-included', 'created events matched by an InterfaceFilter with includeInterfaceView carry no interfaceViews'),
   r(QF.widen, 'ledger.event-format.filters-widen', 'a template filter next to a wildcard filter hides the events the wildcard selects'),
+  r(QF.anyTemplate, 'ledger.event-format.acs-delta-stakeholders', 'a template filter selects the contracts of every template, as a wildcard does: a filter on another template shows the contract'),
+  r(QF.updateRightsUnchecked, 'ledger.rights.can-execute-as-grants-no-reads', 'POST /v2/updates/update-by-offset does not check the read rights of the event format: a user holding only CanExecuteAs for a party reads as it there'),
   r(QF.byOffsetGone, 'ledger.versioning.transaction-by-offset-served', 'POST /v2/updates/transaction-by-offset answers 404 (as after its removal)'),
   r(QF.treeGone, 'ledger.versioning.transaction-tree-served', 'POST /v2/commands/submit-and-wait-for-transaction-tree answers 404 (as after its removal)'),
   { ...r(QF.byOffsetKept, 'ledger.versioning.transaction-by-offset-gone', 'a 3.6 participant still serves POST /v2/updates/transaction-by-offset'), reference: { ledgerVersion: '3.6' } },

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../types.js';
 import type { Right, UserRecord } from '../world.js';
-import { elementObject, oneOf, optArray, optString, reqObject, reqString, type Obj } from './body.js';
+import { elementObject, isObject, oneOf, optArray, optString, reqObject, reqString, type Obj } from './body.js';
 import { CantonError, MalformedRequest, err } from './errors.js';
 import { F } from './faults-users.js';
 import type { FaultSet } from '../faults.js';
@@ -108,6 +108,7 @@ function checkPathMatchesBody(pathId: string, bodyId: string): void {
 function faultyRightsBody(body: Obj, faults: FaultSet): Obj {
   if (faults.has(F.grantNeedsRights) && body.rights === undefined) throw new MalformedRequest(`Invalid value for: body (missing field 'rights')`);
   if (!Array.isArray(body.rights)) return body;
+  if (faults.has(F.kindlessServerError) && body.rights.some((r) => isObject(r) && r.kind === undefined)) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
   const keep = (r: unknown): boolean => {
     const kind = (r as { kind?: Record<string, { value?: { party?: unknown } }> } | null)?.kind;
     if (typeof kind !== 'object' || kind === null) return true;

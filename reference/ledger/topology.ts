@@ -80,6 +80,7 @@ function validate(state: LedgerState, r: TopologyRequest, has: Has): { localUid:
   if (r.threshold === 0 && has(TF.zeroRejected)) throw err.invalidArgument('confirmation_threshold must be positive');
   if (r.format === 'CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO' && has(TF.derRejected)) throw err.invalidArgument('unsupported key format');
   if (r.keySpec === 'SIGNING_KEY_SPEC_EC_SECP256K1' && has(TF.secp256k1Rejected)) throw err.invalidArgument('unsupported key spec');
+  if (r.keySpec === 'SIGNING_KEY_SPEC_EC_P384' && has(TF.p384Rejected)) throw err.invalidArgument('unsupported key spec');
   if (has(TF.duplicates)) {
     r.otherConfirming = [...new Set(r.otherConfirming)];
     r.observing = [...new Set(r.observing)].filter((u) => !r.otherConfirming.includes(u));

@@ -48,7 +48,7 @@ export function trafficRoutes(app: FastifyInstance, ctx: ReferenceContext, state
     if (has(XF.added)) throw err.notFound('NOT_FOUND', 'The requested resource could not be found: POST /v2/traffic/accounts');
     const body = await c.json();
     const accountId = reqString(body, 'accountId');
-    const deduplicationId = has(XF.required) && (body.deduplicationId === undefined || body.deduplicationId === null) ? `auto-${state.nextSeq()}` : reqString(body, 'deduplicationId');
+    const deduplicationId = has(XF.required) && (body.deduplicationId === undefined || body.deduplicationId === null) ? `auto-${state.nextSeq()}` : has(XF.emptyDedup) && body.deduplicationId === '' ? `auto-${state.nextSeq()}` : reqString(body, 'deduplicationId');
     let delta = optInt(body, 'balanceDelta', '', 64);
     let caller;
     try {

@@ -99,6 +99,7 @@ export function faultyEventFormat(raw: unknown, ef: EventFormat | undefined, has
     if (has(QF.packageName)) for (const f of filters) if (f.id?.startsWith('#')) f.id = `#cc-nothing${f.id.slice(f.id.indexOf(':'))}`;
     if (has(QF.packageId)) for (const f of filters) if (f.id !== undefined && !f.id.startsWith('#')) f.id = `0000${f.id.slice(4)}`;
     if (has(QF.accumulate)) filters.forEach((f, i) => i > 0 && (f.includeCreatedEventBlob = false));
+    if (has(QF.anyTemplate)) ef.byParty.set(party, filters.map((f) => (f.kind === 'template' ? { kind: 'wildcard', includeCreatedEventBlob: f.includeCreatedEventBlob } : f)));
     if (has(QF.widen) && filters.length > 1 && filters.some((f) => f.kind === 'template')) ef.byParty.set(party, filters.filter((f) => f.kind === 'template').map((f) => ({ ...f, id: `#cc-nothing${(f.id ?? ':x:y').slice((f.id ?? ':x:y').indexOf(':'))}` })));
   }
 }
@@ -460,6 +461,7 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
     if (has(QF.treeGone)) throw err.notFound('NOT_FOUND', 'The requested resource could not be found: POST /v2/commands/submit-and-wait-for-transaction-tree');
     const s = decodeSubmission(faultyCommands(await c.json(), has));
     const caller = await c.caller();
+    if (has(QF.archivedServerError) && s.commands.some((x) => x.kind === 'exercise' && !state.world.contracts.has(x.contractId))) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
     validateSubmission(s, caller, state, has);
     const tx = commitOnce(state, caller, s, has);
     const tree = transactionTree(tx, [...s.actAs, ...s.readAs]);

@@ -353,6 +353,11 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
       const other = await createUser(t);
       const x = await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } }, { withFormat: false }, { user: other.id });
       await judgeRejection(t, x, { requirement: 'ledger.auth.act-as-submitter', badRequest: 'ledger.auth.permission-denied-403', statuses: [403], what: 'an unassignment by a caller without CanActAs for the submitter' });
+      // a caller holding CanActAs and CanReadAs, but for a party of its own: a right is for its party only
+      const own = await allocateParty(t, 'cc-own-party');
+      const stranger = await createUser(t, { rights: [right.actAs(own), right.readAs(own)] });
+      const y = await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } }, { withFormat: false }, { user: stranger.id });
+      await judgeRejection(t, y, { requirement: 'ledger.auth.act-as-submitter', badRequest: 'ledger.auth.permission-denied-403', statuses: [403], what: 'an unassignment by a caller holding CanActAs only for another party' });
     },
   );
 

@@ -2,7 +2,7 @@ import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import { expectRejected, judgeBadRequests, judgeRejection } from '../../rejections.js';
 import type { Exchange } from '../../../harness/transport/http.js';
-import { createSubmitter, createUser, templateFixture, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
+import { FixtureError, createSubmitter, createUser, createdContractId, templateFixture, type Submitter, type TemplateFixture } from '../../../harness/fixtures/ledger.js';
 import { allocateParty, needUserTokens, right } from '../../../harness/fixtures/ledger-users.js';
 import { createCommand as create, judgeThat, submitTree, treeEventsOf, treeServed, noteWrappers, wrapperProblems } from '../shared.js';
 
@@ -149,6 +149,34 @@ describe('POST /v2/commands/submit-and-wait-for-transaction-tree', () => {
       const other = await createUser(t);
       const x = await submit(t, s, [create(tmpl, s.party)], { user: other.id });
       await judgeRejection(t, x, { requirement: 'ledger.auth.act-as-tree-submission', badRequest: 'ledger.auth.permission-denied-403', statuses: [403], what: 'a submission without CanActAs for its actAs party' });
+      // a caller holding CanActAs and CanReadAs, but for a party of its own: a right is for its party only
+      const own = await allocateParty(t, 'cc-own-party');
+      const stranger = await createUser(t, { rights: [right.actAs(own), right.readAs(own)] });
+      const y = await submit(t, s, [create(tmpl, s.party)], { user: stranger.id });
+      await judgeRejection(t, y, { requirement: 'ledger.auth.act-as-tree-submission', badRequest: 'ledger.auth.permission-denied-403', statuses: [403], what: 'a submission by a caller holding CanActAs only for another party' });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.submit-and-wait-for-transaction-tree.archived-contract',
+      title: 'answers an exercise of a contract it has archived without a 5xx',
+      api: 'ledger',
+      operations: ['submitAndWaitForTransactionTree'],
+      requirements: ['ledger.http.no-server-error'],
+    },
+    async (t) => {
+      // the exchanges are judged by the generic rules (no 5xx); SPEC.md does not say how a participant refuses it
+      const tmpl = templateFixture(t);
+      const s = await createSubmitter(t);
+      const created = await submit(t, s, [create(tmpl, s.party)]);
+      t.expectStatus(created, 200, { what: 'a create to archive' });
+      const cid = createdContractId(created.json);
+      if (cid === undefined) throw new FixtureError('setup: the create returned no created event');
+      const exercise = { ExerciseCommand: { templateId: tmpl.templateId, contractId: cid, choice: tmpl.choice, choiceArgument: tmpl.choiceArgument } };
+      t.expectStatus(await submit(t, s, [exercise]), 200, { what: `the fixture's consuming choice ${tmpl.choice} on the contract` });
+      // the endpoint answered twice: a 404 now is about the contract, not the route (submitTree, not submit)
+      await submitTree(t, s, [exercise]);
     },
   );
 

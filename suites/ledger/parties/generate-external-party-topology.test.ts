@@ -10,6 +10,7 @@ import {
   invalidEmptyKeyData,
   invalidKeyEnum,
   invalidNegativeThreshold,
+  everyListedKey,
   listedKey,
   partyHint,
 } from '../../../generators/ledger/topology.js';
@@ -95,6 +96,10 @@ describe('POST /v2/parties/external/generate-topology', () => {
     },
     async (t) => {
       const sync = await synchronizer(t);
+      // every listed combination once, besides the random draws
+      for (const key of everyListedKey()) {
+        t.expectStatus(await generate(t, { synchronizer: sync, partyHint: t.uniqueName('cc-key'), publicKey: key }), 200, { what: `a ${key.keySpec} key in ${key.format}` });
+      }
       await t.property(fc.tuple(partyHint(), listedKey()), async ([hint, key]) => {
         t.expectStatus(await generate(t, { synchronizer: sync, partyHint: hint, publicKey: key }), 200, { what: `a ${key.keySpec} key in ${key.format}` });
         // generating a topology changes no state: the cases run at once (each a topology-speed request on a participant)

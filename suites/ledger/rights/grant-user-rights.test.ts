@@ -154,6 +154,10 @@ describe('POST /v2/users/{user-id}/rights', () => {
         const what = `granting right kind ${Object.keys(kind)[0]}`;
         await judgeRejection(t, await grantRights(t, u.id, [{ kind }]), { requirement: 'ledger.rights.unknown-kind-rejected', badRequest: BAD_REQUEST, what, deferBadRequest: seen });
       }
+      // no variant at all: a right without kind, and one whose kind names none (read leniently as the empty message)
+      for (const [r, what] of [[{}, 'granting a right without kind'], [{ kind: {} }, 'granting a right whose kind names no variant']] as const) {
+        await judgeRejection(t, await grantRights(t, u.id, [r]), { requirement: 'ledger.rights.unknown-kind-rejected', badRequest: BAD_REQUEST, what, deferBadRequest: seen });
+      }
       await judgeBadRequests(t, BAD_REQUEST, seen);
     },
   );

@@ -192,6 +192,10 @@ describe('POST /v2/traffic/accounts', () => {
         expectRejected(t, x, { what: 'an update without deduplicationId' });
         seen.push({ x, what: 'an update without deduplicationId' });
       }, { runs: t.scaledRuns(3) });
+      // FACTS.md: a missing string decodes to its empty default, so an empty deduplicationId is the missing one
+      const empty = await t.call('updateTrafficAccount', { json: { accountId: account, deduplicationId: '', balanceDelta: 1 } });
+      expectRejected(t, empty, { what: 'an update whose deduplicationId is the empty string' });
+      seen.push({ x: empty, what: 'an update whose deduplicationId is the empty string' });
       await judgeBadRequests(t, BAD_REQUEST, seen);
     },
   );

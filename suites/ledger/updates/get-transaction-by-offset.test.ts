@@ -297,7 +297,7 @@ describe('POST /v2/updates/transaction-by-offset', () => {
       requirements: ['ledger.event-format.acs-delta-stakeholders', 'ledger.event-format.ledger-effects-witnesses'],
     },
     async (t) => {
-      const { s, archived, cid } = await setup(t);
+      const { s, tmpl, archived, cid } = await setup(t);
       const kinds = (x: Exchange) => eventsOf(x).map((e) => `${e.kind}:${String(e.event.contractId)}`);
       // SPEC.md names CreatedEvent and ArchivedEvent; the kind name of an exercise event is not shown (events are read
       // under their kind key in either form, see eventsOf)
@@ -321,6 +321,19 @@ describe('POST /v2/updates/transaction-by-offset', () => {
         const what = `the archiving transaction read for ${outsider}, no stakeholder of ${cid}`;
         t.expect(none.status === 200 || none.status === 404, `${what}: answered ${none.status}, neither 200 nor 404 (not visible)`, { requirement: 'ledger.event-format.acs-delta-stakeholders', exchange: none });
         if (none.status === 200) t.expect(!eventsOf(none).some((e) => e.event.contractId === cid), `${what}: shows ${kinds(none).join(', ')}`, { requirement: 'ledger.event-format.acs-delta-stakeholders', exchange: none });
+      });
+      // a template filter that leaves the event out: the stakeholder's filter names another template of the fixture's
+      // module (an entity name no template has). A participant may refuse a filter on an unknown template (a 4xx); if
+      // it takes it, the filter matches nothing of the contract: 404 UPDATE_NOT_FOUND or a 200 without its events
+      const tid = tmpl.templateId;
+      const otherTemplate = `${tid}CcNoSuchTemplate`;
+      const byOther = { cumulative: [{ identifierFilter: { TemplateFilter: { value: { templateId: otherTemplate, includeCreatedEventBlob: false } } } }] };
+      const { x: filtered } = await readTransaction(t, archived, format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', byOther), { user: s.userId });
+      await t.judge('ledger.event-format.acs-delta-stakeholders', () => {
+        notBusy(t, filtered);
+        const what = `the archiving transaction read for the stakeholder ${s.party} through a TemplateFilter on ${otherTemplate}, not the contract's template ${tid}`;
+        t.expect(filtered.status < 500, `${what}: answered ${filtered.status}`, { requirement: 'ledger.event-format.acs-delta-stakeholders', exchange: filtered });
+        if (filtered.status === 200) t.expect(!eventsOf(filtered).some((e) => e.event.contractId === cid), `${what}: shows ${kinds(filtered).join(', ')}`, { requirement: 'ledger.event-format.acs-delta-stakeholders', exchange: filtered });
       });
       const { x: le } = await readTransaction(t, archived, format([s.party], 'TRANSACTION_SHAPE_LEDGER_EFFECTS'), { user: s.userId });
       await t.judge('ledger.event-format.ledger-effects-witnesses', () => {
@@ -447,11 +460,14 @@ async function readAsUserWith(t: CheckContext, rights: (party: string) => JsonRi
   // FACTS.md; a 404 without UPDATE_NOT_FOUND from 3.5 on) it goes to its replacement (readTransaction)
   const filtered = await readTransaction(t, created, format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', WILDCARD), auth);
   if (filtered.via === 'update-by-offset') return { setup: setup0, reads: [['update-by-offset', filtered.x]] };
+  // the replacement reads under the same rights where it is served too (FACTS.md: same event format)
+  const replacement = await t.call('getUpdateByOffset', { json: { offset: created, updateFormat: { includeTransactions: format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', WILDCARD) } }, auth });
   return {
     setup: setup0,
     reads: [
       ['requestingParties', await byOffset(t, { offset: created, requestingParties: [s.party] }, auth)],
       ['filtersByParty', filtered.x],
+      ...(routeNotServed(replacement) ? [] : [['update-by-offset', replacement] as [string, Exchange]]),
     ],
   };
 }
