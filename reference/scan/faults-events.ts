@@ -48,6 +48,7 @@ const F = {
   protobufContractIds: 'scan-get-event-protobuf-contract-ids-empty',
   treeOrphan: 'scan-events-archive-orphaned',
   viewOrphan: 'scan-events-sub-views-dropped',
+  sameSynchronizer: 'scan-events-reassigned-to-same-synchronizer',
   cursorIncluded: 'scan-list-events-after-lists-cursor-update',
   pageOneShort: 'scan-list-events-page-one-short',
 } as const;
@@ -97,6 +98,7 @@ registerFaults([
   { name: F.protobufContractIds, requirement: 'scan.get-event-by-id.encodings-same-event', description: 'with daml_value_encoding=protobuf_json, every contract id inside a Daml value is written as the empty string' },
   { name: F.treeOrphan, requirement: 'scan.events.tree-connected', description: "a transaction's exercised events name no children, so the events they caused hang in events_by_id under no root or parent" },
   { name: F.viewOrphan, requirement: 'scan.events.view-ids-consistent', description: "a verdict's views name no sub views, so every view but the root ones is named by nothing" },
+  { name: F.sameSynchronizer, requirement: 'scan.events.reassignment-between-synchronizers', description: 'every reassignment, unassignment and assignment alike, names its source synchronizer as its target' },
   { name: F.cursorIncluded, requirement: 'scan.list-events.after-cursor', description: 'POST /v0/events after a cursor lists the update at the cursor itself again, first on the page' },
   { name: F.pageOneShort, requirement: 'scan.list-events.after-cursor', description: 'every page of POST /v0/events holds one update fewer than page_size (page_size 1: an empty page while updates remain)' },
 ]);
@@ -167,6 +169,7 @@ export function applyEventFaults(body: Obj, c: EventFaultContext): Obj {
     const ev = update.event;
     if (has(F.reassignmentShape)) delete update.record_time;
     if (has(F.offset) && typeof update.offset === 'string') update.offset = Number(update.offset);
+    if (has(F.sameSynchronizer)) ev.target_synchronizer = ev.source_synchronizer;
     const counter = ev.reassignment_counter as number;
     if (has(F.counterZero)) ev.reassignment_counter = counter - 1;
     if (has(F.counterIncreases) && counter === 2) ev.reassignment_counter = 1;

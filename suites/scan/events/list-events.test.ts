@@ -387,6 +387,38 @@ describe('Reassignment counters and verdicts across the event history', () => {
 
   conformance(
     {
+      id: 'scan.events.reassignment-moves',
+      title: 'a reassignment moves its contract to another synchronizer, and an assignment names the synchronizers of its unassignment',
+      api: 'scan',
+      operations: ops,
+      requirements: ['scan.events.reassignment-between-synchronizers'],
+    },
+    async (t) => {
+      const events = await walked(t);
+      const unassigns = new Map<string, { updateId: string; ev: Obj }>();
+      const reassignments: Array<{ updateId: string; ev: Obj }> = [];
+      for (const { updateId, e } of events) {
+        const ev = isObj(e.update) && isObj(e.update.event) ? (e.update.event as Obj) : undefined;
+        if (ev === undefined || typeof ev.source_synchronizer !== 'string' || typeof ev.target_synchronizer !== 'string') continue;
+        reassignments.push({ updateId, ev });
+        if (!('created_event' in ev)) unassigns.set(String(ev.unassign_id), { updateId, ev });
+      }
+      if (reassignments.length === 0) t.skip('no reassignment with a source and a target synchronizer found in the event history');
+      for (const { updateId, ev } of reassignments) {
+        const kind = 'created_event' in ev ? 'assignment' : 'unassignment';
+        t.expect(ev.source_synchronizer !== ev.target_synchronizer, `${kind} ${updateId} moves its contract from synchronizer ${String(ev.source_synchronizer)} to the same synchronizer`);
+        const u = kind === 'assignment' ? unassigns.get(String(ev.unassign_id)) : undefined;
+        if (u === undefined) continue;
+        t.expect(
+          u.ev.source_synchronizer === ev.source_synchronizer && u.ev.target_synchronizer === ev.target_synchronizer,
+          `assignment ${updateId} moves from ${String(ev.source_synchronizer)} to ${String(ev.target_synchronizer)}, its unassignment ${u.updateId} from ${String(u.ev.source_synchronizer)} to ${String(u.ev.target_synchronizer)}`,
+        );
+      }
+    },
+  );
+
+  conformance(
+    {
       id: 'scan.events.created-event-signatories',
       title: 'every created event, in a transaction or an assignment, names at least one signatory',
       api: 'scan',
