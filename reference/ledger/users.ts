@@ -212,6 +212,7 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
   route(app, ctx, 'GET', '/v2/users', async (c) => {
     const { maxUsersPageSize: MAX_USERS_PAGE_SIZE } = ctx.world.variant.limits;
     const q = decodeListQuery(c.query, MAX_USERS_PAGE_SIZE, ctx.faults);
+    if (ctx.faults.has(F.listPageSizeIgnored)) q.pageSize = 0;
     const caller = await c.caller();
     if (!ctx.faults.has(F.listUsersAsAdmin)) caller.requireIdpAdmin(q.idp);
     const after = decodeUserToken(q.pageToken, ctx.faults);
@@ -231,6 +232,7 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
       }
       page.push(u);
     }
+    if (ctx.faults.has(F.listLastPageEmpty) && !more) page.length = 0;
     const last = page[page.length - 1];
     return {
       users: page.map((u) => encodeUser(u, v, ctx.faults)),
