@@ -24,11 +24,13 @@ export const RF = {
   createdOffset: 'ledger-reassignment-created-event-earlier-offset',
   missingCommandId: 'ledger-reassignment-missing-command-id-generated',
   emptyUnassign: 'ledger-reassignment-unassign-event-empty',
+  mixedServerError: 'ledger-reassignment-mixed-commands-server-error',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
 const S = 'ledger.submit-and-wait-for-reassignment';
 registerFaults([
+  r(RF.mixedServerError, 'ledger.http.no-server-error', 'a reassignment batch mixing an unassignment and an assignment is answered 500 INTERNAL'),
   r(RF.emptyUnassign, `${S}.response-schema`, 'the unassign event of an unassignment is an empty object under JsUnassignedEvent.value'),
   r(RF.missingCommandId, `${S}.required-fields-rejected`, 'a reassignment without a commandId is submitted under a command id the participant makes up'),
   r(RF.changeIdNoUser, `${S}.change-id`, 'the change id leaves out the user id: the same command id and submitter under another user is refused as a duplicate'),

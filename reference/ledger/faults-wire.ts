@@ -15,6 +15,7 @@ export const WF = {
   duplicateKeyKept: 'ledger-annotations-duplicate-key-kept',
   emptyListings: 'ledger-empty-listings',
   malformedServerError: 'ledger-malformed-json-server-error',
+  emptyBodyServerError: 'ledger-empty-body-server-error',
 } as const;
 
 registerFaults([
@@ -39,6 +40,11 @@ registerFaults([
     name: WF.malformedServerError,
     requirement: 'ledger.errors.malformed-request-text-plain',
     description: 'a body that is not JSON otherwise than by being cut short (a bare word, an invalid escape, a list without commas) is answered 500 INTERNAL, not 400 text/plain',
+  },
+  {
+    name: WF.emptyBodyServerError,
+    requirement: 'ledger.errors.missing-field-rejected',
+    description: 'a request with no body at all to an endpoint whose body has required fields is answered 500 INTERNAL, not 400',
   },
 ]);
 

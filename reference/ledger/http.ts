@@ -67,6 +67,7 @@ function makeCall(req: FastifyRequest, reply: FastifyReply, ctx: ReferenceContex
           if (!/end of (JSON )?input|Unterminated/i.test(String((e as Error).message))) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
         }
       }
+      if (ctx.faults.has(WF.emptyBodyServerError) && emptyAs === undefined && (bytes === undefined || bytes.length === 0)) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
       return bodyObject(parseJsonBody(bytes), emptyAs);
     },
     raw: () => (Buffer.isBuffer(req.body) ? req.body : undefined),

@@ -206,6 +206,7 @@ export function reassignmentRoutes(app: FastifyInstance, ctx: ReferenceContext, 
     if (r.commands.length === 0 && has(RF.empty)) {
       return { reassignment: { updateId: `1220${'00'.repeat(32)}`, commandId: r.commandId, workflowId: r.workflowId, offset: state.ledgerEnd, events: [], recordTime: state.nextTime(), synchronizerId: state.world.synchronizers[0], paidTrafficCost: 0 } };
     }
+    if (has(RF.mixedServerError) && new Set(r.commands.map((x) => x.kind)).size > 1) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
     const cmds = validate(state, r, caller, has);
     const changeId = JSON.stringify([has(RF.changeIdNoUser) ? '' : caller.id, [r.submitter], r.commandId]);
     if (state.changeIds.has(changeId)) {

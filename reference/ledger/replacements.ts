@@ -94,6 +94,7 @@ export function replacementRoutes(app: FastifyInstance, ctx: ReferenceContext, s
     const offset = reqInt(body, 'offset', '', 64);
     const uf = reqObject(body, 'updateFormat');
     const txFormat = optObject(uf, 'includeTransactions');
+    if (has(QF.updateUnspecified) && txFormat?.transactionShape === 'TRANSACTION_SHAPE_UNSPECIFIED') txFormat.transactionShape = 'TRANSACTION_SHAPE_ACS_DELTA';
     const tx = txFormat === undefined ? undefined : decodeTransactionFormat(txFormat, 'updateFormat.includeTransactions');
     // the event format is applied as transaction-by-offset applies it, planted faults included (transactions.ts)
     if (txFormat !== undefined) faultyEventFormat(txFormat.eventFormat, tx?.ef, has);

@@ -363,6 +363,36 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
 
   conformance(
     {
+      id: 'ledger.submit-and-wait-for-reassignment.mixed-commands',
+      title: 'answers a batch mixing an unassignment and an assignment without a 5xx',
+      api: 'ledger',
+      operations: ['submitAndWaitForReassignment'],
+      ...MULTI,
+      requirements: ['ledger.http.no-server-error'],
+    },
+    async (t) => {
+      // SPEC.md does not say whether one batch may mix kinds: the answer is judged by the generic rules only (no 5xx)
+      const w = await world(t);
+      const cid = await w.create();
+      await t.call('submitAndWaitForReassignment', {
+        auth: { user: w.s.userId },
+        json: {
+          reassignmentCommands: {
+            commandId: t.uniqueName('mixed'),
+            submitter: w.s.party,
+            userId: w.s.userId,
+            commands: [
+              { command: { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } } },
+              { command: { AssignCommand: { value: { reassignmentId: t.uniqueName('cc-no-such-unassign'), source: w.syncs[0], target: w.syncs[1] } } } },
+            ],
+          },
+        },
+      });
+    },
+  );
+
+  conformance(
+    {
       id: 'ledger.submit-and-wait-for-reassignment.change-id',
       title: 'takes user id, submitter and command id together as the change id: the same submitter and command id under another user is another change',
       api: 'ledger',

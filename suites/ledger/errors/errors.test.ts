@@ -148,6 +148,8 @@ describe('ledger errors', () => {
         ['updateUser', without(userUpdate, 'updateMask'), 'updateMask', { params: { 'user-id': u.id } }],
         ['updateUser', without(userUpdate, 'user'), 'user', { params: { 'user-id': u.id } }],
         ['updateUser', { ...userUpdate, user: without(userUpdate.user, 'id') }, 'user.id', { params: { 'user-id': u.id } }],
+        // every field missing: no body at all
+        ['updateUser', undefined, 'any body', { params: { 'user-id': u.id } }],
         ['grantUserRights', { rights: [{ kind: { CanReadAsAnyParty: { value: {} } } }] }, 'userId', { params: { 'user-id': u.id }, authorization: true }],
         ...(s === undefined
           ? []

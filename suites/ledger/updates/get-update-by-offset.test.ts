@@ -29,4 +29,27 @@ describe('POST /v2/updates/update-by-offset', () => {
       t.expect(value?.offset === c.offset, `the update at offset ${c.offset} is not a Transaction of that offset: ${x.text.slice(0, 300)}`, { exchange: x });
     },
   );
+
+  conformance(
+    {
+      id: 'ledger.get-update-by-offset.unspecified-shape',
+      title: 'rejects includeTransactions with TRANSACTION_SHAPE_UNSPECIFIED with 400',
+      api: 'ledger',
+      operations: ['getUpdateByOffset'],
+      requirements: ['ledger.get-update-by-offset.unspecified-shape-rejected'],
+    },
+    async (t) => {
+      const tmpl = templateFixture(t);
+      const s = await createSubmitter(t);
+      const c = await submitCommands(t, s, [createCommand(tmpl, s.party)]);
+      if (c.x.status === 404 && routeNotServed(c.x)) t.skip('neither submission endpoint is served: no transaction to look up');
+      if (c.x.status !== 200 || c.offset === undefined) throw new FixtureError(`setup: the submission answered ${c.x.status}: ${c.x.text.slice(0, 300)}`);
+      const x = await t.call('getUpdateByOffset', {
+        auth: { user: s.userId },
+        json: { offset: c.offset, updateFormat: { includeTransactions: { eventFormat: { filtersByParty: { [s.party]: WILDCARD }, verbose: true }, transactionShape: 'TRANSACTION_SHAPE_UNSPECIFIED' } } },
+      });
+      if (routeNotServed(x)) t.skip(`update-by-offset answered ${x.status} without a JsCantonError: not served`);
+      t.expectStatus(x, 400);
+    },
+  );
 });
