@@ -9,7 +9,7 @@ import { featuredAppRights, LicenseStore, miningRounds, type RoundsData, type Sc
 import { dataClock } from './clock.js';
 import { party } from './seed.js';
 import { DATA_ANS_FAULTS, displaceRegularByDso, hideOtherOwners, hideUnfilteredRegular } from './faults-ans.js';
-import { DATA_LICENSE_FAULTS, endListingsAtSingleLicense } from './faults-licenses.js';
+import { DATA_LICENSE_FAULTS, endListingsAtSingleLicense, pagesOneShort } from './faults-licenses.js';
 
 export interface SharedScanData {
   ans: AnsStore;
@@ -42,6 +42,7 @@ export function sharedScanData(ctx: ReferenceContext): SharedScanData {
     if (ctx.faults.has(DATA_ANS_FAULTS.unfilteredRegularHidden)) hideUnfilteredRegular(d.ans);
     if (ctx.faults.has(DATA_ANS_FAULTS.dsoDisplacesRegular)) displaceRegularByDso(d.ans);
     if (ctx.faults.has(DATA_LICENSE_FAULTS.singleLicenseEnds)) endListingsAtSingleLicense(d.licenses);
+    if (ctx.faults.has(DATA_LICENSE_FAULTS.oneShort)) pagesOneShort(d.licenses);
     cache.set(world, d);
   }
   return d;
