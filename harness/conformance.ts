@@ -18,7 +18,7 @@ import { exchangeKey } from './reporting/reproduce.js';
 import { newChainTally, noteChain, reportedChain } from './reporting/chains.js';
 import { DEFAULT_RUN, type Config, type TargetConfig } from './config.js';
 import { HttpClient, NoDecidingAnswer, ReadOnlyRefused, TargetOverloaded, TransportError, type Exchange, type HttpRequest } from './transport/http.js';
-import { PACED_EXTENSION_FACTOR, PacedTime, paceFor, paceWaiting, pacedTimer } from './transport/pace.js';
+import { PACED_EXTENSION_FACTOR, PacedTime, paceFor, paceWaiting, pacedTimer, runPacedClock } from './transport/pace.js';
 import { sharedInFlight } from './transport/in-flight.js';
 import { AuthUnavailable, TokenProvider } from './transport/auth.js';
 import { redactText, registerSecretNames } from './transport/redact.js';
@@ -834,7 +834,27 @@ export function gate(decl: CheckDeclaration, config: Config, requirements: Requi
     return notJudgedOn(target, requirements.find((r) => !target.disabledRequirements.includes(r.id))!);
   }
   const off = judged.map((r) => featureOff(target, r.features)).find((f) => f !== undefined);
-  return off === undefined ? undefined : `feature ${off} is switched off for this target`;
+  if (off !== undefined) return `feature ${off} is switched off for this target`;
+  // a rule bound to versions is about what a version serves: its check asks the operations whatever the version
+  return judged.some((r) => r.since !== undefined || r.until !== undefined) ? undefined : operationsNotServed(decl, target);
+}
+
+/**
+ * Why none of the operations a check declares is served at the target's version (the API description's x-since and
+ * x-until), or undefined when one is or the check declares none: such a check could only meet "no such route".
+ */
+function operationsNotServed(decl: CheckDeclaration, target: TargetConfig): string | undefined {
+  if (decl.operations.length === 0 || target.version === undefined) return undefined;
+  const registry = schemaRegistry();
+  const reasons: string[] = [];
+  for (const id of decl.operations) {
+    if (!registry.hasOperation(decl.api, id)) return undefined;
+    const op = registry.operation(decl.api, id);
+    const range = outOfRange(target.version, op.since, op.until);
+    if (range === undefined) return undefined;
+    reasons.push(`${id} ${range}`);
+  }
+  return `version: not served at the target's version (${reasons.join('; ')})`;
 }
 
 /** the rules the generic checks judge on every response, which a check declares without judging them itself */
@@ -992,7 +1012,10 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       return reason === undefined ? [] : [{ requirement: r.id, reason }];
     });
     if (inapplicable.length > 0) m.inapplicable = inapplicable;
-    // the shared state's locks are released however the set-up, the body or the clean-up end
+    // the shared state's locks are released however the set-up, the body or the clean-up end; their wait leaves out the
+    // time the run's requests waited for their turn under run.maxRequestsPerSecond, as the holders' limits do
+    const paceMemory = config.run.maxRequestsPerSecond !== undefined && inFlightChannel() !== undefined ? (await sharedInFlight(inFlightChannel()!))?.pace : undefined;
+    const pacedWait = paceMemory !== undefined ? { ms: runPacedClock(paceMemory), maxMs: PACED_EXTENSION_FACTOR * config.run.checkTimeoutMs } : undefined;
     const { check, thrown, cleanupProblems, footprint } = await withSharedState(shares, target.url, config.run.checkTimeoutMs, async (lockError) => {
       let thrown = lockError;
       const check = new Check(decl, config, paced);
@@ -1028,7 +1051,7 @@ export function conformance(decl: CheckDeclaration, body: (t: CheckContext) => P
       const ledgerUrl = config.targets.ledger?.url;
       const footprint = reportedFootprint(check.footprint, config.useReference || ledgerUrl === undefined ? undefined : { reportsDir: config.run.reportsDir, ledgerUrl });
       return { check, thrown, cleanupProblems, footprint };
-    }, reads);
+    }, reads, pacedWait);
     let outcome = verdictOf(check, thrown);
     const failed = new Set(check.failures.map((f) => f.requirement));
     // a requirement a judge() block saw hold passes whatever else the check did, unless another step failed it

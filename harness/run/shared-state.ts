@@ -105,12 +105,22 @@ function tryRead(path: string): string | undefined {
 }
 
 /**
+ * Time the run's requests spent waiting for their turn under run.maxRequestsPerSecond while a check waited for its
+ * locks (harness/transport/pace.ts runPacedClock): the holders' time limits leave it out, so the wait's bound leaves it
+ * out too, at most `maxMs` of it.
+ */
+export interface PacedWait {
+  ms: () => number;
+  maxMs: number;
+}
+
+/**
  * Takes the locks of the resources (sorted, so two checks never wait on each other) on one target; resolves to their
  * release. `resources` are held alone (the check changes them, or needs them unchanged by any other check); `reads`
  * beside other readers, never beside a holder: a writer first takes the resource (new readers then wait), then waits
  * for the readers in to finish. Throws when they are not all free within `waitMs`.
  */
-export async function lockShared(resources: readonly string[], targetUrl: string, waitMs: number, reads: readonly string[] = []): Promise<() => void> {
+export async function lockShared(resources: readonly string[], targetUrl: string, waitMs: number, reads: readonly string[] = [], paced?: PacedWait): Promise<() => void> {
   const exclusive = new Set(resources);
   const wanted = [...new Set([...resources, ...reads])].sort().map((r) => ({ path: lockPath(r, targetUrl), read: !exclusive.has(r) }));
   const held: string[] = [];
@@ -118,8 +128,11 @@ export async function lockShared(resources: readonly string[], targetUrl: string
     for (const p of held.splice(0)) rmSync(p, { recursive: true, force: true });
   };
   const until = performance.now() + waitMs;
+  // a lock held longer than any check can hold it (its holder's paced time included) was left by a killed process
+  const staleMs = (waitMs + (paced?.maxMs ?? 0)) * 3;
   const timedOut = () => {
-    if (performance.now() > until) throw new Error(`the target state ${[...new Set([...resources, ...reads])].join(', ')} stayed in use by other checks for ${waitMs} ms`);
+    const extra = paced !== undefined ? Math.min(paced.maxMs, paced.ms()) : 0;
+    if (performance.now() > until + extra) throw new Error(`the target state ${[...new Set([...resources, ...reads])].join(', ')} stayed in use by other checks for ${waitMs} ms${extra >= 1 ? `, besides the ${Math.round(extra)} ms the run's requests waited for their turn under run.maxRequestsPerSecond` : ''}`);
   };
   let waiting: string | undefined;
   try {
@@ -128,7 +141,7 @@ export async function lockShared(resources: readonly string[], targetUrl: string
         let mark: string | undefined;
         while ((mark = tryRead(path)) === undefined) {
           waiting ??= writeMark(waitersOf(path));
-          breakIfStale(path, waitMs * 3);
+          breakIfStale(path, staleMs);
           timedOut();
           await delay(5);
         }
@@ -149,13 +162,13 @@ export async function lockShared(resources: readonly string[], targetUrl: string
       // readers that waited for the last writer go first (a writer that follows another at once would otherwise take
       // the resource again before they look: through the benchmark's profile the package uploads, one after another,
       // kept half of the vetting walks waiting 10 s for a second turn of their own); new readers wait for this writer
-      while (liveMarks(waitersOf(path), waitMs * 3) > 0 || !tryLock(path)) {
-        breakIfStale(path, waitMs * 3);
+      while (liveMarks(waitersOf(path), staleMs) > 0 || !tryLock(path)) {
+        breakIfStale(path, staleMs);
         timedOut();
         await delay(5);
       }
       held.push(path);
-      while (liveMarks(readersOf(path), waitMs * 3) > 0) {
+      while (liveMarks(readersOf(path), staleMs) > 0) {
         timedOut();
         await delay(5);
       }
@@ -173,12 +186,12 @@ export async function lockShared(resources: readonly string[], targetUrl: string
  * and releases them however `fn` ends, a throw included. Locks not free within `waitMs` are not held: `fn` runs with that
  * error (the check ends in error).
  */
-export async function withSharedState<T>(resources: readonly string[], targetUrl: string, waitMs: number, fn: (lockError: unknown) => Promise<T>, reads: readonly string[] = []): Promise<T> {
+export async function withSharedState<T>(resources: readonly string[], targetUrl: string, waitMs: number, fn: (lockError: unknown) => Promise<T>, reads: readonly string[] = [], paced?: PacedWait): Promise<T> {
   let release: (() => void) | undefined;
   let lockError: unknown;
   if (resources.length > 0 || reads.length > 0) {
     try {
-      release = await lockShared(resources, targetUrl, waitMs, reads);
+      release = await lockShared(resources, targetUrl, waitMs, reads, paced);
     } catch (e) {
       lockError = e;
     }

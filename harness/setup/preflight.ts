@@ -12,6 +12,7 @@ import type { Config, TargetConfig } from '../config.js';
 import { ConfigError } from '../config.js';
 import { AuthUnavailable, TokenProvider } from '../transport/auth.js';
 import { HttpClient, TransportError, type Exchange, type HttpRequest } from '../transport/http.js';
+import { RequestPace, processPaceMemory } from '../transport/pace.js';
 import { redactText } from '../transport/redact.js';
 import type { Api } from '../types.js';
 
@@ -121,7 +122,9 @@ function fileProblem(file: string): string | undefined {
 /** The client a probe uses: the target's address, headers and the run's bounds, as the checks' client has them. */
 function probeClient(api: Api, target: TargetConfig, config: Config): HttpClient {
   const r = config.run;
-  return new HttpClient({ api, baseUrl: target.url, timeoutMs: r.timeoutMs, maxResponseBytes: r.maxResponseBytes, retries: r.retries, retryMaxWaitMs: r.retryMaxWaitMs, maxJsonDepth: r.maxJsonDepth, maxHeaderBytes: r.maxHeaderBytes, headers: target.headers, ...(config.secrets !== undefined ? { secrets: config.secrets } : {}) });
+  // run.maxRequestsPerSecond holds for the preflight's reads too, in the window of the run that follows
+  const pace = r.maxRequestsPerSecond !== undefined ? { pace: new RequestPace(r.maxRequestsPerSecond, 1, 0, Date.now, Promise.resolve(processPaceMemory())) } : {};
+  return new HttpClient({ api, baseUrl: target.url, timeoutMs: r.timeoutMs, maxResponseBytes: r.maxResponseBytes, retries: r.retries, retryMaxWaitMs: r.retryMaxWaitMs, maxJsonDepth: r.maxJsonDepth, maxHeaderBytes: r.maxHeaderBytes, headers: target.headers, ...pace, ...(config.secrets !== undefined ? { secrets: config.secrets } : {}) });
 }
 
 type Answer = { x: Exchange } | { failed: string };

@@ -14,7 +14,7 @@
  */
 import { cpus } from 'node:os';
 import { BroadcastChannel } from 'node:worker_threads';
-import { newPaceBuffer, type PaceMemory } from './pace.js';
+import { clearPaceWaiting, processPaceMemory, type PaceMemory } from './pace.js';
 
 /**
  * What the HTTP client waits on before it sends a request, and tells when the exchange ended: with its status, and
@@ -311,9 +311,12 @@ export function shareInFlight(channel: string, limit: number, o: { adaptive?: bo
   cells[LIMIT] = Math.max(1, limit);
   // the limit starts at run.concurrency and moves below it with the target's answers (adapt)
   if (o.adaptive !== false) cells[MAX] = Math.max(1, limit);
-  // the pace of run.maxRequestsPerSecond travels with the counter: one block for every thread of the run
-  const pace = newPaceBuffer();
-  const paceBase = Date.now();
+  // the pace of run.maxRequestsPerSecond travels with the counter: one block for every thread of the run, the one the
+  // preflight before it kept to
+  const memory = processPaceMemory();
+  clearPaceWaiting(memory);
+  const pace = memory.cells.buffer as SharedArrayBuffer;
+  const paceBase = memory.base;
   const bc = new BroadcastChannel(channel);
   bc.onmessage = (e) => {
     if ((e as MessageEvent).data === 'want') bc.postMessage({ inFlight: buffer, pace, paceBase, ...(o.ignoreMachineLoad === true ? { ignoreMachineLoad: true } : {}) });

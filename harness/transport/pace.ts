@@ -44,6 +44,24 @@ export function newPaceBuffer(): SharedArrayBuffer {
   return new SharedArrayBuffer(PACE_BYTES);
 }
 
+let processMemory: PaceMemory | undefined;
+
+/**
+ * The pace memory of this thread's runs, made once: the preflight's reads (harness/setup/preflight.ts) keep to it, and
+ * the run after them hands the same block to its worker threads, so the reads that settle the set-up count in the
+ * run's window as the checks' requests do (they reach the same target, a second or less before the first check's).
+ * A run that starts here counts no request of an earlier one as waiting.
+ */
+export function processPaceMemory(): PaceMemory {
+  processMemory ??= { cells: new Int32Array(newPaceBuffer()), base: Date.now() };
+  return processMemory;
+}
+
+/** Sets the requests waiting for their turn back to none (a new run; a thread stopped while it waited left one). */
+export function clearPaceWaiting(m: PaceMemory): void {
+  Atomics.store(m.cells, WAITING, 0);
+}
+
 export class RequestPace {
   private readonly slotMs: number;
   /** the first slot this thread has not yet handed out (lanes only) */
@@ -213,3 +231,19 @@ export function paceFor(perSecond: number, lanes: number, shared?: { channel: st
 
 /** Requests waiting for their turn under run.maxRequestsPerSecond now, in every thread sharing `m`. */
 export const paceWaiting = (m: PaceMemory | undefined): number => (m === undefined ? 0 : Atomics.load(m.cells, WAITING));
+
+/**
+ * A clock of the time, from now on, during which some request of the run (any thread sharing `m`) waited for its turn:
+ * each call adds the time since the call before when requests wait now. For a wait that polls often (a check waiting
+ * for the locks of shared target state, whose holders' limits leave that time out).
+ */
+export function runPacedClock(m: PaceMemory): () => number {
+  let last = performance.now();
+  let total = 0;
+  return () => {
+    const now = performance.now();
+    if (paceWaiting(m) > 0) total += now - last;
+    last = now;
+    return total;
+  };
+}

@@ -20,8 +20,10 @@ describe('a check under a rate limit slower than its time limit', () => {
   it('passes: the time its requests waited for their turn is not counted against run.checkTimeoutMs', async () => {
     const reports = mkdtempSync(join(tmpdir(), 'cc-pace-time-'));
     try {
-      // 28 requests at 4 a second take 7 s or more, against a check time limit of 1 s (and 6 s for the test around it)
-      const config = miniConfig(counter.url, ['test/fixtures/mini/pace-limit/*.check.ts'], { reportsDir: reports, checkTimeoutMs: 1000, maxRequestsPerSecond: 4, workers: 1 });
+      // 28 requests at 2 a second take 14 s, each check's 14 of them 7 s or more, against a check time limit of 5 s (and
+      // 10 s for the test around it); the time of its own (the first request compiles the schemas) has room on a busy
+      // machine
+      const config = miniConfig(counter.url, ['test/fixtures/mini/pace-limit/*.check.ts'], { reportsDir: reports, checkTimeoutMs: 5000, maxRequestsPerSecond: 2, workers: 1 });
       const { report } = await runConformance(config, { write: () => undefined });
       const byId = new Map(report.checks.map((c) => [c.id, c]));
       for (const id of ['r.in-turn', 'r.cases-at-once']) expect(byId.get(id)?.verdict, `${id}: ${byId.get(id)?.error ?? ''}`).toBe('pass');
@@ -30,8 +32,29 @@ describe('a check under a rate limit slower than its time limit', () => {
       expect(p?.numRuns).toBe(14);
       expect(p?.plannedRuns).toBeUndefined();
       expect(counter.arrivals).toHaveLength(28);
-      expect(counter.arrivals[27]! - counter.arrivals[0]!).toBeGreaterThan(5000);
-      expect(busiestWindow(counter.arrivals, 1000)).toBeLessThanOrEqual(5);
+      expect(counter.arrivals[27]! - counter.arrivals[0]!).toBeGreaterThan(10_000);
+      expect(busiestWindow(counter.arrivals, 1000)).toBeLessThanOrEqual(3);
+    } finally {
+      rmSync(reports, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('a check waiting for the lock of a check held back by the rate limit', () => {
+  let counter: ArrivalCounter;
+  beforeAll(async () => void (counter = await arrivalCounter()));
+  afterAll(async () => counter?.close());
+
+  it('waits for it: the time the run\'s requests waited for their turn is not counted against the wait', async () => {
+    const reports = mkdtempSync(join(tmpdir(), 'cc-pace-lock-'));
+    try {
+      // two worker threads, one holder each: each holder's 8 requests at 1 a second take 7 s or more, the second
+      // waits for the first as long, against a check time limit (and lock wait) of 5 s
+      const config = miniConfig(counter.url, ['test/fixtures/mini/pace-lock/*.check.ts'], { reportsDir: reports, checkTimeoutMs: 5000, maxRequestsPerSecond: 1, workers: 2 });
+      const { report } = await runConformance(config, { write: () => undefined });
+      for (const c of report.checks) expect(c.verdict, `${c.id}: ${c.error ?? ''}`).toBe('pass');
+      expect(report.checks).toHaveLength(2);
+      expect(counter.arrivals).toHaveLength(16);
     } finally {
       rmSync(reports, { recursive: true, force: true });
     }
