@@ -2,7 +2,7 @@
 import { registerFaults } from '../faults.js';
 import { Caller } from './access.js';
 
-/** The caller with the participant administrator's reads (fault updateRightsUnchecked): no read right is checked. */
+/** The caller holding ParticipantAdmin besides its rights, for faults under which a right is not checked. */
 export const readsAsAnyone = (c: Caller): Caller => new Caller({ ...c.user, rights: [...c.user.rights, { kind: 'ParticipantAdmin' }] });
 
 export const QF = {

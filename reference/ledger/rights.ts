@@ -8,6 +8,7 @@ import type { Right, UserRecord } from '../world.js';
 import { elementObject, isObject, oneOf, optArray, optString, reqObject, reqString, type Obj } from './body.js';
 import { CantonError, MalformedRequest, err } from './errors.js';
 import { F } from './faults-users.js';
+import { readsAsAnyone } from './faults-transactions.js';
 import type { FaultSet } from '../faults.js';
 import type { Caller } from './access.js';
 import { route } from './http.js';
@@ -129,7 +130,7 @@ export function rightsRoutes(app: FastifyInstance, ctx: ReferenceContext, state:
     if (ctx.faults.has(F.idpAdminRefused) && !caller.isAdmin) throw err.permissionDenied('Claims do not authorize the use of administrative services.');
     checkPathMatchesBody(c.params.userId ?? '', req.userId);
     const rights = validateRights(req.rights);
-    requireMayGrant(caller, rights);
+    requireMayGrant(ctx.faults.has(F.idpGrantsParticipantAdmin) ? readsAsAnyone(caller) : caller, rights);
     if (ctx.faults.has(F.grantUnknownServerError) && !state.world.users.has(req.userId)) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
     const user = ctx.faults.has(F.grantByAnyone) ? userInIdp(state, req.userId, req.identityProviderId, { isAdmin: true } as Caller) : userInIdp(state, req.userId, caller.reachesEveryProvider ? (state.world.users.get(req.userId)?.identityProviderId ?? req.identityProviderId) : req.identityProviderId, caller);
     const held = new Set(user.rights.map(rightKey));

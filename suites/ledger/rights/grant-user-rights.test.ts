@@ -232,6 +232,28 @@ describe('POST /v2/users/{user-id}/rights', () => {
 
   conformance(
     {
+      id: 'ledger.rights.identity-provider-admin-participant-admin',
+      title: 'refuses an IdentityProviderAdmin that grants ParticipantAdmin with a 4xx, and the user does not get it',
+      api,
+      operations: ['grantUserRights', 'listUserRights'],
+      requirements: ['ledger.rights.identity-provider-admin-grants-no-participant-admin'],
+    },
+    async (t) => {
+      const admin = await createUser(t, { rights: [right.identityProviderAdmin()] });
+      const target = await createUser(t);
+      const x = await grantRights(t, target.id, [right.participantAdmin()], tokenFor(t, admin.id));
+      // administering the participant node is beyond the provider an IdentityProviderAdmin administers: any 4xx refuses
+      // it (403 or 400); an overload answer judges nothing
+      if (mayAnswerAnywhere('ledger', x.status)) t.expectStatus(x, 403, { what: 'a grant of ParticipantAdmin by an IdentityProviderAdmin' });
+      t.expect(x.status >= 400 && x.status < 500, `a grant of ParticipantAdmin by an IdentityProviderAdmin answered ${x.status}, not a 4xx refusal`, { exchange: x });
+      const { x: listed, rights } = await listRights(t, target.id);
+      t.expectStatus(listed, 200, { what: 'listing the user\'s rights as participant admin' });
+      t.expect(!(rights ?? []).map(rightKey).includes('ParticipantAdmin'), 'the user holds ParticipantAdmin after a refused grant by an IdentityProviderAdmin', { exchange: listed });
+    },
+  );
+
+  conformance(
+    {
       id: 'ledger.rights.participant-admin',
       title: 'lets a ParticipantAdmin administer users and upload packages',
       api,
