@@ -10,6 +10,10 @@ import type { Exchange } from '../../../harness/transport/http.js';
 import { READS_CHOICE_CONTEXTS, KIND, KIND_FEATURE, factoryChoiceArguments, instructionIds, isObj } from '../../../harness/fixtures/registry.js';
 import { factoryRequest, hasTransferLegs } from '../../../generators/registry/GetFactoryRequest.js';
 import { expectStatus, notBusy } from '../../v0-http-checks.js';
+import { schemaRegistry } from '../../../harness/judging/schemas.js';
+import { outOfRange } from '../../../harness/judging/versions.js';
+
+const ADDED = 'registry.versioning.allocation-endpoints-added';
 
 /** The statuses a valid request of a kind may get: 200, and 400 where the configuration says the kind is not supported. */
 const allowed = (t: CheckContext, kind: 'allocation' | 'transfer'): number[] => (t.target.features[KIND_FEATURE[kind]] === false ? [200, 400] : [200]);
@@ -44,8 +48,13 @@ describe('registry instruction kinds', () => {
       requirements: ['registry.versioning.path-versions', 'registry.versioning.allocation-endpoints-added'],
     },
     async (t) => {
-      // each path's requirement in its own block: a missing allocation endpoint does not hide the transfer one
-      for (const [label, requirement, x, statuses] of await probe(t)) await t.judge(requirement, () => expectStatus(t, x, statuses, { requirement, what: `a valid ${label} request` }));
+      // each path's requirement in its own block: a missing allocation endpoint does not hide the transfer one; the
+      // allocation endpoints are judged only from the version that added them (before it, absent-before judges them)
+      const before = outOfRange(t.target.version, schemaRegistry().operation('registry', 'getAllocationFactory').since);
+      for (const [label, requirement, x, statuses] of await probe(t)) {
+        if (requirement === ADDED && before !== undefined) t.notObserved(ADDED, `version: ${before}`);
+        else await t.judge(requirement, () => expectStatus(t, x, statuses, { requirement, what: `a valid ${label} request` }));
+      }
     },
   );
 
