@@ -103,7 +103,7 @@ export function replacementRoutes(app: FastifyInstance, ctx: ReferenceContext, s
     const reassignments = rf === undefined ? undefined : decodeEventFormat(rf, 'updateFormat.includeReassignments');
     const caller = has(QF.updateRightsUnchecked) ? readsAsAnyone(await c.caller()) : await c.caller();
     if (tx !== undefined) validateEventFormat(tx.ef, caller);
-    if (reassignments !== undefined) validateEventFormat(reassignments, caller);
+    if (reassignments !== undefined) validateEventFormat(reassignments, has(QF.updateReassignmentRightsUnchecked) ? readsAsAnyone(caller) : caller);
     if (offset <= 0) throw new CantonError('NON_POSITIVE_OFFSET', 'INVALID_ARGUMENT', `Offset ${offset} in offset is not a positive integer`);
     if (tx === undefined && reassignments === undefined && !isObject(uf.includeTopologyEvents)) throw err.invalidArgument('update_format selects no updates');
     const u = state.update(offset);

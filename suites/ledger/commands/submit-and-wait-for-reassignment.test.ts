@@ -1,9 +1,9 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
-import { judgeBadRequests, judgeRejection, separateCases } from '../../rejections.js';
+import { expectRejected, judgeBadRequests, judgeRejection, separateCases } from '../../rejections.js';
 import type { Exchange } from '../../../harness/transport/http.js';
 import { LEDGER_GRPC_STATUS } from '../../../harness/judging/checks.js';
-import { FixtureError, connectedSynchronizers, createSubmitter, createUser, createdContractId, submitCreate, templateFixture, type Submitter } from '../../../harness/fixtures/ledger.js';
+import { FixtureError, connectedSynchronizers, createSubmitter, createUser, createdContractId, routeNotServed, submitCreate, templateFixture, type Submitter } from '../../../harness/fixtures/ledger.js';
 import { allocateParty, grantRights, needUserTokens, right } from '../../../harness/fixtures/ledger-users.js';
 import { moves, reassignmentRequest, type Move } from '../../../generators/ledger/reassignment.js';
 import { WILDCARD, eventOf, eventsOf, isObj, judgeThat, present, noteWrappers, wrapperProblems, type Ev } from '../shared.js';
@@ -358,6 +358,31 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
       const stranger = await createUser(t, { rights: [right.actAs(own), right.readAs(own)] });
       const y = await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } }, { withFormat: false }, { user: stranger.id });
       await judgeRejection(t, y, { requirement: 'ledger.auth.act-as-submitter', badRequest: 'ledger.auth.permission-denied-403', statuses: [403], what: 'an unassignment by a caller holding CanActAs only for another party' });
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.submit-and-wait-for-reassignment.execute-as-reads-nothing',
+      title: 'refuses a user holding only CanExecuteAs for the submitter to read the unassignment through update-by-offset',
+      api: 'ledger',
+      operations: ['submitAndWaitForReassignment', 'getUpdateByOffset'],
+      ...MULTI,
+      requirements: ['ledger.rights.can-execute-as-grants-no-reads'],
+    },
+    async (t) => {
+      needUserTokens(t);
+      const w = await world(t);
+      const cid = await w.create();
+      const x = await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[1] } } });
+      t.expectStatus(x, 200, { what: 'an unassignment to read back' });
+      const offset = (x.json as { reassignment?: { offset?: unknown } } | undefined)?.reassignment?.offset;
+      if (typeof offset !== 'number') throw new FixtureError(`setup: the unassignment answered no offset: ${x.text.slice(0, 300)}`);
+      const reader = await createUser(t, { rights: [right.executeAs(w.s.party)] });
+      const r = await t.call('getUpdateByOffset', { auth: { user: reader.id }, json: { offset, updateFormat: { includeReassignments: formatFor(w.s.party) } } });
+      if (routeNotServed(r)) t.skip(`update-by-offset answered ${r.status} without a JsCantonError: not served`);
+      // any 4xx refuses the read (403, or a 404 that shows nothing): SPEC.md says no read is granted, not which status
+      expectRejected(t, r, { refusal: 'caller', what: 'reading the unassignment through update-by-offset, holding only CanExecuteAs for the submitter' });
     },
   );
 
