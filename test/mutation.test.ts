@@ -277,6 +277,8 @@ describe('mutation testing', () => {
     expect(text).toMatch(/default: 3 reached, 1 detected/);
     expect(text).toMatch(/old \(--old; ledger\): 5 reached, 2 detected/);
     expect(markdownReport(out, [])).toMatch(/Detected only in a later pass \(2\)/);
+    // a survivor is listed with its id (for --mutant) and the passes it was run in
+    expect(text).toContain(`#${one('boundary', 'n >= 10').id} reference/demo/versions.ts:7:10 boundary (run in default, old)`);
     expect(lines.join('')).toMatch(/#\d+ killed \(exit 1\) in old/);
   });
 

@@ -134,7 +134,7 @@ export function textReport(out: RunOutcome, stale: TriageEntry[]): string {
   if (gaps.length > 0) s += `\n${gaps.length} survivors are known gaps in the checks (see mutation.md)\n`;
   if (left.length > 0) {
     s += `\nsurvivors not triaged (${left.length}):\n`;
-    for (const m of left) s += `  ${m.file}:${m.line}:${m.column} ${m.operator}${m.status === 'no-coverage' ? ' (not reached by the tests)' : ''}\n    ${oneLine(m.original)}  ->  ${oneLine(m.mutated)}\n    key: ${m.key}\n`;
+    for (const m of left) s += `  #${m.id} ${m.file}:${m.line}:${m.column} ${m.operator}${m.status === 'no-coverage' ? ' (not reached by the tests)' : m.passes !== undefined && m.passes.length > 1 ? ` (run in ${m.passes.join(', ')})` : ''}\n    ${oneLine(m.original)}  ->  ${oneLine(m.mutated)}\n    key: ${m.key}\n`;
   }
   const triaged = out.mutants.filter((m) => m.triaged !== undefined);
   if (triaged.length > 0) s += `\n${triaged.length} survivors are triaged as unobservable (see mutation.md)\n`;
