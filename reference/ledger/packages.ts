@@ -91,6 +91,7 @@ function decodeUploadQuery(state: LedgerState, q: Record<string, string | undefi
   let synchronizers = sync === undefined || sync === '' ? state.world.synchronizers : [sync];
   if (has(PF.sync) && sync !== undefined && sync !== '') synchronizers = [state.world.synchronizers[0] as string];
   if (has(PF.vetAll)) synchronizers = [];
+  if (has(PF.everySync)) synchronizers = state.world.synchronizers;
   return { vet, synchronizers, named: sync !== undefined && sync !== '' };
 }
 

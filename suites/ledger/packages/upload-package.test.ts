@@ -6,6 +6,7 @@ import { allVettingRecords, recordKey as key, VETTED_BEFORE, type VRecord } from
 import { invalidArchive, invalidVetFlag } from '../../../generators/ledger/packages.js';
 import { errorCode } from '../../../harness/fixtures/ledger-users.js';
 import { notBusy } from '../../rejections.js';
+import { judgeThat } from '../shared.js';
 
 const P = 'ledger.upload-package';
 const FEATURE = { features: ['packageUpload'] };
@@ -73,7 +74,7 @@ describe('POST /v2/packages', () => {
       shares: [SHARED_STATE.packageVetting],
       operations: ['uploadPackage', 'listPackageVetting'],
       ...FEATURE,
-      requirements: [`${P}.synchronizer-targets-vetting`],
+      requirements: [`${P}.synchronizer-targets-vetting`, `${P}.synchronizer-only`],
     },
     async (t) => {
       const dar = darFixture(t, '2');
@@ -82,10 +83,16 @@ describe('POST /v2/packages', () => {
       // the last one: a server that ignores the synchronizer most likely picks the first
       const sync = syncs[syncs.length - 1] ?? t.skip('the participant is connected to no synchronizer');
       // vetted there already (an earlier run): judged as the rule reads, vetted on it after the upload
-      if ((await records(t, dar.packageId)).some((r) => r.synchronizerId === sync)) t.note(`package ${dar.packageId} ${VETTED_BEFORE} on ${sync}`);
+      const before = await records(t, dar.packageId);
+      if (before.some((r) => r.synchronizerId === sync)) t.note(`package ${dar.packageId} ${VETTED_BEFORE} on ${sync}`);
       t.expectStatus(await upload(t, dar.bytes, { vetAllPackages: 'true', synchronizerId: sync }), 200);
       const after = await records(t, dar.packageId);
-      t.expect(after.some((r) => r.synchronizerId === sync), `package ${dar.packageId} is not vetted on ${sync} (records: ${after.map(key).join('; ') || 'none'})`);
+      await judgeThat(t, `${P}.synchronizer-targets-vetting`, after.some((r) => r.synchronizerId === sync), `package ${dar.packageId} is not vetted on ${sync} (records: ${after.map(key).join('; ') || 'none'})`);
+      // the other synchronizers: where the package was not vetted before, the upload leaves it unvetted
+      const wasOn = new Set(before.map((r) => r.synchronizerId));
+      const elsewhere = after.filter((r) => r.synchronizerId !== sync && !wasOn.has(r.synchronizerId));
+      if (syncs.length < 2 || syncs.every((s) => s === sync || wasOn.has(s))) t.notObserved(`${P}.synchronizer-only`, `no other connected synchronizer where package ${dar.packageId} was not vetted already`);
+      else await judgeThat(t, `${P}.synchronizer-only`, elsewhere.length === 0, `an upload naming ${sync} vetted package ${dar.packageId} on ${elsewhere.map((r) => r.synchronizerId).join(', ')} too`);
     },
   );
 
