@@ -222,7 +222,8 @@ async function main(): Promise<number> {
     upstream = m[1]!;
     proxy = await startProxy(upstream, maxMs + 120_000);
   } catch (e) {
-    process.stderr.write(`rate-at-target: ${(e as Error).message}\n`);
+    // a signal stops everything meanwhile: its handler says so and exits
+    if (stopping === undefined) process.stderr.write(`rate-at-target: ${(e as Error).message}\n`);
     return 2;
   }
   serve.stdout?.resume();
