@@ -263,17 +263,14 @@ export const DEFAULT_PASS: Pass = { name: 'default', args: [] };
  * The passes each interface's mutants are run in, in this order; the first that detects a mutant ends its runs, and a
  * mutant is run only in the passes whose run without a mutant reached it. Some handler code is reached, or behaves
  * differently, only at another version of the reference: a scan before 0.6.8 serves POST /v0/activities; a 3.6
- * participant serves neither transaction-by-offset nor GET /v2/package-vetting; a registry before 0.6.11 serves no
- * allocation-instruction endpoint. Every interface's first pass is
- * `default` (the reference's default versions); a shared file's mutants (reference/data/) run the default pass of all
- * their interfaces at once, then each interface's other passes. Every pass's run without a mutant must pass.
- *
- * Not yet a pass, because the suite fails against the reference there without a mutant: `--ledger-version 3.4` (no
- * traffic endpoints, while the reference's target configuration still declares the trafficEnforcement feature; two
- * SHOULDs fail on POST /v2/traffic/accounts answering 404).
+ * participant serves neither transaction-by-offset nor GET /v2/package-vetting, a 3.4 one no traffic endpoint and no
+ * user's primaryPartyAuthentication; a registry before 0.6.11 serves no allocation-instruction endpoint. Every
+ * interface's first pass is `default` (the reference's default versions); a shared file's mutants (reference/data/)
+ * run the default pass of all their interfaces at once, then each interface's other passes. Every pass's run without
+ * a mutant must pass.
  */
 export const PASSES: Readonly<Record<string, readonly Pass[]>> = {
-  ledger: [DEFAULT_PASS, { name: 'ledger 3.6', args: ['--ledger-version', '3.6'] }],
+  ledger: [DEFAULT_PASS, { name: 'ledger 3.6', args: ['--ledger-version', '3.6'] }, { name: 'ledger 3.4', args: ['--ledger-version', '3.4'] }],
   scan: [DEFAULT_PASS, { name: 'scan 0.6.7', args: ['--scan-version', '0.6.7'] }],
   validator: [DEFAULT_PASS],
   registry: [DEFAULT_PASS, { name: 'registry 0.6.10', args: ['--registry-version', '0.6.10'] }],
