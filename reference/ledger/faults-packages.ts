@@ -9,6 +9,7 @@ export const PF = {
   vetAll: 'ledger-upload-package-vets-nothing',
   sync: 'ledger-upload-package-vets-first-synchronizer-only',
   everySync: 'ledger-upload-package-vets-every-synchronizer',
+  unknownSync: 'ledger-upload-package-unknown-synchronizer-accepted',
   serial: 'ledger-upload-package-topology-serial-unchanged',
   upgrade: 'ledger-upload-package-upgrade-unchecked',
   darsDiffer: 'ledger-upload-package-dars-accepts-non-archive',
@@ -24,6 +25,7 @@ registerFaults([
   r(PF.vetAll, 'ledger.upload-package.vet-all-packages', 'vetAllPackages true vets nothing (on the synchronizer named or any other)'),
   r(PF.sync, 'ledger.upload-package.synchronizer-targets-vetting', 'the packages are vetted on the first connected synchronizer, not the requested one'),
   r(PF.everySync, 'ledger.upload-package.synchronizer-only', 'an upload naming a synchronizerId vets the packages on every connected synchronizer'),
+  r(PF.unknownSync, 'ledger.upload-package.unknown-synchronizer-rejected', 'an upload naming a synchronizer the participant is not connected to is accepted and vetted on the first connected one'),
   r(PF.serial, 'ledger.get-package-vetting.topology-serial-advances', 'vetting a new package leaves the record\'s topologySerial unchanged'),
   r(PF.upgrade, 'ledger.upload-package.upgrade-check', 'a vetted upload that reuses the name and version of a package already vetted on the synchronizer, with another package id, is accepted'),
 ]);

@@ -83,7 +83,7 @@ function decodeUploadQuery(state: LedgerState, q: Record<string, string | undefi
   if (vetRaw !== undefined && vetRaw !== 'true' && vetRaw !== 'false' && !has(PF.query)) {
     throw new MalformedRequest(`Invalid value for: query parameter vetAllPackages (expected true or false)`);
   }
-  const sync = q.synchronizerId;
+  const sync = has(PF.unknownSync) && q.synchronizerId !== undefined && !state.world.synchronizers.includes(q.synchronizerId) ? state.world.synchronizers[0] : q.synchronizerId;
   if (sync !== undefined && sync !== '' && (!isUid(sync) || !state.world.synchronizers.includes(sync))) {
     throw new MalformedRequest(`Invalid value for: query parameter synchronizerId (unknown synchronizer ${sync.slice(0, 200)})`);
   }

@@ -122,7 +122,7 @@ describe('POST /v2/packages', () => {
       shares: [SHARED_STATE.packageVetting],
       operations: ['uploadPackage'],
       ...FEATURE,
-      requirements: [`${P}.invalid-archive-rejected`, `${P}.invalid-query-rejected`],
+      requirements: [`${P}.invalid-archive-rejected`, `${P}.invalid-query-rejected`, `${P}.unknown-synchronizer-rejected`],
     },
     async (t) => {
       // without vetting, so that a 400 can only be about the body (a vetting upload may need a synchronizer)
@@ -139,6 +139,13 @@ describe('POST /v2/packages', () => {
       await t.judge(`${P}.invalid-query-rejected`, () => t.property(invalidVetFlag(), async (flag) => {
         t.expectStatus(await upload(t, dar, { ...query, vetAllPackages: flag }), 400, { requirement: `${P}.invalid-query-rejected`, what: `vetAllPackages=${flag}` });
       }, { runs: t.scaledRuns(4), requirement: `${P}.invalid-query-rejected` }));
+      // a well-formed synchronizer id the participant is not connected to: no target to vet on
+      const unknown = `cc-no-such-synchronizer::1220${'ab'.repeat(32)}`;
+      const x = await upload(t, dar, { vetAllPackages: 'true', synchronizerId: unknown });
+      await t.judge(`${P}.unknown-synchronizer-rejected`, () => {
+        notBusy(t, x);
+        t.expect(x.status >= 400 && x.status < 500, `a vetting upload naming the unknown synchronizer ${unknown} answered ${x.status}, not a 4xx`, { requirement: `${P}.unknown-synchronizer-rejected`, exchange: x });
+      });
     },
   );
 
