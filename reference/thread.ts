@@ -10,7 +10,7 @@ import { startReference, type ReferenceOptions, type ReferenceServer } from './i
 
 export interface ReferenceThreadReady {
   targetConfig: ReturnType<ReferenceServer['targetConfig']>;
-  options: Pick<ReferenceServer['options'], 'faults' | 'ledgerVersion' | 'scanVersion'>;
+  options: Pick<ReferenceServer['options'], 'faults' | 'ledgerVersion' | 'scanVersion' | 'registryVersion'>;
   variant?: ReferenceServer['variant'];
 }
 
@@ -22,7 +22,7 @@ if (port !== null) {
     const o = server.options;
     const ready: ReferenceThreadReady = {
       targetConfig: server.targetConfig(),
-      options: { faults: o.faults, ledgerVersion: o.ledgerVersion, scanVersion: o.scanVersion },
+      options: { faults: o.faults, ledgerVersion: o.ledgerVersion, scanVersion: o.scanVersion, registryVersion: o.registryVersion },
       ...(server.variant !== undefined ? { variant: server.variant } : {}),
     };
     port.postMessage({ ready });

@@ -21,7 +21,7 @@ export interface RunReport {
   targets: Partial<Record<Api, { url: string; version?: string; reference: boolean }>>;
   /** the effective configuration with every secret redacted */
   config: unknown;
-  reference?: { faults: string[]; ledgerVersion: string; scanVersion: string; variant?: { seed: number; choices: Record<string, string> } };
+  reference?: { faults: string[]; ledgerVersion: string; scanVersion: string; registryVersion?: string; variant?: { seed: number; choices: Record<string, string> } };
   /**
    * apis: the interfaces run; requirements: the requirement ids reported (empty: all of those interfaces); filters: the
    * selection as its flags when more than requirement ids narrowed it (`--check a --exclude-requirement b`)

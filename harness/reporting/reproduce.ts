@@ -13,6 +13,8 @@ type Failure = Requirement['failures'][number];
 /** The run's default property depth and embedded ledger version: left out of a rerun command when they were used. */
 const DEFAULT_RUNS = 25;
 const DEFAULT_LEDGER_VERSION = '3.5';
+const DEFAULT_SCAN_VERSION = '0.8.0';
+const DEFAULT_REGISTRY_VERSION = '0.6.11';
 
 /** A shell word: left bare when it is plain, else single-quoted. */
 export function shellWord(s: string): string {
@@ -52,6 +54,9 @@ export function rerunCommand(report: Pick<RunReport, 'seed' | 'runs' | 'config' 
     for (const f of ref.faults) parts.push('--fault', f);
     if (ref.variant !== undefined) parts.push('--reference-variant', String(ref.variant.seed));
     if (ref.ledgerVersion !== DEFAULT_LEDGER_VERSION && requirement.api === 'ledger') parts.push('--ledger-version', ref.ledgerVersion);
+    // the reference's scan and validator claim the same Splice release
+    if (ref.scanVersion !== DEFAULT_SCAN_VERSION && (requirement.api === 'scan' || requirement.api === 'validator')) parts.push('--scan-version', ref.scanVersion);
+    if (ref.registryVersion !== undefined && ref.registryVersion !== DEFAULT_REGISTRY_VERSION && requirement.api === 'registry') parts.push('--registry-version', ref.registryVersion);
   }
   return parts.join(' ');
 }

@@ -219,7 +219,7 @@ async function startReferenceThread(entry: string, options: ReferenceOptions, co
       await closed;
       await worker.terminate();
     },
-    info: { faults: ready.options.faults, ledgerVersion: ready.options.ledgerVersion, scanVersion: ready.options.scanVersion, ...(ready.variant !== undefined ? { variant: ready.variant } : {}) },
+    info: { faults: ready.options.faults, ledgerVersion: ready.options.ledgerVersion, scanVersion: ready.options.scanVersion, registryVersion: ready.options.registryVersion, ...(ready.variant !== undefined ? { variant: ready.variant } : {}) },
     failure: () => failure,
   };
 }
@@ -249,7 +249,7 @@ export async function startEmbeddedReference(config: Config, o: { thread?: boole
   config.targets = targetsFromBlock(server.targetConfig(), 'the embedded reference server');
   return {
     close: () => server.close(),
-    info: { faults: so.faults, ledgerVersion: so.ledgerVersion, scanVersion: so.scanVersion, ...(server.variant !== undefined ? { variant: server.variant } : {}) },
+    info: { faults: so.faults, ledgerVersion: so.ledgerVersion, scanVersion: so.scanVersion, registryVersion: so.registryVersion, ...(server.variant !== undefined ? { variant: server.variant } : {}) },
   };
 }
 

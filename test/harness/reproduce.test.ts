@@ -18,6 +18,15 @@ describe('the rerun command', () => {
     expect(rerunCommand(r, { id: 'ledger.x', api: 'ledger' })).toBe('canton-conformance run --seed 7 --requirement ledger.x --only ledger --runs 100 --fault a --fault b --reference-variant 5 --ledger-version 3.6');
   });
 
+  it("gives the embedded reference's scan version to scan and validator requirements, its registry version to registry ones", () => {
+    const r = report({ targets: { scan: { url: 'http://127.0.0.1:1', reference: true }, validator: { url: 'http://127.0.0.1:1', reference: true }, registry: { url: 'http://127.0.0.1:1', reference: true } }, reference: { faults: [], ledgerVersion: '3.5', scanVersion: '0.6.7', registryVersion: '0.6.10' } });
+    expect(rerunCommand(r, { id: 'scan.x', api: 'scan' })).toBe('canton-conformance run --seed 42 --requirement scan.x --only scan --scan-version 0.6.7');
+    expect(rerunCommand(r, { id: 'validator.x', api: 'validator' })).toBe('canton-conformance run --seed 42 --requirement validator.x --only validator --scan-version 0.6.7');
+    expect(rerunCommand(r, { id: 'registry.x', api: 'registry' })).toBe('canton-conformance run --seed 42 --requirement registry.x --only registry --registry-version 0.6.10');
+    const defaults = report({ targets: r.targets, reference: { faults: [], ledgerVersion: '3.5', scanVersion: '0.8.0', registryVersion: '0.6.11' } });
+    expect(rerunCommand(defaults, { id: 'registry.x', api: 'registry' })).toBe('canton-conformance run --seed 42 --requirement registry.x --only registry');
+  });
+
   it("gives the configuration file the run read, else a vendor target's URL, and read-only mode", () => {
     const file = report({ config: { sources: ['file conf/my target.yaml', 'flags'], run: { readOnly: true } }, targets: { scan: { url: 'https://scan.example/api/scan', reference: false } } });
     expect(rerunCommand(file, requirement)).toBe("canton-conformance run --seed 42 --requirement scan.list-ans-entries.name-prefix-match --only scan --config 'conf/my target.yaml' --read-only");
