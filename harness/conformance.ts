@@ -531,7 +531,9 @@ class Check implements CheckContext {
     let details: Pick<fc.RunDetails<[T]>, 'failed' | 'seed' | 'numRuns' | 'counterexamplePath' | 'counterexample' | 'errorInstance'>;
     const most = waitingLanes(this.config);
     const lanes = o.concurrent === true ? most : typeof o.concurrent === 'number' ? Math.min(o.concurrent, most) : 1;
-    if (lanes > 1 && numRuns > 1) {
+    // under run.maxRequestsPerSecond, cases one after another run here too (in one lane): this budget leaves out the time
+    // their requests waited for their turn, fast-check's own time limit (fixed when it starts) cannot
+    if ((lanes > 1 || this.config.run.maxRequestsPerSecond !== undefined) && numRuns > 1) {
       const first = await this.concurrentCases(property, numRuns, lanes, performance.now() + budget, o.stateKey);
       if (first === undefined || typeof first === 'number') details = { failed: false, seed: this.seed, numRuns: first ?? numRuns, counterexamplePath: null, counterexample: null, errorInstance: null };
       else {
