@@ -271,7 +271,14 @@ export const DEFAULT_PASS: Pass = { name: 'default', args: [] };
  */
 export const PASSES: Readonly<Record<string, readonly Pass[]>> = {
   ledger: [DEFAULT_PASS, { name: 'ledger 3.6', args: ['--ledger-version', '3.6'] }, { name: 'ledger 3.4', args: ['--ledger-version', '3.4'] }],
-  scan: [DEFAULT_PASS, { name: 'scan 0.6.7', args: ['--scan-version', '0.6.7'] }],
+  scan: [
+    DEFAULT_PASS,
+    { name: 'scan 0.6.7', args: ['--scan-version', '0.6.7'] },
+    // the first release without POST /v0/activities (the version gate's boundary): only the checks of that endpoint
+    { name: 'scan 0.6.8', args: ['--scan-version', '0.6.8', '--operation', 'listActivities'] },
+    // a variant that pages licenses without look-ahead (FACTS.md allows both forms): only the license checks
+    { name: 'scan variant 1', args: ['--reference-variant', '1', '--operation', 'listValidatorLicenses'] },
+  ],
   validator: [DEFAULT_PASS],
   registry: [DEFAULT_PASS, { name: 'registry 0.6.10', args: ['--registry-version', '0.6.10'] }],
 };
