@@ -472,11 +472,16 @@ export class HttpClient {
     // a request of a client (a check) with none other in flight or waiting goes before those of clients with some
     const alone = this.sending === 0;
     this.sending++;
+    // under run.maxRequestsPerSecond the slots are held by requests waiting for their turn: waiting for one is the rate's
+    const paced = this.options.pace !== undefined ? this.options.pacedTime : undefined;
+    paced?.enter();
     try {
       await gate.acquire(this.options.urgent === true, alone);
     } catch (e) {
       this.sending--;
       throw e;
+    } finally {
+      paced?.leave();
     }
     let status: number | undefined;
     let sent: number | undefined;
