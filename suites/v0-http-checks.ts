@@ -24,15 +24,20 @@ export function expectStatus(t: CheckContext, x: Exchange, status: number | numb
 
 export { BUSY_STATUSES, judgeBadRequests, judgeRejection, MISSING_QUERY_STATUSES, notBusy } from './rejections.js';
 
-/** One property over generated requests; `requests` builds the arbitrary (it may look up ids first), `send` sends one. */
+/**
+ * One property over generated requests; `requests` builds the arbitrary (it may look up ids first), `send` sends one.
+ * `always` lists requests sent every run before the drawn ones (cases a draw at one seed may miss).
+ */
 export function robustnessCheck<R>(
   d: { id: string; api: V0Api; operations: string[]; requirements: string[] },
   requests: (t: CheckContext) => Promise<fc.Arbitrary<R>>,
   send: (t: CheckContext, r: R) => Promise<unknown>,
+  always: readonly R[] = [],
 ): void {
   conformance(
     { ...d, title: 'answers valid and malformed requests with documented statuses, content types and error bodies, never 5xx' },
     async (t) => {
+      for (const r of always) await send(t, r);
       await t.property(await requests(t), async (r) => {
         await send(t, r);
       }, { runs: t.config.run.runs });

@@ -7,6 +7,7 @@ import { SCAN_LIST_ANS_ENTRIES_PAGE_SIZE_EXCEEDED, SCAN_LIST_ANS_ENTRIES_PREFIX_
 import { FrameworkRejection, HttpError, installJsonErrors, routeNotFound, intParam, isPlainObject, objectBody, queryParam, sendError, undecodable, wildcardSegment } from '../data/http.js';
 import { compareVersions, parseIsoMicros } from '../data/seed.js';
 import { sharedScanData } from '../data/shared.js';
+import { SCAN_EVENTS_BAD_RECORD_TIME_500 } from './faults-robustness.js';
 import { listActivities, seedActivities } from './activities.js';
 import { ScanHistory } from './history.js';
 import { DAML_VALUE_ENCODINGS, type DamlValueEncoding } from './values.js';
@@ -90,6 +91,7 @@ export async function scanRoutes(app: FastifyInstance, ctx: ReferenceContext): P
       if (Math.abs(m) > 2 ** 63 && !ctx.faults.has(EF.migrationBeyondInt64)) throw undecodable('after.after_migration_id', 'is not a 64-bit integer');
       if (typeof t !== 'string') throw undecodable('after.after_record_time', 'is missing or not a string');
       const micros = parseIsoMicros(t);
+      if (micros === undefined && ctx.faults.has(SCAN_EVENTS_BAD_RECORD_TIME_500)) throw new HttpError(500, 'internal server error');
       if (micros === undefined) throw new HttpError(400, 'after.after_record_time must be an ISO-8601 date-time');
       after = { migrationId: m, recordMicros: micros };
     }

@@ -28,6 +28,8 @@ describe('Scan HTTP behaviour', () => {
       if (r.op === 'listAnsEntries') return t.call('listAnsEntries', { query: { page_size: r.size, ...(r.prefix !== undefined ? { name_prefix: r.prefix } : {}) } });
       return t.call('listValidatorLicenses', { query: { ...(r.after !== undefined ? { after: r.after } : {}), ...(r.limit !== undefined ? { limit: r.limit } : {}) } });
     },
+    // every run: an after_record_time that is not a date-time (a handler's 400, never a 5xx)
+    [{ op: 'listEvents' as const, body: { page_size: 10, after: { after_migration_id: 0, after_record_time: 'not a time' } } }],
   );
 
   // SPEC.md endpoints only: POST /v0/events is a FACTS.md setup endpoint, and GET /v0/events/{update_id} answers 404
