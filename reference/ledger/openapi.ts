@@ -13,6 +13,7 @@ import { parseYaml } from '../../harness/setup/lazy-yaml.js';
 import { SPECS_DIR } from '../../harness/paths.js';
 import { ledgerOperationGone, outOfRange } from '../../harness/judging/versions.js';
 import type { ReferenceContext } from '../types.js';
+import { openApiFaulty, withOpenApiFaults } from './faults-openapi.js';
 import { route } from './http.js';
 import { trafficEnabled } from './traffic.js';
 
@@ -47,6 +48,7 @@ function documentFor(version: string, traffic: boolean): string {
 export function openApiRoutes(app: FastifyInstance, ctx: ReferenceContext): void {
   // like a participant's, the document needs no token
   route(app, ctx, 'GET', '/docs/openapi', async (c) => {
-    c.reply.code(200).header('content-type', 'application/json').send(documentFor(ctx.options.ledgerVersion, trafficEnabled(ctx)));
+    const text = documentFor(ctx.options.ledgerVersion, trafficEnabled(ctx));
+    c.reply.code(200).header('content-type', 'application/json').send(openApiFaulty(ctx.faults) ? withOpenApiFaults(text, ctx.faults, ctx.options.ledgerVersion) : text);
   });
 }
