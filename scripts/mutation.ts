@@ -42,6 +42,31 @@ function readOutcome(file: string): RunOutcome {
   return out;
 }
 
+/**
+ * Merges later runs of some mutants (each a mutation.json, e.g. of `--mutant KEY` runs after a check was added) into
+ * an earlier run: a mutant of `base` run again (matched by key) takes its later result, marked with where it was
+ * obtained; mutants of a later run that `base` does not have are left out and counted. Later files win over earlier.
+ */
+export function mergeOutcomes(base: RunOutcome, later: { file: string; out: RunOutcome }[]): void {
+  const byKey = new Map(base.mutants.map((m) => [m.key, m]));
+  for (const { file, out } of later) {
+    let merged = 0;
+    let unmatched = 0;
+    const at = out.commit !== undefined ? `commit ${out.commit.slice(0, 12)}` : `${out.source} of ${out.startedAt}`;
+    for (const m of out.mutants) {
+      const b = byKey.get(m.key);
+      if (b === undefined) {
+        unmatched++;
+        continue;
+      }
+      for (const k of ['exitCode', 'ms', 'pass', 'passes', 'rerun'] as const) delete b[k];
+      Object.assign(b, { status: m.status, rerunAt: at }, ...(['exitCode', 'ms', 'pass', 'passes', 'rerun'] as const).filter((k) => m[k] !== undefined).map((k) => ({ [k]: m[k] })));
+      merged++;
+    }
+    base.merged = [...(base.merged ?? []), { file, at, startedAt: out.startedAt, mutants: merged, unmatched }];
+  }
+}
+
 function stamp(d: Date): string {
   return d.toISOString().replace(/[-:]/g, '').replace('T', '-').replace(/\..*$/, 'Z');
 }
@@ -66,6 +91,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--json <file>', 'also write the result as JSON to this file')
     .option('--root <dir>', 'the project to mutate (default: this one)')
     .option('--from-json <file>', 'run nothing: report an earlier mutation.json again with the triage file as it is now')
+    .option('--merge <file>', 'with --from-json: a later mutation.json of some of its mutants (e.g. run again by --mutant after a check was added); each mutant in it (matched by key) takes the later result (repeatable, later files win)', (v: string, p: string[] | undefined) => [...(p ?? []), v])
     .option('--dry-run', 'list the mutants found, run nothing')
     .option('--keep', 'keep the mutated copy (its folder is printed)')
     .exitOverride()
@@ -78,10 +104,14 @@ export async function main(argv: string[]): Promise<number> {
   }
   const o = program.opts<{
     only?: string[]; file?: string[]; mutant?: string[]; operator?: Operator[]; sample?: number; seed?: number; limit?: number; concurrency: number; timeoutMs: number;
-    failOn: 'must' | 'should'; source: 'head' | 'worktree'; command?: string; triage: string; reportsDir: string; json?: string; root?: string; fromJson?: string; dryRun?: boolean; keep?: boolean;
+    failOn: 'must' | 'should'; source: 'head' | 'worktree'; command?: string; triage: string; reportsDir: string; json?: string; root?: string; fromJson?: string; merge?: string[]; dryRun?: boolean; keep?: boolean;
   }>();
   if (o.concurrency > 2) {
     process.stderr.write('mutation: --concurrency is at most 2 (each run of the suite uses its own workers)\n');
+    return 2;
+  }
+  if (o.merge !== undefined && o.fromJson === undefined) {
+    process.stderr.write('mutation: --merge needs --from-json (the earlier run the later results are merged into)\n');
     return 2;
   }
   const root = resolve(o.root ?? ROOT);
@@ -110,6 +140,7 @@ export async function main(argv: string[]): Promise<number> {
       for (const m of out.mutants) process.stdout.write(`#${m.id} ${m.file}:${m.line}:${m.column} ${m.operator}  ${m.original.replace(/\s+/g, ' ').slice(0, 80)}  ->  ${m.mutated.replace(/\s+/g, ' ').slice(0, 60)}\n`);
       return 0;
     }
+    if (o.merge !== undefined) mergeOutcomes(out, o.merge.map((f) => ({ file: f, out: readOutcome(resolve(f)) })));
     const { stale } = applyTriage(out.mutants, triage, out.wholeFiles ?? []);
     const json = { ...out, scores: scores(out.mutants), staleTriage: stale };
     const dir = o.fromJson !== undefined ? dirname(resolve(o.fromJson)) : join(resolve(root, o.reportsDir), 'mutation', stamp(new Date(out.startedAt)));

@@ -15,7 +15,8 @@ import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findMutants, schemataSource } from '../scripts/mutation/mutate.js';
 import { applyTriage, loadTriage, markdownReport, scores, textReport } from '../scripts/mutation/report.js';
-import { DEFAULT_PASS, MutationError, runMutation } from '../scripts/mutation/run.js';
+import { main as mutationMain } from '../scripts/mutation.js';
+import { DEFAULT_PASS, MutationError, type MutantResult, runMutation, type RunOutcome } from '../scripts/mutation/run.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -328,5 +329,27 @@ setInterval(() => {}, 1000);
     await expect(runMutation({ ...base, only: ['demo'], mutants: ['9999'] })).rejects.toThrow(MutationError);
     await expect(runMutation({ ...base, only: ['demo'], mutants: ['9999'] })).rejects.toThrow(/no mutant #9999: this selection has \d+/);
     await expect(runMutation({ ...base, mutants: ['reference/demo/handler.ts#nope#equality#0123456789#0'] })).rejects.toThrow(/no mutant with the key reference\/demo\/handler.ts#nope/);
+  });
+
+  it('merges a later run of some mutants into an earlier whole run: each takes its later result, by key', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cc-mutation-test-'));
+    dirs.push(dir);
+    const mutant = (id: number, status: MutantResult['status'], extra: Partial<MutantResult> = {}): MutantResult => ({ id, file: 'reference/demo/handler.ts', line: id, column: 1, operator: 'equality', original: 'a === b', mutated: 'a !== b', key: `reference/demo/handler.ts#f#equality#000000000${id}#0`, start: 0, end: 1, group: 'demo', status, ...extra });
+    const run = (commit: string, mutants: MutantResult[]): RunOutcome => ({ startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T01:00:00.000Z', root: dir, source: 'head', wholeFiles: [], commit, command: 'x', baselineMs: 1000, mutants });
+    mkdirSync(join(dir, 'base'));
+    writeFileSync(join(dir, 'base', 'mutation.json'), JSON.stringify(run('a'.repeat(40), [mutant(1, 'killed', { exitCode: 1, pass: 'default' }), mutant(2, 'survived', { passes: ['default', 'old'] }), mutant(3, 'survived')])));
+    writeFileSync(join(dir, 'later.json'), JSON.stringify(run('b'.repeat(40), [mutant(2, 'killed', { exitCode: 1, pass: 'old', passes: ['default', 'old'] }), mutant(9, 'killed')])));
+    writeFileSync(join(dir, 'triage.yaml'), 'unobservable: []\n');
+    const args = ['--from-json', join(dir, 'base', 'mutation.json'), '--triage', join(dir, 'triage.yaml')];
+    expect(await mutationMain([...args.slice(2), '--merge', join(dir, 'later.json')])).toBe(2); // --merge needs --from-json
+    expect(await mutationMain([...args, '--merge', join(dir, 'later.json')])).toBe(0);
+    const merged = JSON.parse(readFileSync(join(dir, 'base', 'mutation.json'), 'utf8')) as RunOutcome;
+    expect(merged.mutants.map((m) => [m.id, m.status, m.pass, m.rerunAt])).toEqual([[1, 'killed', 'default', undefined], [2, 'killed', 'old', 'commit bbbbbbbbbbbb'], [3, 'survived', undefined, undefined]]);
+    expect(merged.merged).toMatchObject([{ at: 'commit bbbbbbbbbbbb', mutants: 1, unmatched: 1 }]);
+    expect(merged.scores).toMatchObject([{ group: 'demo', mutants: 3, killed: 2, survived: 1 }]);
+    expect(readFileSync(join(dir, 'base', 'mutation.md'), 'utf8')).toMatch(/## Runs merged in[\s\S]*\| commit bbbbbbbbbbbb \| 1 \| 1 \| 1 \|/);
+    // a later file that is not a mutation.json is refused with a clear message
+    writeFileSync(join(dir, 'bad.json'), '{"nope": 1}');
+    expect(await mutationMain([...args, '--merge', join(dir, 'bad.json')])).toBe(2);
   });
 });

@@ -129,6 +129,7 @@ export function textReport(out: RunOutcome, stale: TriageEntry[]): string {
   const line = (c: string[]) => c.map((x, i) => (i === 0 ? x.padEnd(width[i]!) : x.padStart(width[i]!))).join('  ');
   let s = `${line(head)}\n${cells.map(line).join('\n')}\n`;
   s += passLines(out).map((l) => `${l}\n`).join('');
+  for (const m of out.merged ?? []) s += `merged: ${m.mutants} mutants run again at ${m.at} (${m.file})${m.unmatched > 0 ? `; ${m.unmatched} of its mutants are not in this run, left out` : ''}\n`;
   const left = out.mutants.filter((m) => (m.status === 'survived' || m.status === 'no-coverage') && m.triaged === undefined && m.gap === undefined);
   const gaps = out.mutants.filter((m) => m.gap !== undefined);
   if (gaps.length > 0) s += `\n${gaps.length} survivors are known gaps in the checks (see mutation.md)\n`;
@@ -175,6 +176,10 @@ export function markdownReport(out: RunOutcome, stale: TriageEntry[]): string {
       s += `\nDetected only in a later pass (${later.length}):\n\n| where | operator | original | mutated | pass | key |\n|---|---|---|---|---|---|\n`;
       s += later.map((m) => `| ${m.file}:${m.line} | ${m.operator} | \`${esc(m.original)}\` | \`${esc(m.mutated)}\` | ${m.pass} | ${esc(m.key)} |`).join('\n') + '\n';
     }
+  }
+  if ((out.merged?.length ?? 0) > 0) {
+    s += '\n## Runs merged in\n\nMutants run again later (by key, e.g. after a check was added): each takes its later result.\n\n| file | made at | mutants | detected now | not in this run |\n|---|---|--:|--:|--:|\n';
+    for (const m of out.merged!) s += `| ${esc(m.file)} | ${m.at} | ${m.mutants} | ${out.mutants.filter((x) => x.rerunAt === m.at && (x.status === 'killed' || x.status === 'timeout')).length} | ${m.unmatched} |\n`;
   }
   if ((out.rerunTimeouts ?? 0) > 0) s += passLines({ ...out, passes: [] }).join('\n').replace(/^\n/, '\n') + '\n';
   const table = (ms: MutantResult[], withReason: boolean, title = 'why unobservable', reason = (m: MutantResult) => m.triaged ?? '') =>

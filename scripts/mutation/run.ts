@@ -33,6 +33,8 @@ export interface MutantResult extends Mutant {
   passes?: string[];
   /** it timed out once and was run again alone */
   rerun?: boolean;
+  /** its result comes from a later run merged in (--merge): where that run was made */
+  rerunAt?: string;
 }
 
 export interface RunSettings {
@@ -83,6 +85,8 @@ export interface RunOutcome {
   rerunTimeouts?: number;
   mutants: MutantResult[];
   workspace?: string;
+  /** later runs merged in (--merge): the file, where it was made, how many mutants it gave and how many it had that this run lacks */
+  merged?: { file: string; at: string; startedAt: string; mutants: number; unmatched: number }[];
 }
 
 export class MutationError extends Error {}
