@@ -19,6 +19,7 @@ export const TF = {
   duplicates: 'ledger-generate-topology-duplicate-participants-accepted',
   observeDefault: 'ledger-generate-topology-observation-only-by-default',
   observeIgnored: 'ledger-generate-topology-observation-only-ignored',
+  zeroKept: 'ledger-generate-topology-default-threshold-kept-as-zero',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
@@ -38,6 +39,7 @@ registerFaults([
   r(TF.emptyHint, `${p}.empty-party-hint-rejected`, 'an empty partyHint is accepted (a hint is made up)'),
   r(TF.negative, `${p}.negative-threshold-rejected`, 'a negative confirmationThreshold is treated as 0'),
   r(TF.zeroRejected, `${p}.zero-threshold-defaults`, 'a confirmationThreshold of 0 is rejected with 400'),
+  r(TF.zeroKept, `${p}.zero-threshold-defaults`, 'a confirmationThreshold of 0 or none is written into the mapping as 0 instead of as all the confirmers'),
   r(TF.above, `${p}.threshold-above-confirmers-rejected`, 'a confirmationThreshold above the confirmers is capped instead of rejected'),
   r(TF.unknownSync, `${p}.unknown-synchronizer-rejected`, 'an unknown synchronizer is accepted'),
   r(TF.duplicates, `${p}.duplicate-participants-rejected`, 'a participant uid named twice is silently deduplicated'),

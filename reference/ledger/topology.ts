@@ -128,7 +128,8 @@ export function topologyRoutes(app: FastifyInstance, ctx: ReferenceContext, stat
       {
         mapping: 'PartyToParticipant',
         partyId,
-        threshold,
+        // planted: a threshold of 0 (or none) written as given instead of as all the confirmers
+        threshold: has(TF.zeroKept) && r.threshold === 0 ? 0 : threshold,
         participants: [
           ...confirming.map((uid) => ({ uid, permission: 'Confirmation' })),
           ...observing.map((uid) => ({ uid, permission: 'Observation' })),

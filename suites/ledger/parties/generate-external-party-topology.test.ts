@@ -139,7 +139,7 @@ describe('POST /v2/parties/external/generate-topology', () => {
   conformance(
     {
       id: 'ledger.generate-external-party-topology.defaults',
-      title: 'generates for an absent localParticipantObservationOnly what it generates for false, and for a threshold of 0 what it generates for none',
+      title: 'generates for an absent localParticipantObservationOnly what it generates for false, and for a threshold of 0 or none what it generates for a threshold of all the confirmers (and not of fewer)',
       api: 'ledger',
       operations: ['generateExternalPartyTopology'],
       requirements: [`${P}.observation-only-default`, `${P}.zero-threshold-defaults`],
@@ -164,6 +164,24 @@ describe('POST /v2/parties/external/generate-topology', () => {
       await t.judge(`${P}.zero-threshold-defaults`, async () => {
         const zero = await txs({ ...base, confirmationThreshold: 0 }, `${P}.zero-threshold-defaults`, 'confirmationThreshold 0');
         t.expect(zero.txs === a.txs, 'confirmationThreshold 0 generated other topology transactions than leaving the threshold out', { requirement: `${P}.zero-threshold-defaults`, exchange: zero.x });
+        // "default all available confirmers": only the local participant confirms here, so leaving the threshold out
+        // asks for the same threshold as naming 1
+        const one = await txs({ ...base, confirmationThreshold: 1 }, `${P}.zero-threshold-defaults`, 'confirmationThreshold 1 (the one confirmer)');
+        t.expect(one.txs === a.txs, 'with the local participant the only confirmer, confirmationThreshold 1 generated other topology transactions than leaving the threshold out: the default is not all available confirmers', { requirement: `${P}.zero-threshold-defaults`, exchange: one.x });
+      });
+      // with another participant confirming too, the default is 2: the same as naming 2, not as naming 1
+      const uid = await otherParticipantUid(t);
+      if (typeof uid !== 'string') {
+        t.note(`the default threshold was compared with one confirmer only: ${uid.why}`);
+        return;
+      }
+      await t.judge(`${P}.zero-threshold-defaults`, async () => {
+        const two = { ...base, otherConfirmingParticipantUids: [uid] };
+        const dflt = await txs(two, `${P}.zero-threshold-defaults`, 'another participant confirming, no threshold');
+        const all = await txs({ ...two, confirmationThreshold: 2 }, `${P}.zero-threshold-defaults`, 'another participant confirming, confirmationThreshold 2');
+        const one = await txs({ ...two, confirmationThreshold: 1 }, `${P}.zero-threshold-defaults`, 'another participant confirming, confirmationThreshold 1');
+        t.expect(all.txs === dflt.txs, 'with two confirmers, confirmationThreshold 2 generated other topology transactions than leaving the threshold out: the default is not all available confirmers', { requirement: `${P}.zero-threshold-defaults`, exchange: all.x });
+        t.expect(one.txs !== dflt.txs, 'with two confirmers, confirmationThreshold 1 generated the same topology transactions as leaving the threshold out: the default is not all available confirmers, or the threshold is ignored', { requirement: `${P}.zero-threshold-defaults`, exchange: one.x });
       });
     },
   );
