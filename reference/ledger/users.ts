@@ -202,6 +202,7 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
       resourceVersion: state.nextResourceVersion(),
       rights,
     };
+    if (ctx.faults.has(F.createdDeactivated) && input.isDeactivated === undefined) user.isDeactivated = true;
     const withAnnotations = Object.keys(user.annotations).length > 0;
     if (ctx.faults.has(F.serverUnprefixed) && withAnnotations) user.annotations['created-by'] = 'reference';
     users.set(user.id, user);
@@ -215,7 +216,8 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
     if (ctx.faults.has(F.listPageSizeIgnored)) q.pageSize = 0;
     const caller = await c.caller();
     if (!ctx.faults.has(F.listUsersAsAdmin)) caller.requireIdpAdmin(q.idp);
-    const after = decodeUserToken(q.pageToken, ctx.faults);
+    let after = decodeUserToken(q.pageToken, ctx.faults);
+    if (ctx.faults.has(F.listTokenRestarts)) after = '';
     // planted fault (int32-max-page-size-overflow): the largest int32 page size overflows an int32 sum
     if (ctx.faults.has(F.pageSizeInt32Overflow) && q.pageSize === 2 ** 31 - 1) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
     const size = q.pageSize === 0 ? MAX_USERS_PAGE_SIZE : Math.min(q.pageSize, MAX_USERS_PAGE_SIZE);

@@ -125,6 +125,26 @@ describe('POST /v2/users', () => {
 
   conformance(
     {
+      id: 'ledger.create-user.active-by-default',
+      title: 'creates a user active when the request leaves isDeactivated out',
+      api,
+      operations: ['createUser', 'getUser'],
+      requirements: ['ledger.users.active-when-deactivation-unset'],
+    },
+    async (t) => {
+      const id = t.uniqueName('cc-active');
+      // the request's user has no isDeactivated at all (the fixtures send false)
+      const x = await t.call('createUser', { json: { user: { id, metadata: { resourceVersion: '', annotations: {} } }, rights: [] } });
+      if (x.status === 200) t.defer(async () => t.clientFor('ledger').call('deleteUser', { params: { 'user-id': id }, conform: false }), `deleting user ${id}`);
+      t.expectStatus(x, 200, { what: 'creating a user without isDeactivated' });
+      t.expect(userOf(x)?.isDeactivated !== true, `the created user is answered with isDeactivated ${JSON.stringify(userOf(x)?.isDeactivated)}, though the request left it unset`, { exchange: x });
+      const user = await readUser(t, id);
+      t.expect(user.isDeactivated !== true, `the user created without isDeactivated reads back with isDeactivated ${JSON.stringify(user.isDeactivated)}`);
+    },
+  );
+
+  conformance(
+    {
       id: 'ledger.create-user.resource-version-non-empty',
       title: 'returns a non-empty resourceVersion on create, read and update',
       api,

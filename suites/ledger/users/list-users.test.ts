@@ -1,5 +1,5 @@
 import { describe } from 'vitest';
-import { conformance } from '../../../harness/conformance.js';
+import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import { createUser } from '../../../harness/fixtures/ledger.js';
 import { userLimits } from '../../../harness/fixtures/ledger-users.js';
 import { judgeThat } from '../shared.js';
@@ -10,6 +10,37 @@ const BOUNDS = 'ledger.list-users.page-size-bounds-page';
 const LISTED = 'ledger.list-users.created-user-listed';
 /** Bound of a walk of the user listing, in pages. */
 const MAX_WALK_PAGES = 50;
+/** About how many pages a walk of small pages takes (more when users are created meanwhile). */
+const SMALL_WALK_PAGES = 60;
+
+/**
+ * Walks GET /v2/users in pages of `size` from the first page through each nextPageToken, at most `maxPages` pages: each
+ * page 200 and within its size; a token handed out a second time fails the walk, since following it again leads back
+ * to the same place and the walk never ends.
+ */
+async function walkUsers(t: CheckContext, size: number, maxPages: number): Promise<{ ids: unknown[]; ended: boolean; pages: number; found: (id: string) => boolean }> {
+  const ids: unknown[] = [];
+  const tokens = new Set<string>();
+  let token = '';
+  let ended = false;
+  let pages = 0;
+  while (pages < maxPages && !ended) {
+    const x = await t.call('listUsers', { query: { pageSize: String(size), ...(token !== '' ? { pageToken: token } : {}) } });
+    pages += 1;
+    t.expectStatus(x, 200, { requirement: LISTED, what: `page ${pages} of a walk of GET /v2/users in pages of ${size}${token !== '' ? ' (following the nextPageToken of the page before)' : ''}` });
+    const page = ((x.json as { users?: Array<{ id?: unknown }> } | undefined)?.users ?? []).map((v) => v?.id);
+    await judgeThat(t, BOUNDS, page.length <= size, `pageSize ${size}: ${page.length} users on page ${pages}`, x);
+    ids.push(...page);
+    const next = (x.json as { nextPageToken?: unknown } | undefined)?.nextPageToken;
+    ended = typeof next !== 'string' || next === '';
+    if (!ended && tokens.has(next as string)) {
+      t.fail(`a walk of GET /v2/users in pages of ${size} never ends: page ${pages} hands out the nextPageToken ${JSON.stringify(next).slice(0, 80)} an earlier page handed out`, { requirement: LISTED, exchange: x });
+    }
+    token = typeof next === 'string' ? next : '';
+    tokens.add(token);
+  }
+  return { ids, ended, pages, found: (id) => ids.includes(id) };
+}
 
 describe('GET /v2/users', () => {
   conformance(
@@ -74,6 +105,30 @@ describe('GET /v2/users', () => {
       if (!found && !ended) t.skip(`the walk of GET /v2/users did not end within ${MAX_WALK_PAGES} pages of ${size}: the user ${u.id} may come later`);
       t.expect(found, `a walk of GET /v2/users (pages of ${size}) did not list the user ${u.id} the check created`, { requirement: LISTED });
       if (!ended) t.note(`the walk of GET /v2/users stopped after ${MAX_WALK_PAGES} pages of ${size}`);
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.list-users.walk-small-pages',
+      title: 'lists a user it created on a walk of small pages through every nextPageToken, and the walk ends',
+      api,
+      operations: ['listUsers', 'createUser', 'getVersion'],
+      requirements: [LISTED, BOUNDS],
+    },
+    async (t) => {
+      const u = await createUser(t);
+      const max = (await userLimits(t)).maxUsersPageSize || 1000;
+      // how many users there are, from a walk of the largest pages; then pages small enough that the walk follows a
+      // token after nearly every user (one user a page up to SMALL_WALK_PAGES users), as a client with small pages does
+      const all = await walkUsers(t, max, MAX_WALK_PAGES);
+      if (!all.ended) t.skip(`the walk of GET /v2/users did not end within ${MAX_WALK_PAGES} pages of ${max}: too many users to walk in small pages`);
+      const size = Math.min(max, Math.max(1, Math.ceil(all.ids.length / SMALL_WALK_PAGES)));
+      // users other checks create meanwhile lengthen the walk: room for as many again
+      const walk = await walkUsers(t, size, 2 * SMALL_WALK_PAGES + 10);
+      if (!walk.found(u.id) && !walk.ended) t.skip(`the walk of GET /v2/users in pages of ${size} did not end within ${walk.pages} pages: the user ${u.id} may come later`);
+      t.expect(walk.found(u.id), `a walk of GET /v2/users in pages of ${size} (${walk.pages} pages) did not list the user ${u.id} the check created`, { requirement: LISTED });
+      if (!walk.ended) t.note(`the walk of GET /v2/users in pages of ${size} stopped after ${walk.pages} pages`);
     },
   );
 
