@@ -26,6 +26,7 @@ export const CF = {
   limits: 'ledger-get-version-no-vetting-page-size',
   rightsRange: 'ledger-get-version-max-rights-50',
   allocate: 'ledger-allocate-party-details-missing',
+  allocateGuess: 'ledger-allocate-party-synchronizer-guessed',
   syncs: 'ledger-get-connected-synchronizers-id-missing',
   ledgerEnd: 'ledger-get-ledger-end-offset-as-text',
 } as const;
@@ -61,6 +62,7 @@ registerFaults([
   r(CF.limits, 'ledger.get-version.advertises-limits', 'GET /v2/version advertises no maxVettedPackagesPageSize'),
   r(CF.rightsRange, 'ledger.get-version.max-rights-per-user-range', 'GET /v2/version advertises maxRightsPerUser 50'),
   r(CF.allocate, 'ledger.allocate-party.response-schema', 'POST /v2/parties answers without partyDetails'),
+  r(CF.allocateGuess, 'ledger.allocate-party.synchronizer-required', 'an allocation naming no synchronizerId on a participant connected to several synchronizers is accepted, the party allocated on the first'),
   r(CF.syncs, 'ledger.get-connected-synchronizers.response-schema', 'connected synchronizers lack their synchronizerId'),
   r(CF.ledgerEnd, 'ledger.get-ledger-end.response-schema', 'the ledger end offset is a text'),
 ]);

@@ -13,6 +13,7 @@ export const PF = {
   serial: 'ledger-upload-package-topology-serial-unchanged',
   upgrade: 'ledger-upload-package-upgrade-unchecked',
   darsDiffer: 'ledger-upload-package-dars-accepts-non-archive',
+  autodetect: 'ledger-upload-package-vets-everywhere-unnamed',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
@@ -27,5 +28,6 @@ registerFaults([
   r(PF.everySync, 'ledger.upload-package.synchronizer-only', 'an upload naming a synchronizerId vets the packages on every connected synchronizer'),
   r(PF.unknownSync, 'ledger.upload-package.unknown-synchronizer-rejected', 'an upload naming a synchronizer the participant is not connected to is accepted and vetted on the first connected one'),
   r(PF.serial, 'ledger.get-package-vetting.topology-serial-advances', 'vetting a new package leaves the record\'s topologySerial unchanged'),
+  r(PF.autodetect, 'ledger.upload-package.synchronizer-required', 'a vetting upload naming no synchronizerId on a participant connected to several synchronizers is accepted and vets on every one'),
   r(PF.upgrade, 'ledger.upload-package.upgrade-check', 'a vetted upload that reuses the name and version of a package already vetted on the synchronizer, with another package id, is accepted'),
 ]);

@@ -106,6 +106,8 @@ export function packageRoutes(app: FastifyInstance, ctx: ReferenceContext, state
     }
     const has = (f: string) => ctx.faults.has(f);
     const q = decodeUploadQuery(state, c.query, has);
+    // the planted fault takes an upload naming no synchronizer as naming them all
+    if (has(PF.autodetect)) q.named = true;
     const bytes = c.raw();
     if (bytes === undefined || bytes.length === 0) throw new MalformedRequest('Invalid value for: body (empty archive)');
     // authorization comes before reading the archive, as on a participant (the service checks the claims first)

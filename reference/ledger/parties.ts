@@ -33,7 +33,8 @@ export function partyRoutes(app: FastifyInstance, ctx: ReferenceContext, state: 
     const metadata = optObject(body, 'localMetadata') ?? {};
     const annotations = optStringMap(metadata, 'annotations', 'localMetadata') ?? {};
     const idp = optString(body, 'identityProviderId') ?? '';
-    const synchronizerId = optString(body, 'synchronizerId') ?? '';
+    // the planted fault guesses the first synchronizer for an allocation that names none
+    const synchronizerId = optString(body, 'synchronizerId') ?? (ctx.faults.has(CF.allocateGuess) ? (state.world.synchronizers[0] as string) : '');
     const userId = optString(body, 'userId') ?? '';
     (await c.caller()).requireIdpAdmin(idp);
     if (hint !== '' && !isPartyHint(hint)) throw err.invalidField('party_id_hint', `Invalid party hint ${JSON.stringify(hint.slice(0, 200))}`);

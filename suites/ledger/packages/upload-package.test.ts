@@ -5,7 +5,7 @@ import { connectedSynchronizers, darFixture, stableDar, vettingUploadQuery } fro
 import { allVettingRecords, recordKey as key, VETTED_BEFORE, type VRecord } from '../../../harness/fixtures/ledger-vetting.js';
 import { invalidArchive, invalidVetFlag } from '../../../generators/ledger/packages.js';
 import { errorCode } from '../../../harness/fixtures/ledger-users.js';
-import { notBusy } from '../../rejections.js';
+import { notBusy, refusesTheInput } from '../../rejections.js';
 import { judgeThat } from '../shared.js';
 
 const P = 'ledger.upload-package';
@@ -227,6 +227,29 @@ describe('POST /v2/packages', () => {
         return t.skip(`the participant is connected to ${syncs.length} synchronizers and vets by default: it needs a synchronizerId (FACTS.md), so an upload without query parameters cannot be accepted there`);
       }
       t.fail(`an upload with no query parameters (both optional) answered ${x.status}: ${x.text.slice(0, 200)}`, { exchange: x });
+    },
+  );
+  conformance(
+    {
+      id: 'ledger.upload-package.synchronizer-required',
+      title: 'refuses a vetting upload that names no synchronizerId on a participant connected to two or more synchronizers, with PACKAGE_SERVICE_CANNOT_AUTODETECT_SYNCHRONIZER',
+      api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
+      operations: ['uploadPackage'],
+      ...FEATURE,
+      requirements: [`${P}.synchronizer-required`],
+    },
+    async (t) => {
+      const syncs = await connectedSynchronizers(t);
+      if (syncs.length < 2) t.skip(`the participant is connected to ${syncs.length} synchronizer(s): only one connected to two or more needs the synchronizerId of a vetting upload (FACTS.md)`);
+      // an archive the target accepts, so that the refusal can only be about the missing synchronizer
+      const dar = validDar(t, 'autodetect') ?? t.skip('no DAR the target accepts: configure fixture darFile, or syntheticDars on a test participant');
+      const x = await upload(t, dar, { vetAllPackages: 'true' });
+      notBusy(t, x);
+      refusesTheInput(x, []);
+      t.expect(x.status >= 400 && x.status < 500, `a vetting upload naming no synchronizer on a participant connected to ${syncs.length} answered ${x.status}, not a 4xx`, { exchange: x });
+      const code = errorCode(x);
+      t.expect(code === 'PACKAGE_SERVICE_CANNOT_AUTODETECT_SYNCHRONIZER', `the refusal's error code is ${JSON.stringify(code)}, not PACKAGE_SERVICE_CANNOT_AUTODETECT_SYNCHRONIZER`, { exchange: x });
     },
   );
 });
