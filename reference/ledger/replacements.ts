@@ -115,9 +115,12 @@ export function replacementRoutes(app: FastifyInstance, ctx: ReferenceContext, s
         return has(SF.updateSchema) ? { update: transaction } : { update: { Transaction: { value: transaction } } };
       }
     }
+    if (has(QF.updateReassignmentNotFound) && u?.kind === 'reassignment') throw updateNotFound(offset);
     if (u?.kind === 'reassignment' && reassignments !== undefined) {
       const value = encodeReassignment(u, reassignments);
       if (value !== undefined) return { update: { Reassignment: { value } } };
+      // planted fault: the reassignment answered without the events the format does not see, instead of 404
+      if (has(QF.updateInvisibleReassignmentEmpty)) return { update: { Reassignment: { value: { ...encodeReassignment(u, wildcardFormat(u.submitters)), events: [] } } } };
     }
     throw updateNotFound(offset);
   });

@@ -1,8 +1,10 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/transport/http.js';
-import { FixtureError, createSubmitter, routeNotServed, submitCommands, templateFixture } from '../../../harness/fixtures/ledger.js';
-import { WILDCARD, createCommand } from '../shared.js';
+import { FixtureError, connectedSynchronizers, createSubmitter, createdContractId, routeNotServed, submitCommands, submitCreate, templateFixture } from '../../../harness/fixtures/ledger.js';
+import { errorCode } from '../../../harness/fixtures/ledger-users.js';
+import { reassignmentRequest } from '../../../generators/ledger/reassignment.js';
+import { WILDCARD, createCommand, eventsOf, isObj, unwrapEvent, type Ev } from '../shared.js';
 
 /** Creates a contract as a new submitter and reads the transaction at its offset with this shape (skips where not served). */
 async function readOwnTransaction(t: CheckContext, transactionShape: string): Promise<{ c: { offset?: unknown }; x: Exchange }> {
@@ -48,6 +50,76 @@ describe('POST /v2/updates/update-by-offset', () => {
     async (t) => {
       const { x } = await readOwnTransaction(t, 'TRANSACTION_SHAPE_UNSPECIFIED');
       t.expectStatus(x, 400);
+    },
+  );
+
+  conformance(
+    {
+      id: 'ledger.get-update-by-offset.reassignments',
+      title: 'answers the offsets of an unassignment and of its assignment, read with includeReassignments, with the reassignment; a party that is no stakeholder with 404 UPDATE_NOT_FOUND',
+      api: 'ledger',
+      operations: ['getUpdateByOffset', 'submitAndWaitForReassignment'],
+      features: ['multiSynchronizer'],
+      requirements: ['ledger.get-update-by-offset.reassignment-returned', 'ledger.get-update-by-offset.invisible-not-found'],
+    },
+    async (t) => {
+      const R = 'ledger.get-update-by-offset.reassignment-returned';
+      const syncs = await connectedSynchronizers(t);
+      if (syncs.length < 2) t.skip(`the participant is connected to ${syncs.length} synchronizer(s): reassignment needs two`);
+      const [source, target] = [syncs[0]!, syncs[1]!];
+      const s = await createSubmitter(t);
+      const created = await submitCreate(t, s, templateFixture(t), source);
+      if (created.status === 404 && routeNotServed(created)) t.skip('no submission endpoint is served: no contract to reassign');
+      const cid = createdContractId(created.json);
+      if (created.status !== 200 || cid === undefined) throw new FixtureError(`setup: creating a contract answered ${created.status}: ${created.text.slice(0, 300)}`);
+      const formatFor = (party: string) => ({ filtersByParty: { [party]: WILDCARD }, verbose: true });
+      // the moves are set-up (judged by the reassignment checks): an eventFormat, so that the unassignment names its reassignmentId (FACTS.md)
+      const move = async (command: Record<string, unknown>, what: string): Promise<{ offset: unknown; events: Ev[] }> => {
+        const x = await t.call('submitAndWaitForReassignment', {
+          auth: { user: s.userId },
+          json: reassignmentRequest({ commandId: t.uniqueName('reassign'), submitter: s.party, userId: s.userId, command: command as never }, formatFor(s.party)),
+        });
+        const offset = (x.json as { reassignment?: { offset?: unknown } } | undefined)?.reassignment?.offset;
+        if (x.status !== 200 || offset === undefined || offset === null) throw new FixtureError(`setup: ${what} answered ${x.status}: ${x.text.slice(0, 300)}`);
+        return { offset, events: eventsOf(x) };
+      };
+      const unassigned = await move({ UnassignCommand: { value: { contractId: cid, source, target } } }, 'the unassignment');
+      const reassignmentId = unassigned.events.find((e) => e.kind !== 'JsAssignmentEvent' && typeof e.event.reassignmentId === 'string')?.event.reassignmentId as string | undefined;
+      if (reassignmentId === undefined) throw new FixtureError('setup: the unassignment answered no unassign event with a reassignmentId');
+      const assigned = await move({ AssignCommand: { value: { reassignmentId, source, target } } }, 'the assignment');
+
+      /** Reads the update at `offset` through includeReassignments, as `user` for `party`; undefined where update-by-offset is not served. */
+      const read = async (offset: unknown, party: string, user: string) => {
+        const x = await t.call('getUpdateByOffset', { auth: { user }, json: { offset, updateFormat: { includeReassignments: formatFor(party) } } });
+        if (routeNotServed(x)) t.skip(`update-by-offset answered ${x.status} without a JsCantonError: not served`);
+        return x;
+      };
+      /** The reassignment of {update: {Reassignment: {value}}} and its events, unwrapped (in either wrapper form: the form is the reassignment checks' concern). */
+      const reassignmentOf = (x: Exchange) => {
+        const value = (x.json as { update?: { Reassignment?: { value?: unknown } } } | undefined)?.update?.Reassignment?.value;
+        const events = isObj(value) && Array.isArray(value.events) ? value.events.map(unwrapEvent).filter((e): e is Ev => e !== undefined) : [];
+        return { value: isObj(value) ? value : undefined, events };
+      };
+      const cases: Array<[string, unknown, (e: Ev) => boolean, string]> = [
+        ['the unassignment', unassigned.offset, (e) => e.kind !== 'JsAssignmentEvent' && e.event.reassignmentId === reassignmentId, `an unassign event of reassignmentId ${reassignmentId}`],
+        ['the assignment', assigned.offset, (e) => e.kind === 'JsAssignmentEvent' && isObj(e.event.createdEvent) && e.event.createdEvent.contractId === cid, `a JsAssignmentEvent carrying the created event of ${cid}`],
+      ];
+      for (const [what, offset, wanted, want] of cases) {
+        const x = await read(offset, s.party, s.userId);
+        await t.judge(R, () => {
+          t.expectStatus(x, 200, { requirement: R, what: `reading ${what} at offset ${String(offset)} with includeReassignments for its submitter` });
+          const { value, events } = reassignmentOf(x);
+          t.expect(value !== undefined && String(value.offset) === String(offset), `${what} at offset ${String(offset)} is not answered as {update: {Reassignment: {value}}} of that offset: ${x.text.slice(0, 300)}`, { requirement: R, exchange: x });
+          t.expect(events.some(wanted), `${what} read at offset ${String(offset)} holds no ${want}: ${events.map((e) => e.kind).join(', ') || 'no events'}`, { requirement: R, exchange: x });
+        });
+      }
+      // a party that is no stakeholder of the moved contract sees none of the unassignment's events
+      const stranger = await createSubmitter(t, 'cc-stranger');
+      const y = await read(unassigned.offset, stranger.party, stranger.userId);
+      await t.judge('ledger.get-update-by-offset.invisible-not-found', () => {
+        t.expectStatus(y, 404, { requirement: 'ledger.get-update-by-offset.invisible-not-found', what: 'the unassignment read for a party that is no stakeholder of the contract' });
+        t.expect(errorCode(y) === 'UPDATE_NOT_FOUND', `error code ${String(errorCode(y))}`, { requirement: 'ledger.get-update-by-offset.invisible-not-found', exchange: y });
+      });
     },
   );
 });
