@@ -156,6 +156,12 @@ function dsoFixtures(ctx: ReferenceContext): { dsoParty: string; svParties: stri
   return { dsoParty: sharedScanData(ctx).dso, svParties: ['sv-1', 'sv-2', 'sv-3', 'sv-4'].map((n) => party(ctx.world, n)) };
 }
 
+/**
+ * The mining rounds the reference's network always has, at the least: an open round (transfers need one) and an
+ * issuing round (reference/data/contracts.ts seeds rounds 100..102 open and 98..99 issuing, for the whole run).
+ */
+const REFERENCE_ROUNDS_MIN = { open: 1, issuing: 1 } as const;
+
 /** Validator fixtures: the validator user's party, a provider with a featured app right, the scan's page maximum. */
 function validatorFixtures(ctx: ReferenceContext): Record<string, unknown> {
   const data = sharedScanData(ctx);
@@ -167,9 +173,11 @@ function validatorFixtures(ctx: ReferenceContext): Record<string, unknown> {
     ...dsoFixtures(ctx),
     ...(featured !== undefined ? { featuredProvider: featured } : {}),
     maxPageSize: ctx.world.variant.scanMaxPageSize,
-    // the rounds the network always has, which the scan-proxy must list
-    openMiningRoundsMin: data.rounds.open.length,
-    issuingMiningRoundsMin: data.rounds.issuing.length,
+    // the rounds the network always has, which the scan-proxy must list: stated as an operator knows them of the
+    // network (REFERENCE_ROUNDS_MIN), not read from the rounds the server holds, so that a server losing its rounds
+    // also falls short of the configuration
+    openMiningRoundsMin: REFERENCE_ROUNDS_MIN.open,
+    issuingMiningRoundsMin: REFERENCE_ROUNDS_MIN.issuing,
   };
 }
 
