@@ -13,12 +13,20 @@ const MAX_WALK_PAGES = 50;
 /** About how many pages a walk of small pages takes (more when users are created meanwhile). */
 const SMALL_WALK_PAGES = 60;
 
+/** The users a walk listed, whether it reached a page without a next one, and how many pages it took. */
+interface Walk {
+  ids: unknown[];
+  ended: boolean;
+  pages: number;
+  found: (id: string) => boolean;
+}
+
 /**
  * Walks GET /v2/users in pages of `size` from the first page through each nextPageToken, at most `maxPages` pages: each
  * page 200 and within its size; a token handed out a second time fails the walk, since following it again leads back
  * to the same place and the walk never ends.
  */
-async function walkUsers(t: CheckContext, size: number, maxPages: number): Promise<{ ids: unknown[]; ended: boolean; pages: number; found: (id: string) => boolean }> {
+async function walkUsers(t: CheckContext, size: number, maxPages: number): Promise<Walk> {
   const ids: unknown[] = [];
   const tokens = new Set<string>();
   let token = '';
@@ -111,24 +119,32 @@ describe('GET /v2/users', () => {
   conformance(
     {
       id: 'ledger.list-users.walk-small-pages',
-      title: 'lists a user it created on a walk of small pages through every nextPageToken, and the walk ends',
+      title: 'lists the users it created on a walk of the largest pages and on a walk of small pages through every nextPageToken, and each walk ends',
       api,
       operations: ['listUsers', 'createUser', 'getVersion'],
       requirements: [LISTED, BOUNDS],
     },
     async (t) => {
-      const u = await createUser(t);
+      // ids at both ends of the allowed characters' order ('!' lowest, '~' highest): a listing in id order puts them
+      // first and last, where a walk that drops its first or last user would lose them (no order is assumed: each must
+      // be listed somewhere)
+      const created = await Promise.all([createUser(t, { id: t.uniqueName('!!cc') }), createUser(t, { id: t.uniqueName('~~cc') })]);
       const max = (await userLimits(t)).maxUsersPageSize || 1000;
+      const judgeWalk = (walk: Walk, size: number) => {
+        for (const { id } of created) {
+          if (!walk.found(id) && !walk.ended) t.skip(`the walk of GET /v2/users in pages of ${size} did not end within ${walk.pages} pages: the user ${id} may come later`);
+          t.expect(walk.found(id), `a walk of GET /v2/users in pages of ${size} (${walk.pages} pages) did not list the user ${id} the check created`, { requirement: LISTED });
+        }
+      };
       // how many users there are, from a walk of the largest pages; then pages small enough that the walk follows a
       // token after nearly every user (one user a page up to SMALL_WALK_PAGES users), as a client with small pages does
       const all = await walkUsers(t, max, MAX_WALK_PAGES);
       if (!all.ended) t.skip(`the walk of GET /v2/users did not end within ${MAX_WALK_PAGES} pages of ${max}: too many users to walk in small pages`);
+      judgeWalk(all, max);
       const size = Math.min(max, Math.max(1, Math.ceil(all.ids.length / SMALL_WALK_PAGES)));
       // users other checks create meanwhile lengthen the walk: room for as many again
       const walk = await walkUsers(t, size, 2 * SMALL_WALK_PAGES + 10);
-      if (!walk.found(u.id) && !walk.ended) t.skip(`the walk of GET /v2/users in pages of ${size} did not end within ${walk.pages} pages: the user ${u.id} may come later`);
-      t.expect(walk.found(u.id), `a walk of GET /v2/users in pages of ${size} (${walk.pages} pages) did not list the user ${u.id} the check created`, { requirement: LISTED });
-      if (!walk.ended) t.note(`the walk of GET /v2/users in pages of ${size} stopped after ${walk.pages} pages`);
+      judgeWalk(walk, size);
     },
   );
 
