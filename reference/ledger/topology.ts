@@ -118,7 +118,9 @@ export function topologyRoutes(app: FastifyInstance, ctx: ReferenceContext, stat
     const has: Has = (f) => ctx.faults.has(f);
     const r = decodeRequest(await c.json(), has);
     (await c.caller()).requireIdpAdmin('');
-    const { localUid, threshold } = validate(state, r, has);
+    const { localUid, threshold: effective } = validate(state, r, has);
+    // planted: a threshold of 0 (or none) written into the mapping as given instead of as all the confirmers
+    const threshold = has(TF.zeroKept) && r.threshold === 0 ? 0 : effective;
     const fp = fingerprint(r.keyData);
     const partyId = `${has(TF.hint) ? `party${state.nextSeq()}` : r.partyHint}::${fp}`;
     const confirming = [...(r.localObservationOnly ? [] : [localUid]), ...r.otherConfirming];
@@ -128,8 +130,7 @@ export function topologyRoutes(app: FastifyInstance, ctx: ReferenceContext, stat
       {
         mapping: 'PartyToParticipant',
         partyId,
-        // planted: a threshold of 0 (or none) written as given instead of as all the confirmers
-        threshold: has(TF.zeroKept) && r.threshold === 0 ? 0 : threshold,
+        threshold,
         participants: [
           ...confirming.map((uid) => ({ uid, permission: 'Confirmation' })),
           ...observing.map((uid) => ({ uid, permission: 'Observation' })),

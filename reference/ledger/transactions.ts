@@ -459,9 +459,14 @@ export function transactionRoutes(app: FastifyInstance, ctx: ReferenceContext, s
   const has: Has = (f) => ctx.faults.has(f);
   route(app, ctx, 'POST', '/v2/commands/submit-and-wait-for-transaction-tree', async (c) => {
     if (has(QF.treeGone)) throw err.notFound('NOT_FOUND', 'The requested resource could not be found: POST /v2/commands/submit-and-wait-for-transaction-tree');
-    const s = decodeSubmission(faultyCommands(await c.json(), has));
+    const raw = faultyCommands(await c.json(), has);
+    // planted: an ExerciseByKeyCommand crashes the submission instead of being refused
+    if (has(QF.byKeyServerError) && Array.isArray(raw.commands) && raw.commands.some((x: unknown) => isObject(x) && x.ExerciseByKeyCommand !== undefined)) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
+    const s = decodeSubmission(raw);
     const caller = await c.caller();
     if (has(QF.archivedServerError) && s.commands.some((x) => x.kind === 'exercise' && !state.world.contracts.has(x.contractId))) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
+    // planted: a template id naming a package id the participant does not have crashes the lookup
+    if (has(QF.unknownPackageServerError) && s.commands.some((x) => !x.templateId.startsWith('#') && !state.localPackages.has(x.templateId.slice(0, x.templateId.indexOf(':'))))) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
     validateSubmission(s, caller, state, has);
     const tx = commitOnce(state, caller, s, has);
     const tree = transactionTree(tx, [...s.actAs, ...s.readAs]);

@@ -182,6 +182,35 @@ describe('POST /v2/commands/submit-and-wait-for-transaction-tree', () => {
 
   conformance(
     {
+      id: 'ledger.submit-and-wait-for-transaction-tree.unknown-templates',
+      title: 'answers commands naming a package the participant does not have, and an ExerciseByKeyCommand, without a 5xx',
+      api: 'ledger',
+      operations: ['submitAndWaitForTransactionTree'],
+      requirements: ['ledger.http.no-server-error'],
+    },
+    async (t) => {
+      // the exchanges are judged by the generic rules (no 5xx): SPEC.md allows both reference forms of a template id
+      // (package name or package id, the latter deprecated) and lists ExerciseByKeyCommand without its fields, so how a
+      // participant refuses (or, for the deprecated form, whether it still resolves ids) is not judged
+      const tmpl = templateFixture(t);
+      const s = await createSubmitter(t);
+      const valid = await submit(t, s, [create(tmpl, s.party)]);
+      t.expectStatus(valid, 200, { what: 'a create of the fixture template' });
+      const qualified = tmpl.templateId.slice(tmpl.templateId.indexOf(':'));
+      // the same module and entity in a package that exists nowhere, by id and by name
+      const unknown = [`${'cd'.repeat(32)}${qualified}`, `#cc-no-such-package${qualified}`];
+      for (const templateId of unknown) {
+        await submitTree(t, s, [{ CreateCommand: { templateId, createArguments: tmpl.createArguments(s.party) } }]);
+        await submitTree(t, s, [{ CreateAndExerciseCommand: { templateId, createArguments: tmpl.createArguments(s.party), choice: tmpl.choice, choiceArgument: tmpl.choiceArgument } }]);
+      }
+      // an exercise by key of the fixture template, with a key no contract has (the fields besides templateId follow the
+      // JSON ledger API: contractKey, choice, choiceArgument)
+      await submitTree(t, s, [{ ExerciseByKeyCommand: { templateId: tmpl.templateId, contractKey: { cc: t.uniqueName('no-such-key') }, choice: tmpl.choice, choiceArgument: tmpl.choiceArgument } }]);
+    },
+  );
+
+  conformance(
+    {
       id: 'ledger.submit-and-wait-for-transaction-tree.empty-act-as',
       title: 'refuses a submission with an empty actAs (acting for no party) with 403 or 400, never commits it',
       api: 'ledger',
