@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { installBodyFaults, isObj, type BodyFault } from '../body-faults.js';
 import { registerFaults, type FaultSet } from '../faults.js';
+import { CantonError } from './errors.js';
 
 export const WF = {
   exercisedAcsDelta: 'ledger-events-exercised-acs-delta-missing',
@@ -16,6 +17,7 @@ export const WF = {
   emptyListings: 'ledger-empty-listings',
   malformedServerError: 'ledger-malformed-json-server-error',
   emptyBodyServerError: 'ledger-empty-body-server-error',
+  nullBodyServerError: 'ledger-null-body-server-error',
 } as const;
 
 registerFaults([
@@ -45,6 +47,11 @@ registerFaults([
     name: WF.emptyBodyServerError,
     requirement: 'ledger.errors.missing-field-rejected',
     description: 'a request with no body at all to an endpoint whose body has required fields is answered 500 INTERNAL, not 400',
+  },
+  {
+    name: WF.nullBodyServerError,
+    requirement: 'ledger.errors.missing-field-rejected',
+    description: 'a request whose whole body is the JSON value null is answered 500 INTERNAL (its fields read from a null message), not 400',
   },
 ]);
 
@@ -103,6 +110,12 @@ function emptied(body: unknown, keys: readonly string[]): Record<string, unknown
 
 export function installLedgerBodyFaults(app: FastifyInstance, faults: FaultSet): void {
   installBodyFaults(app, faults, RULES);
+  if (faults.has(WF.nullBodyServerError)) {
+    // a handler that reads the fields of a body decoded as null crashes: an internal error
+    app.addHook('preHandler', async (req) => {
+      if (Buffer.isBuffer(req.body) && req.body.toString('utf8').trim() === 'null') throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
+    });
+  }
   if (faults.has(WF.duplicateKeyKept)) {
     // the raw text keeps what a JSON object cannot: the answer names the key as often as the request did
     app.addHook('onSend', async (req, reply, payload) => {

@@ -150,6 +150,8 @@ describe('ledger errors', () => {
         ['updateUser', { ...userUpdate, user: without(userUpdate.user, 'id') }, 'user.id', { params: { 'user-id': u.id } }],
         // every field missing: no body at all
         ['updateUser', undefined, 'any body', { params: { 'user-id': u.id } }],
+        // every field missing: the body is the JSON value null (read as the empty message, or not decoded at all)
+        ['updateUser', null, 'any body (the body is JSON null)', { params: { 'user-id': u.id } }],
         ['grantUserRights', { rights: [{ kind: { CanReadAsAnyParty: { value: {} } } }] }, 'userId', { params: { 'user-id': u.id }, authorization: true }],
         ...(s === undefined
           ? []
