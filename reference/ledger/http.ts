@@ -12,6 +12,7 @@ import { CantonError, MalformedRequest, err } from './errors.js';
 import { Caller } from './access.js';
 import { loadShedder } from './faults-cross.js';
 import { WF } from './faults-wire.js';
+import { eventFormatFaulty, withEventFormatFaults } from './faults-event-format.js';
 
 const MAX_GET_BODY = 1024 * 1024;
 
@@ -68,7 +69,9 @@ function makeCall(req: FastifyRequest, reply: FastifyReply, ctx: ReferenceContex
         }
       }
       if (ctx.faults.has(WF.emptyBodyServerError) && emptyAs === undefined && (bytes === undefined || bytes.length === 0)) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
-      return bodyObject(parseJsonBody(bytes), emptyAs);
+      const body = bodyObject(parseJsonBody(bytes), emptyAs);
+      // planted faults of event formats rewrite the filters before the handler decodes them
+      return eventFormatFaulty(ctx.faults) ? withEventFormatFaults(body, ctx.faults) : body;
     },
     raw: () => (Buffer.isBuffer(req.body) ? req.body : undefined),
     caller: () => (caller ??= authenticate(req, ctx)),

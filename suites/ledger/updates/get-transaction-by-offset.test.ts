@@ -223,10 +223,14 @@ describe('POST /v2/updates/transaction-by-offset', () => {
       // request that is otherwise the valid ACS-delta lookup (a lenient participant fills {} or "" and fails validation)
       const noEventFormat = await byOffset(t, { offset: created, transactionFormat: { transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } }, auth);
       await judgeRejection(t, noEventFormat, { requirement: `${O}.event-format-required`, badRequest: BAD_REQUEST, what: 'a transactionFormat without its eventFormat', deferBadRequest: seen });
+      // each id left out, then given as the empty string (what a lenient participant reads a missing id as)
       for (const [kind, value] of [['TemplateFilter', { includeCreatedEventBlob: false }], ['InterfaceFilter', { includeInterfaceView: true, includeCreatedEventBlob: false }]] as const) {
-        const filters = { cumulative: [{ identifierFilter: { [kind]: { value } } }] };
-        const x = await byOffset(t, { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', filters) }, auth);
-        await judgeRejection(t, x, { requirement: 'ledger.event-format.filter-id-required', badRequest: BAD_REQUEST, what: `a ${kind} without its ${kind === 'TemplateFilter' ? 'templateId' : 'interfaceId'}`, deferBadRequest: seen });
+        const idField = kind === 'TemplateFilter' ? 'templateId' : 'interfaceId';
+        for (const [v, how] of [[value, 'without its'], [{ ...value, [idField]: '' }, 'with an empty']] as const) {
+          const filters = { cumulative: [{ identifierFilter: { [kind]: { value: v } } }] };
+          const x = await byOffset(t, { offset: created, transactionFormat: format([s.party], 'TRANSACTION_SHAPE_ACS_DELTA', filters) }, auth);
+          await judgeRejection(t, x, { requirement: 'ledger.event-format.filter-id-required', badRequest: BAD_REQUEST, what: `a ${kind} ${how} ${idField}`, deferBadRequest: seen });
+        }
       }
       await judgeBadRequests(t, BAD_REQUEST, seen);
       const neither = await byOffset(t, { offset: created }, auth);

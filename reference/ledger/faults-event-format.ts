@@ -1,0 +1,59 @@
+/**
+ * Planted faults of an event format's cumulative filters, applied to a JSON request body before its handler decodes it
+ * (every event format of every endpoint: transaction and update lookups, submissions, reassignments).
+ */
+import { registerFaults, type FaultSet } from '../faults.js';
+
+export const EFF = {
+  flagsOn: 'ledger-event-format-left-out-include-flags-on',
+  emptyIdWildcard: 'ledger-event-format-empty-filter-id-wildcard',
+} as const;
+
+registerFaults([
+  {
+    name: EFF.flagsOn,
+    requirement: 'ledger.event-format.include-flags-default-off',
+    description: 'a filter that leaves out includeCreatedEventBlob (or, for an InterfaceFilter, includeInterfaceView) reads as one that sends it true',
+  },
+  {
+    name: EFF.emptyIdWildcard,
+    requirement: 'ledger.event-format.filter-id-required',
+    description: 'a TemplateFilter or InterfaceFilter whose id is the empty string reads as a wildcard filter',
+  },
+]);
+
+type Json = Record<string, unknown>;
+const isJson = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Whether any fault of this file is switched on. */
+export const eventFormatFaulty = (faults: FaultSet): boolean => Object.values(EFF).some((f) => faults.has(f));
+
+/** The request body with the switched-on faults applied to every cumulative filter in it (changed in place). */
+export function withEventFormatFaults(body: Json, faults: FaultSet): Json {
+  const visit = (v: unknown, depth: number): void => {
+    if (depth > 12) return;
+    if (Array.isArray(v)) {
+      for (const x of v) visit(x, depth + 1);
+      return;
+    }
+    if (!isJson(v)) return;
+    const idf = v.identifierFilter;
+    if (isJson(idf)) {
+      for (const [kind, payload] of Object.entries(idf)) {
+        const value = isJson(payload) ? payload.value : undefined;
+        if (!isJson(value)) continue;
+        if (faults.has(EFF.flagsOn) && kind !== 'Empty') {
+          value.includeCreatedEventBlob ??= true;
+          if (kind === 'InterfaceFilter') value.includeInterfaceView ??= true;
+        }
+        const id = kind === 'TemplateFilter' ? value.templateId : kind === 'InterfaceFilter' ? value.interfaceId : undefined;
+        if (faults.has(EFF.emptyIdWildcard) && id === '') {
+          v.identifierFilter = { WildcardFilter: { value: { includeCreatedEventBlob: value.includeCreatedEventBlob ?? false } } };
+        }
+      }
+    }
+    for (const x of Object.values(v)) visit(x, depth + 1);
+  };
+  visit(body, 0);
+  return body;
+}
