@@ -27,6 +27,12 @@ const SCAN_HTTP_FAULTS = registerHttpFaults([
     answer: (r) => (typeof r.query.name_prefix === 'string' && r.query.name_prefix.length > 200 ? { status: 500, type: 'application/json', body: { error: 'internal' } } : undefined),
   },
   {
+    name: 'scan-http-500-on-repeated-query-parameter',
+    requirement: 'scan.http.no-server-error',
+    description: 'a query parameter given more than once (name_prefix=a&name_prefix=b) is answered 500',
+    answer: (r) => (Object.values(r.query).some(Array.isArray) ? { status: 500, type: 'application/json', body: { error: 'internal server error' } } : undefined),
+  },
+  {
     name: 'scan-http-422-on-malformed-page-size',
     requirement: 'scan.http.documented-status',
     description: 'a page_size that is not an integer is answered 422',
