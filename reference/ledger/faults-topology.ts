@@ -20,6 +20,8 @@ export const TF = {
   observeDefault: 'ledger-generate-topology-observation-only-by-default',
   observeIgnored: 'ledger-generate-topology-observation-only-ignored',
   zeroKept: 'ledger-generate-topology-default-threshold-kept-as-zero',
+  unspecifiedAccepted: 'ledger-generate-topology-unspecified-key-format-accepted',
+  observerCounted: 'ledger-generate-topology-observing-participant-counted-as-confirmer',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
@@ -39,6 +41,8 @@ registerFaults([
   r(TF.emptyHint, `${p}.empty-party-hint-rejected`, 'an empty partyHint is accepted (a hint is made up)'),
   r(TF.negative, `${p}.negative-threshold-rejected`, 'a negative confirmationThreshold is treated as 0'),
   r(TF.zeroRejected, `${p}.zero-threshold-defaults`, 'a confirmationThreshold of 0 is rejected with 400'),
+  r(TF.unspecifiedAccepted, `${p}.unknown-key-value-rejected`, 'a CRYPTO_KEY_FORMAT_UNSPECIFIED key format is accepted (read as DER X.509 SubjectPublicKeyInfo)'),
+  r(TF.observerCounted, `${p}.zero-threshold-defaults`, 'a local participant that only observes still counts as a confirmer for the default threshold'),
   r(TF.zeroKept, `${p}.zero-threshold-defaults`, 'a confirmationThreshold of 0 or none is written into the mapping as 0 instead of as all the confirmers'),
   r(TF.above, `${p}.threshold-above-confirmers-rejected`, 'a confirmationThreshold above the confirmers is capped instead of rejected'),
   r(TF.unknownSync, `${p}.unknown-synchronizer-rejected`, 'an unknown synchronizer is accepted'),

@@ -91,6 +91,7 @@ function validate(state: LedgerState, r: TopologyRequest, has: Has): { localUid:
     throw err.invalidArgument(`Synchronizer ${r.synchronizer.slice(0, 200)} is unknown or not connected`);
   }
   if (r.keyData.length === 0) throw err.invalidArgument('public_key.key_data must not be empty');
+  if (r.format.endsWith('_UNSPECIFIED') && has(TF.unspecifiedAccepted)) r.format = 'CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO';
   if (r.format.endsWith('_UNSPECIFIED')) throw err.missingField('public_key.format');
   if (r.keySpec.endsWith('_UNSPECIFIED')) throw err.missingField('public_key.key_spec');
   if (r.threshold < 0) throw err.invalidArgument('confirmation_threshold must not be negative');
@@ -120,7 +121,9 @@ export function topologyRoutes(app: FastifyInstance, ctx: ReferenceContext, stat
     (await c.caller()).requireIdpAdmin('');
     const { localUid, threshold: effective } = validate(state, r, has);
     // planted: a threshold of 0 (or none) written into the mapping as given instead of as all the confirmers
-    const threshold = has(TF.zeroKept) && r.threshold === 0 ? 0 : effective;
+    const kept = has(TF.zeroKept) && r.threshold === 0 ? 0 : effective;
+    // planted: an observing local participant counted as a confirmer for the default threshold
+    const threshold = has(TF.observerCounted) && r.threshold === 0 && r.localObservationOnly ? kept + 1 : kept;
     const fp = fingerprint(r.keyData);
     const partyId = `${has(TF.hint) ? `party${state.nextSeq()}` : r.partyHint}::${fp}`;
     const confirming = [...(r.localObservationOnly ? [] : [localUid]), ...r.otherConfirming];

@@ -189,10 +189,10 @@ describe('POST /v2/parties/external/generate-topology', () => {
   conformance(
     {
       id: 'ledger.generate-external-party-topology.observation-only',
-      title: 'accepts localParticipantObservationOnly true and generates other topology transactions than for false',
+      title: 'accepts localParticipantObservationOnly true, generates other topology transactions than for false, and counts the observing participant as no confirmer (default and highest threshold)',
       api: 'ledger',
       operations: ['generateExternalPartyTopology'],
-      requirements: [`${P}.observation-only-applied`],
+      requirements: [`${P}.observation-only-applied`, `${P}.zero-threshold-defaults`, `${P}.threshold-above-confirmers-rejected`],
     },
     async (t) => {
       // Black-box, the flag shows only in the generated transactions: the local participant's permission (observation
@@ -206,14 +206,25 @@ describe('POST /v2/parties/external/generate-topology', () => {
       const base = { synchronizer: await synchronizer(t), partyHint: t.uniqueName('cc-ext'), publicKey: ed25519DerKey(), otherConfirmingParticipantUids: [uid], confirmationThreshold: 1 };
       const txs = async (observationOnly: boolean, what: string) => {
         const x = await generate(t, { ...base, localParticipantObservationOnly: observationOnly });
-        t.expectStatus(x, 200, { what });
+        t.expectStatus(x, 200, { requirement: `${P}.observation-only-applied`, what });
         return { x, txs: JSON.stringify((x.json as { topologyTransactions?: unknown } | undefined)?.topologyTransactions ?? null) };
       };
       const confirming = await txs(false, 'localParticipantObservationOnly false');
       const again = await txs(false, 'the same request again');
       if (confirming.txs !== again.txs) t.skip('the same request generated different topology transactions: this target does not generate deterministically, so no difference can be laid to the flag');
       const observing = await txs(true, 'localParticipantObservationOnly true');
-      t.expect(observing.txs !== confirming.txs, 'localParticipantObservationOnly true generated the same topology transactions as false: the local participant still confirms', { exchange: observing.x });
+      t.expect(observing.txs !== confirming.txs, 'localParticipantObservationOnly true generated the same topology transactions as false: the local participant still confirms', { requirement: `${P}.observation-only-applied`, exchange: observing.x });
+      // an observing local participant is no confirmer: the one other participant is all the available confirmers, so
+      // leaving the threshold out asks for 1, and 2 is above the confirmers
+      await t.judge(`${P}.zero-threshold-defaults`, async () => {
+        const x = await generate(t, { synchronizer: base.synchronizer, partyHint: base.partyHint, publicKey: base.publicKey, otherConfirmingParticipantUids: base.otherConfirmingParticipantUids, localParticipantObservationOnly: true });
+        t.expectStatus(x, 200, { requirement: `${P}.zero-threshold-defaults`, what: 'localParticipantObservationOnly true, another participant confirming, no threshold' });
+        const dflt = JSON.stringify((x.json as { topologyTransactions?: unknown } | undefined)?.topologyTransactions ?? null);
+        t.expect(dflt === observing.txs, 'with the local participant only observing and one other participant confirming, leaving the threshold out generated other topology transactions than confirmationThreshold 1: the observing participant is counted as a confirmer', { requirement: `${P}.zero-threshold-defaults`, exchange: x });
+      });
+      await t.judge(`${P}.threshold-above-confirmers-rejected`, async () => {
+        t.expectStatus(await generate(t, { ...base, localParticipantObservationOnly: true, confirmationThreshold: 2 }), 400, { requirement: `${P}.threshold-above-confirmers-rejected`, what: 'localParticipantObservationOnly true, one other participant confirming, confirmationThreshold 2' });
+      });
     },
   );
 
@@ -243,6 +254,12 @@ describe('POST /v2/parties/external/generate-topology', () => {
       await t.judge(`${P}.unknown-key-value-rejected`, () => t.property(invalidKeyEnum(), async (key) => {
         t.expectStatus(await generate(t, { ...base, publicKey: key }), 400, { requirement: `${P}.unknown-key-value-rejected` });
       }, { runs: t.scaledRuns(4), requirement: `${P}.unknown-key-value-rejected` }));
+      // the enums' UNSPECIFIED values are not among the listed ones (FACTS.md): each once
+      await t.judge(`${P}.unknown-key-value-rejected`, async () => {
+        for (const key of [{ ...ed25519DerKey(), format: 'CRYPTO_KEY_FORMAT_UNSPECIFIED' }, { ...ed25519DerKey(), keySpec: 'SIGNING_KEY_SPEC_UNSPECIFIED' }]) {
+          t.expectStatus(await generate(t, { ...base, publicKey: key }), 400, { requirement: `${P}.unknown-key-value-rejected`, what: `format ${key.format}, keySpec ${key.keySpec}` });
+        }
+      });
       await rejected(`${P}.empty-party-hint-rejected`, { ...base, partyHint: '' });
       await rejected(`${P}.unknown-synchronizer-rejected`, { ...base, synchronizer: `cc-unknown-sync::1220${'cd'.repeat(32)}` });
       // a participant the target knows, named twice: a made-up one could be refused for being unknown instead
