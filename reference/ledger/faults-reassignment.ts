@@ -25,11 +25,44 @@ export const RF = {
   missingCommandId: 'ledger-reassignment-missing-command-id-generated',
   emptyUnassign: 'ledger-reassignment-unassign-event-empty',
   mixedServerError: 'ledger-reassignment-mixed-commands-server-error',
+  unknownTarget: 'ledger-reassignment-unknown-target-accepted',
+  sameSynchronizer: 'ledger-reassignment-same-synchronizer-accepted',
+  assignTwice: 'ledger-reassignment-completed-assignment-repeated',
+  changeIdNoSubmitter: 'ledger-reassignment-change-id-ignores-submitter',
+  emptyCommandId: 'ledger-reassignment-empty-command-id-accepted',
+  emptyCommandServerError: 'ledger-reassignment-empty-command-server-error',
 } as const;
+
+/**
+ * The planted faults of an unassignment's target: a target the participant is not connected to (unknownTarget) or the
+ * command's own source (sameSynchronizer) is taken as another connected synchronizer, so the command passes validation.
+ */
+export function retargetUnassignments(commands: ReadonlyArray<{ kind: string; source?: string; target?: string }>, synchronizers: readonly string[], has: (f: string) => boolean): void {
+  for (const c of commands) {
+    if (c.kind !== 'unassign' || c.source === undefined || c.target === undefined) continue;
+    const wrong = (has(RF.unknownTarget) && !synchronizers.includes(c.target)) || (has(RF.sameSynchronizer) && c.target === c.source);
+    const other = synchronizers.find((s) => s !== c.source);
+    if (wrong && other !== undefined) c.target = other;
+  }
+}
+
+/** The planted fault assignTwice: the completed reassignments an assignment names are pending again, so it is accepted. */
+export function reopenCompleted(commands: ReadonlyArray<{ kind: string; reassignmentId?: string }>, reassignments: ReadonlyMap<string, ReadonlyArray<{ completed: boolean }>>): void {
+  for (const c of commands) {
+    if (c.kind !== 'assign' || c.reassignmentId === undefined) continue;
+    for (const p of reassignments.get(c.reassignmentId) ?? []) p.completed = false;
+  }
+}
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
 const S = 'ledger.submit-and-wait-for-reassignment';
 registerFaults([
+  r(RF.unknownTarget, `${S}.unknown-target-rejected`, 'an unassignment to a synchronizer the participant is not connected to is accepted (moved to the other synchronizer)'),
+  r(RF.sameSynchronizer, `${S}.same-synchronizer-rejected`, 'an unassignment whose target is its source is accepted (moved to the other synchronizer)'),
+  r(RF.assignTwice, `${S}.unknown-reassignment-id-rejected`, 'an assignment naming a reassignment already completed is accepted again'),
+  r(RF.changeIdNoSubmitter, `${S}.change-id`, 'the change id leaves out the submitter: the same user and command id with another submitter is refused as a duplicate'),
+  r(RF.emptyCommandId, `${S}.required-fields-rejected`, 'a reassignment whose commandId is the empty string is submitted under a command id the participant makes up'),
+  r(RF.emptyCommandServerError, 'ledger.http.no-server-error', 'a reassignment whose command is Empty is answered 500 INTERNAL'),
   r(RF.mixedServerError, 'ledger.http.no-server-error', 'a reassignment batch mixing an unassignment and an assignment is answered 500 INTERNAL'),
   r(RF.emptyUnassign, `${S}.response-schema`, 'the unassign event of an unassignment is an empty object under JsUnassignedEvent.value'),
   r(RF.missingCommandId, `${S}.required-fields-rejected`, 'a reassignment without a commandId is submitted under a command id the participant makes up'),

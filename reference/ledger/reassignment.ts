@@ -15,7 +15,7 @@ import { route } from './http.js';
 import { sha256hex } from './ids.js';
 import { assignmentEvent, decodeEventFormat, stakeholders, traceContext, unassignedEvent, validateEventFormat, visibility, type EventFormat } from './events.js';
 import { snapshotOf } from './transactions.js';
-import { RF } from './faults-reassignment.js';
+import { RF, reopenCompleted, retargetUnassignments } from './faults-reassignment.js';
 import { microsIso, type AssignEvent, type LedgerState, type PendingReassignment, type ReassignmentUpdate, type UnassignEvent } from './state.js';
 import { variantUpdateId } from '../variant.js';
 
@@ -207,13 +207,21 @@ export function reassignmentRoutes(app: FastifyInstance, ctx: ReferenceContext, 
       return { reassignment: { updateId: `1220${'00'.repeat(32)}`, commandId: r.commandId, workflowId: r.workflowId, offset: state.ledgerEnd, events: [], recordTime: state.nextTime(), synchronizerId: state.world.synchronizers[0], paidTrafficCost: 0 } };
     }
     if (has(RF.mixedServerError) && new Set(r.commands.map((x) => x.kind)).size > 1) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
+    if (has(RF.emptyCommandServerError) && r.commands.some((x) => x.kind === 'empty')) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
+    if (has(RF.emptyCommandId) && r.commandId === '') r.commandId = `generated-${Math.random().toString(36).slice(2)}`;
+    if (has(RF.unknownTarget) || has(RF.sameSynchronizer)) retargetUnassignments(r.commands, state.world.synchronizers, has);
+    if (has(RF.assignTwice)) reopenCompleted(r.commands, state.reassignments);
     const cmds = validate(state, r, caller, has);
     const changeId = JSON.stringify([has(RF.changeIdNoUser) ? '' : caller.id, [r.submitter], r.commandId]);
     if (state.changeIds.has(changeId)) {
       throw err.alreadyExists('DUPLICATE_COMMAND', 'A command with the given command id has already been successfully processed', [['COMMAND_ID', r.commandId]]);
     }
+    if (has(RF.changeIdNoSubmitter) && state.changeIds.has(JSON.stringify([caller.id, r.commandId]))) {
+      throw err.alreadyExists('DUPLICATE_COMMAND', 'A command with the given command id has already been successfully processed', [['COMMAND_ID', r.commandId]]);
+    }
     const u = execute(state, r, cmds, has);
     state.changeIds.add(changeId);
+    if (has(RF.changeIdNoSubmitter)) state.changeIds.add(JSON.stringify([caller.id, r.commandId]));
     return {
       reassignment: {
         ...(has(RF.schema) ? {} : { updateId: u.updateId }),

@@ -245,11 +245,11 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
   conformance(
     {
       id: 'ledger.submit-and-wait-for-reassignment.failures',
-      title: 'fails an unknown contract, a wrong source and an unknown reassignment id with 4xx JsCantonErrors under the mapped status',
+      title: 'fails an unknown contract, a wrong source, a target that is unknown or the source itself, and an unknown or completed reassignment id with 4xx JsCantonErrors under the mapped status',
       api: 'ledger',
       operations: ['submitAndWaitForReassignment'],
       ...MULTI,
-      requirements: [`${S}.unknown-contract-rejected`, `${S}.wrong-source-rejected`, `${S}.unknown-reassignment-id-rejected`, `${S}.error-propagated`],
+      requirements: [`${S}.unknown-contract-rejected`, `${S}.wrong-source-rejected`, `${S}.unknown-target-rejected`, `${S}.same-synchronizer-rejected`, `${S}.unknown-reassignment-id-rejected`, `${S}.error-propagated`],
     },
     async (t) => {
       const w = await world(t);
@@ -259,6 +259,21 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
       await expectCantonError(t, await reassign(t, w, { UnassignCommand: { value: { contractId: unknownCid, source: w.syncs[0], target: w.syncs[1] } } }), `${S}.unknown-contract-rejected`);
       await expectCantonError(t, await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[1], target: w.syncs[0] } } }), `${S}.wrong-source-rejected`);
       await expectCantonError(t, await reassign(t, w, { AssignCommand: { value: { reassignmentId: `00${'dd'.repeat(33)}`, source: w.syncs[0], target: w.syncs[1] } } }), `${S}.unknown-reassignment-id-rejected`);
+      // no valid target: a well-formed synchronizer id the participant is not connected to, and the contract's own one
+      const unknownSync = `cc-no-such-synchronizer::1220${'ab'.repeat(32)}`;
+      await expectCantonError(t, await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: unknownSync } } }), `${S}.unknown-target-rejected`);
+      await expectCantonError(t, await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[0] } } }), `${S}.same-synchronizer-rejected`);
+      // a completed move's reassignmentId names no pending unassignment any more: assigning it again fails
+      const moved = await w.create();
+      const u = await reassign(t, w, { UnassignCommand: { value: { contractId: moved, source: w.syncs[0], target: w.syncs[1] } } });
+      const ue = u.status === 200 ? unassignEventOf(u) : undefined;
+      const assign = ue !== undefined && typeof ue.event.reassignmentId === 'string' ? { AssignCommand: { value: { reassignmentId: ue.event.reassignmentId, source: w.syncs[0], target: w.syncs[1] } } } : undefined;
+      const a = assign !== undefined ? await reassign(t, w, assign) : undefined;
+      if (assign === undefined || a?.status !== 200) {
+        t.note(`set-up: moving contract ${moved} to ${w.syncs[1]} answered ${u.status}${a !== undefined ? ` and ${a.status}` : ' without a reassignmentId'}: no completed reassignment to assign again`);
+      } else {
+        await expectCantonError(t, await reassign(t, w, assign), `${S}.unknown-reassignment-id-rejected`);
+      }
       t.notObserved(`${S}.error-propagated`, 'no error answer carried a grpcCodeValue (it may be null) to map to a status');
     },
   );
@@ -302,9 +317,15 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
           });
         });
       await send({ eventFormat: formatFor(w.s.party) }, 'reassignmentCommands', 'reassignmentCommands');
-      for (const field of ['commandId', 'submitter']) await send({ reassignmentCommands: without(base(unassign), field), eventFormat: formatFor(w.s.party) }, field, field);
+      // FACTS.md: a participant reads a missing string as "", so a field sent as "" is rejected as a missing one is
+      const emptied = (o: Record<string, unknown>, k: string) => ({ ...o, [k]: '' });
+      for (const field of ['commandId', 'submitter']) {
+        await send({ reassignmentCommands: without(base(unassign), field), eventFormat: formatFor(w.s.party) }, field, field);
+        await send({ reassignmentCommands: emptied(base(unassign), field), eventFormat: formatFor(w.s.party) }, `${field} (sent as "")`, field);
+      }
       for (const field of ['contractId', 'source', 'target']) {
         await send({ reassignmentCommands: base({ UnassignCommand: { value: without(unassign.UnassignCommand.value, field) } }), eventFormat: formatFor(w.s.party) }, `the unassign command's ${field}`, field);
+        await send({ reassignmentCommands: base({ UnassignCommand: { value: emptied(unassign.UnassignCommand.value, field) } }), eventFormat: formatFor(w.s.party) }, `the unassign command's ${field} (sent as "")`, field);
       }
       // an assignment needs a pending unassignment: made here, and assigned in full at the end so the contract is whole
       const u = await reassign(t, w, unassign);
@@ -315,7 +336,10 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
       } else {
         const assign = { reassignmentId: ue.event.reassignmentId, source: w.syncs[0], target: w.syncs[1] };
         t.defer(() => reassign(t, w, { AssignCommand: { value: assign } }), `assigning contract ${cid} to ${w.syncs[1]}`);
-        for (const field of ['reassignmentId', 'source', 'target']) await send({ reassignmentCommands: base({ AssignCommand: { value: without(assign, field) } }), eventFormat: formatFor(w.s.party) }, `the assign command's ${field}`, field);
+        for (const field of ['reassignmentId', 'source', 'target']) {
+          await send({ reassignmentCommands: base({ AssignCommand: { value: without(assign, field) } }), eventFormat: formatFor(w.s.party) }, `the assign command's ${field}`, field);
+          await send({ reassignmentCommands: base({ AssignCommand: { value: emptied(assign, field) } }), eventFormat: formatFor(w.s.party) }, `the assign command's ${field} (sent as "")`, field);
+        }
       }
       cases.done();
       await judgeBadRequests(t, BAD_REQUEST, seen);
@@ -418,8 +442,26 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
 
   conformance(
     {
+      id: 'ledger.submit-and-wait-for-reassignment.empty-command',
+      title: 'answers a submission whose command is the Empty variant without a 5xx',
+      api: 'ledger',
+      operations: ['submitAndWaitForReassignment'],
+      requirements: ['ledger.http.no-server-error'],
+    },
+    async (t) => {
+      // SPEC.md lists Empty among the command variants without saying what it does: judged by the generic rules only
+      const s = await createSubmitter(t);
+      await t.call('submitAndWaitForReassignment', {
+        auth: { user: s.userId },
+        json: { reassignmentCommands: { commandId: t.uniqueName('empty'), submitter: s.party, userId: s.userId, commands: [{ command: { Empty: {} } }] } },
+      });
+    },
+  );
+
+  conformance(
+    {
       id: 'ledger.submit-and-wait-for-reassignment.change-id',
-      title: 'takes user id, submitter and command id together as the change id: the same submitter and command id under another user is another change',
+      title: 'takes user id, submitter and command id together as the change id: the same submitter and command id under another user, or the same user and command id with another submitter, is another change',
       api: 'ledger',
       operations: ['submitAndWaitForReassignment'],
       ...MULTI,
@@ -437,6 +479,19 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
       t.expectStatus(await unassign(a, w.s.userId), 200, { what: 'a first unassignment under a fresh command id' });
       const other = await createUser(t, { rights: [right.actAs(w.s.party)] });
       t.expectStatus(await unassign(b, other.id), 200, { what: 'an unassignment with the same submitter and command id under another user id (another change id)' });
+      // the same user and command id with another submitter: a second party the user may act as, stakeholder of its own
+      // contract (an unassignment's submitter is a stakeholder of what it moves)
+      const second = await createSubmitter(t, 'cc-second-submitter');
+      const g = await grantRights(t, w.s.userId, [right.actAs(second.party)]);
+      if (g.status !== 200) throw new FixtureError(`setup: granting CanActAs for ${second.party} answered ${g.status}: ${g.text.slice(0, 300)}`);
+      const created = await submitCreate(t, second, templateFixture(t), w.syncs[0]);
+      const c = createdContractId(created.json);
+      if (created.status !== 200 || c === undefined) throw new FixtureError(`setup: creating a contract of ${second.party} answered ${created.status}: ${created.text.slice(0, 300)}`);
+      const x = await t.call('submitAndWaitForReassignment', {
+        auth: { user: w.s.userId },
+        json: reassignmentRequest({ commandId, submitter: second.party, userId: w.s.userId, command: { UnassignCommand: { value: { contractId: c, source: w.syncs[0], target: w.syncs[1] } } } }),
+      });
+      t.expectStatus(x, 200, { what: 'an unassignment with the same user id and command id by another submitter (another change id)' });
     },
   );
 
