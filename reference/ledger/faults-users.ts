@@ -107,6 +107,7 @@ const defs = {
   listPageSizeIgnored: ['ledger-list-users-page-size-ignored', 'ledger.list-users.page-size-bounds-page', 'GET /v2/users ignores pageSize: every page holds up to the maximum'],
   listLastPageEmpty: ['ledger-list-users-last-page-empty', 'ledger.list-users.created-user-listed', 'GET /v2/users answers the last page of a walk (the one without a next page) with no users'],
   listTokenRestarts: ['ledger-list-users-page-token-restarts', 'ledger.list-users.created-user-listed', 'GET /v2/users takes every pageToken as the first page: a walk of small pages never ends'],
+  createRightsUnlimited: ['ledger-create-user-rights-limit-unchecked', 'ledger.create-user.rights-limit', 'POST /v2/users takes any number of rights: maxRightsPerUser is applied to grants only'],
   createdDeactivated: ['ledger-users-created-deactivated-by-default', 'ledger.users.active-when-deactivation-unset', 'a user created without isDeactivated is created deactivated'],
   idpGrantsParticipantAdmin: ['ledger-rights-idp-admin-grants-participant-admin', 'ledger.rights.identity-provider-admin-grants-no-participant-admin', 'an IdentityProviderAdmin may grant ParticipantAdmin to a user of its identity provider'],
   kindlessServerError: ['ledger-grant-user-rights-kindless-right-server-error', 'ledger.rights.unknown-kind-rejected', 'a right without kind is answered 500 INTERNAL instead of 400'],

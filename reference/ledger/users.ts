@@ -186,7 +186,7 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
     requireKnownIdp(state, input.identityProviderId);
     const rights = distinctRights(validateRights(decodedRights));
     requireMayGrant(caller, rights);
-    const { maxRightsPerUser: MAX_RIGHTS_PER_USER } = ctx.world.variant.limits;
+    const MAX_RIGHTS_PER_USER = ctx.faults.has(F.createRightsUnlimited) ? 0 : ctx.world.variant.limits.maxRightsPerUser;
     if (MAX_RIGHTS_PER_USER > 0 && rights.length > MAX_RIGHTS_PER_USER) throw tooManyRights(input.id, MAX_RIGHTS_PER_USER);
     if (users.has(input.id)) {
       if (ctx.faults.has(F.existing400)) throw err.invalidArgument(`user "${input.id}" already exists`);

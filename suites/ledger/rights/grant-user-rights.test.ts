@@ -6,7 +6,7 @@ import { mayAnswerAnywhere } from '../../../harness/judging/checks.js';
 import type { Exchange } from '../../../harness/transport/http.js';
 import { createUser, existingParties, existingParty, stableDar } from '../../../harness/fixtures/ledger.js';
 import {
-  allRightVariants, annotationsOf, createAdminUser, errorCode, grantRights, listRights, newlyGranted, readUser, right, rightKey, rightKeys, tokenFor, updateUser, userLimits, userOf, versionOf,
+  allRightVariants, annotationsOf, createAdminUser, errorCode, grantRights, listRights, newlyGranted, readUser, right, rightKey, rightKeys, tokenFor, tryCreateUser, updateUser, userLimits, userOf, versionOf,
 } from '../../../harness/fixtures/ledger-users.js';
 
 const api = 'ledger' as const;
@@ -14,6 +14,8 @@ const api = 'ledger' as const;
 const MAX_PARTIES_FOR_LIMIT = 400;
 
 const BAD_REQUEST = 'ledger.errors.bad-request-400';
+/** The rights limit on POST /v2/users, judged beside the grant's by the check that allocates the parties for it. */
+const CREATE_LIMIT = 'ledger.create-user.rights-limit';
 
 describe('POST /v2/users/{user-id}/rights', () => {
   conformance(
@@ -117,7 +119,7 @@ describe('POST /v2/users/{user-id}/rights', () => {
       title: 'accepts a grant up to exactly maxRightsPerUser rights and rejects one right more with 400 TOO_MANY_USER_RIGHTS',
       api,
       operations: ['grantUserRights', 'getVersion'],
-      requirements: ['ledger.grant-user-rights.too-many-rights-rejected', 'ledger.grant-user-rights.rights-limit-reachable'],
+      requirements: ['ledger.grant-user-rights.too-many-rights-rejected', 'ledger.grant-user-rights.rights-limit-reachable', CREATE_LIMIT],
     },
     async (t) => {
       const limits = await userLimits(t);
@@ -140,6 +142,14 @@ describe('POST /v2/users/{user-id}/rights', () => {
       );
       const x = reached ? await grantRights(t, u.id, rights.slice(maxRightsPerUser)) : await grantRights(t, (await createUser(t)).id, rights);
       const what = reached ? `a grant of one right to a user holding maxRightsPerUser (${maxRightsPerUser})` : `a grant of maxRightsPerUser + 1 (${maxRightsPerUser + 1}) rights`;
+      // the same limit on rights given with the user's creation: exactly the limit is accepted, one right more refused
+      await t.judge(CREATE_LIMIT, async () => {
+        const atMax = await tryCreateUser(t, { id: t.uniqueName('cc-maxrights') }, rights.slice(0, maxRightsPerUser));
+        t.expectStatus(atMax, 200, { requirement: CREATE_LIMIT, what: `creating a user with exactly maxRightsPerUser (${maxRightsPerUser}) rights` });
+        const over = await tryCreateUser(t, { id: t.uniqueName('cc-overrights') }, rights);
+        t.expectStatus(over, 400, { requirement: CREATE_LIMIT, what: `creating a user with maxRightsPerUser + 1 (${maxRightsPerUser + 1}) rights` });
+        t.expect(errorCode(over) === 'TOO_MANY_USER_RIGHTS', `creating a user with maxRightsPerUser + 1 rights: expected code TOO_MANY_USER_RIGHTS, got ${errorCode(over)}`, { requirement: CREATE_LIMIT, exchange: over });
+      });
       t.expectStatus(x, 400, { what });
       t.expect(errorCode(x) === 'TOO_MANY_USER_RIGHTS', `${what}: expected code TOO_MANY_USER_RIGHTS, got ${errorCode(x)}`, { exchange: x });
     },
