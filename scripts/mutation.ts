@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { OPERATORS, type Operator } from './mutation/mutate.js';
 import { applyTriage, loadTriage, markdownReport, scores, textReport, TriageError } from './mutation/report.js';
-import { GROUPS, MutationError, type RunOutcome, runMutation } from './mutation/run.js';
+import { GROUPS, MutationError, PASSES, type RunOutcome, runMutation } from './mutation/run.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -81,6 +81,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--seed <n>', 'the seed of --sample (default 1)', int('--seed', 0))
     .option('--limit <n>', 'run at most the first n mutants (after --sample)', int('--limit', 1))
     .option('--mutant <id|key>', 'run only this mutant (repeatable): an id as --dry-run numbers it for the same --only/--file/--operator, or a key (keys alone select their files)', (v: string, p: string[] | undefined) => [...(p ?? []), v.trim()])
+    .option('--pass <names>', `run only these passes, comma-separated; "default" must be one (the passes: ${[...new Set(Object.values(PASSES).flat().map((p) => p.name))].map((n) => `"${n}"`).join(', ')}); a survivor then is one of these passes only, and the report says which passes were made`, (v: string, p: string[] | undefined) => [...(p ?? []), ...v.split(',').map((x) => x.trim()).filter((x) => x !== '')])
     .option('--concurrency <n>', 'mutants run at once (1 or 2)', int('--concurrency', 1), 2)
     .option('--timeout-ms <n>', 'the longest one mutant\'s test run may take (at least 3 times the same pass\'s run without a mutant); killed then, run again alone at the end, and counted as detected if it times out again', int('--timeout-ms', 1000), 60_000)
     .addOption(new Option('--fail-on <level>', 'which failures of the suite detect a mutant (passed to run --fail-on)').choices(['must', 'should']).default('should'))
@@ -103,11 +104,17 @@ export async function main(argv: string[]): Promise<number> {
     return code === 'commander.helpDisplayed' || code === 'commander.help' || code === 'commander.version' ? 0 : 2;
   }
   const o = program.opts<{
-    only?: string[]; file?: string[]; mutant?: string[]; operator?: Operator[]; sample?: number; seed?: number; limit?: number; concurrency: number; timeoutMs: number;
+    only?: string[]; file?: string[]; mutant?: string[]; pass?: string[]; operator?: Operator[]; sample?: number; seed?: number; limit?: number; concurrency: number; timeoutMs: number;
     failOn: 'must' | 'should'; source: 'head' | 'worktree'; command?: string; triage: string; reportsDir: string; json?: string; root?: string; fromJson?: string; merge?: string[]; dryRun?: boolean; keep?: boolean;
   }>();
   if (o.concurrency > 2) {
     process.stderr.write('mutation: --concurrency is at most 2 (each run of the suite uses its own workers)\n');
+    return 2;
+  }
+  const passNames = new Set(Object.values(PASSES).flat().map((p) => p.name));
+  const unknownPass = (o.pass ?? []).find((n) => !passNames.has(n));
+  if (unknownPass !== undefined || (o.pass !== undefined && !o.pass.includes('default'))) {
+    process.stderr.write(`mutation: ${unknownPass !== undefined ? `unknown pass "${unknownPass}"` : '--pass must include "default"'} (the passes: ${[...passNames].join(', ')})\n`);
     return 2;
   }
   if (o.merge !== undefined && o.fromJson === undefined) {
@@ -127,6 +134,7 @@ export async function main(argv: string[]): Promise<number> {
       ...(o.seed !== undefined ? { seed: o.seed } : {}),
       ...(o.limit !== undefined ? { limit: o.limit } : {}),
       ...(o.mutant !== undefined ? { mutants: o.mutant } : {}),
+      ...(o.pass !== undefined ? { passes: Object.fromEntries(Object.entries(PASSES).map(([api, ps]) => [api, ps.filter((p) => o.pass!.includes(p.name))])) } : {}),
       ...(o.command !== undefined ? { command: o.command } : {}),
       failOn: o.failOn,
       timeoutMs: o.timeoutMs,

@@ -343,7 +343,7 @@ setInterval(() => {}, 1000);
     const args = ['--from-json', join(dir, 'base', 'mutation.json'), '--triage', join(dir, 'triage.yaml')];
     expect(await mutationMain([...args.slice(2), '--merge', join(dir, 'later.json')])).toBe(2); // --merge needs --from-json
     expect(await mutationMain([...args, '--merge', join(dir, 'later.json')])).toBe(0);
-    const merged = JSON.parse(readFileSync(join(dir, 'base', 'mutation.json'), 'utf8')) as RunOutcome;
+    const merged = JSON.parse(readFileSync(join(dir, 'base', 'mutation.json'), 'utf8')) as RunOutcome & { scores: unknown };
     expect(merged.mutants.map((m) => [m.id, m.status, m.pass, m.rerunAt])).toEqual([[1, 'killed', 'default', undefined], [2, 'killed', 'old', 'commit bbbbbbbbbbbb'], [3, 'survived', undefined, undefined]]);
     expect(merged.merged).toMatchObject([{ at: 'commit bbbbbbbbbbbb', mutants: 1, unmatched: 1 }]);
     expect(merged.scores).toMatchObject([{ group: 'demo', mutants: 3, killed: 2, survived: 1 }]);
@@ -351,5 +351,10 @@ setInterval(() => {}, 1000);
     // a later file that is not a mutation.json is refused with a clear message
     writeFileSync(join(dir, 'bad.json'), '{"nope": 1}');
     expect(await mutationMain([...args, '--merge', join(dir, 'bad.json')])).toBe(2);
+  });
+
+  it('refuses a --pass that names no pass or leaves out the default one', async () => {
+    expect(await mutationMain(['--pass', 'nope', '--dry-run', '--only', 'validator'])).toBe(2);
+    expect(await mutationMain(['--pass', 'ledger 3.6', '--dry-run', '--only', 'validator'])).toBe(2);
   });
 });
