@@ -13,6 +13,8 @@ import { Caller } from './access.js';
 import { loadShedder } from './faults-cross.js';
 import { WF } from './faults-wire.js';
 import { eventFormatFaulty, withEventFormatFaults } from './faults-event-format.js';
+import { frameworkErrorFaulty } from './faults-http.js';
+import type { FaultSet } from '../faults.js';
 
 const MAX_GET_BODY = 1024 * 1024;
 
@@ -142,7 +144,7 @@ function faultySubject(req: FastifyRequest, ctx: ReferenceContext): string | und
 }
 
 /** Content-type parsers, error handler and 404 handler of the ledger scope. */
-export function setupHttp(app: FastifyInstance): void {
+export function setupHttp(app: FastifyInstance, faults?: FaultSet): void {
   // Every body is kept as raw bytes; handlers decode JSON themselves, so a bad body is a 400, never a parser crash.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
@@ -150,6 +152,8 @@ export function setupHttp(app: FastifyInstance): void {
   app.setErrorHandler((e: FastifyError | Error, req, reply) => {
     if (e instanceof MalformedRequest) return sendText(reply, 400, e.message);
     if (e instanceof CantonError) return sendCanton(reply, e, req.id);
+    // planted fault (unparsable-content-type-server-error): the framework's refusal of a media type becomes a 500
+    if (frameworkErrorFaulty(faults, e)) return sendCanton(reply, new CantonError('INTERNAL', 'INTERNAL', 'An error occurred'), req.id);
     const status = (e as FastifyError).statusCode;
     // fastify's own client errors (bad content-type header, body too large, aborted upload) are decoding failures.
     if (typeof status === 'number' && status >= 400 && status < 500) {

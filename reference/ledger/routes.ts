@@ -33,7 +33,7 @@ import { vettingRoutes } from './vetting.js';
 export async function ledgerRoutes(app: FastifyInstance, ctx: ReferenceContext): Promise<void> {
   const state = new LedgerState(ctx.world);
   seedLedger(state);
-  setupHttp(app);
+  setupHttp(app, ctx.faults);
   installLedgerBodyFaults(app, ctx.faults);
   versionRoutes(app, ctx);
   userRoutes(app, ctx, state);

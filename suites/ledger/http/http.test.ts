@@ -26,6 +26,8 @@ describe('ledger HTTP', () => {
       }
       await t.call(vettingOpFor(t), { json: { pageToken: 'not-a-token-the-server-issued' } });
       await t.call('listPackageVetting', { json: { pageSize: -5 } });
+      // a Content-Type header that is no media type: a client error, whatever the answer, and no 5xx
+      await t.call('listPackageVetting', { body: '{"pageSize": 1}', headers: { 'content-type': '/' } });
     },
   );
 
