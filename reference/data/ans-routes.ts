@@ -1,6 +1,7 @@
 /** The ANS entry listing, shared by scan's /v0/ans-entries and the validator's /v0/scan-proxy/ans-entries. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AnsEntry, AnsStore } from './ans.js';
+import { readPageSizeAsAnyNumber } from './faults-query.js';
 import { intParam, queryParam } from './http.js';
 
 export const MAX_PAGE_SIZE = 1000;
@@ -39,10 +40,13 @@ export interface ListAnsEntriesFaults {
   empty?: boolean;
   /** a listing with a non-empty name_prefix leaves out its second matching entry */
   prefixDropsMatching?: boolean;
+  /** page_size written as 1e3 or 0x10 is read as the number it spells instead of refused */
+  pageSizeAnyNumber?: boolean;
 }
 
 export function listAnsEntriesHandler(ans: AnsStore, faults: ListAnsEntriesFaults = {}) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
+    if (faults.pageSizeAnyNumber) readPageSizeAsAnyNumber(req.query);
     const pageSize = faults.pageSizeOptional && queryParam(req.query, 'page_size') === undefined
       ? 100
       : intParam(req.query, 'page_size', { min: faults.minPageSize ?? 1, max: faults.maxPageSize ?? MAX_PAGE_SIZE, required: true })!;

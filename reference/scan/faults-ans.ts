@@ -15,6 +15,7 @@ const F = {
   noContractId: 'scan-ans-regular-entry-without-contract-id',
   noExpiry: 'scan-ans-regular-entry-without-expiry',
   ftp: 'scan-ans-url-ftp',
+  anyNumber: 'scan-list-ans-entries-page-size-any-number-form',
 } as const;
 
 registerFaults([
@@ -30,6 +31,7 @@ registerFaults([
   { name: F.noContractId, requirement: 'scan.ans.contract-id-absent-only-dso', description: "the first user-owned entry of a page lacks its contract_id" },
   { name: F.noExpiry, requirement: 'scan.ans.expires-at-absent-only-dso', description: 'the first user-owned entry of a page has expires_at null' },
   { name: F.ftp, requirement: 'scan.ans.url-empty-or-http', description: 'non-empty entry urls are ftp:// urls' },
+  { name: F.anyNumber, requirement: 'scan.errors.integer-query-decimal-only', description: 'page_size written as 1e3 or 0x10 is read as the number it spells (1000, 16) and answered 200 instead of refused as malformed' },
 ]);
 
 /** the listing faults of scan's ANS route that are switched on */
@@ -47,5 +49,6 @@ export function scanAnsFaults(faults: FaultSet): ListAnsEntriesFaults {
     dropContractId: faults.has(F.noContractId),
     dropExpiry: faults.has(F.noExpiry),
     ftpUrls: faults.has(F.ftp),
+    pageSizeAnyNumber: faults.has(F.anyNumber),
   };
 }
