@@ -1,7 +1,7 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import type { Exchange } from '../../../harness/transport/http.js';
-import { FixtureError, connectedSynchronizers, createSubmitter, createdContractId, routeNotServed, submitCommands, submitCreate, templateFixture } from '../../../harness/fixtures/ledger.js';
+import { FixtureError, connectedSynchronizers, createSubmitter, createdContractId, routeNotServed, submitCommands, templateFixture } from '../../../harness/fixtures/ledger.js';
 import { errorCode } from '../../../harness/fixtures/ledger-users.js';
 import { reassignmentRequest } from '../../../generators/ledger/reassignment.js';
 import { WILDCARD, createCommand, eventsOf, isObj, unwrapEvent, type Ev } from '../shared.js';
@@ -56,7 +56,7 @@ describe('POST /v2/updates/update-by-offset', () => {
   conformance(
     {
       id: 'ledger.get-update-by-offset.reassignments',
-      title: 'answers the offsets of an unassignment and of its assignment, read with includeReassignments, with the reassignment; a party that is no stakeholder with 404 UPDATE_NOT_FOUND',
+      title: 'answers the offsets of an unassignment and of its assignment, read with includeReassignments, with the reassignment; an update the format does not see with 404 UPDATE_NOT_FOUND',
       api: 'ledger',
       operations: ['getUpdateByOffset', 'submitAndWaitForReassignment'],
       features: ['multiSynchronizer'],
@@ -68,7 +68,8 @@ describe('POST /v2/updates/update-by-offset', () => {
       if (syncs.length < 2) t.skip(`the participant is connected to ${syncs.length} synchronizer(s): reassignment needs two`);
       const [source, target] = [syncs[0]!, syncs[1]!];
       const s = await createSubmitter(t);
-      const created = await submitCreate(t, s, templateFixture(t), source);
+      const c = await submitCommands(t, s, [createCommand(templateFixture(t), s.party)], { synchronizerId: source });
+      const created = c.x;
       if (created.status === 404 && routeNotServed(created)) t.skip('no submission endpoint is served: no contract to reassign');
       const cid = createdContractId(created.json);
       if (created.status !== 200 || cid === undefined) throw new FixtureError(`setup: creating a contract answered ${created.status}: ${created.text.slice(0, 300)}`);
@@ -88,9 +89,9 @@ describe('POST /v2/updates/update-by-offset', () => {
       if (reassignmentId === undefined) throw new FixtureError('setup: the unassignment answered no unassign event with a reassignmentId');
       const assigned = await move({ AssignCommand: { value: { reassignmentId, source, target } } }, 'the assignment');
 
-      /** Reads the update at `offset` through includeReassignments, as `user` for `party`; undefined where update-by-offset is not served. */
-      const read = async (offset: unknown, party: string, user: string) => {
-        const x = await t.call('getUpdateByOffset', { auth: { user }, json: { offset, updateFormat: { includeReassignments: formatFor(party) } } });
+      /** Reads the update at `offset` as `user` through includeReassignments for `party`, or through `updateFormat` (skips where update-by-offset is not served). */
+      const read = async (offset: unknown, party: string, user: string, updateFormat: Record<string, unknown> = { includeReassignments: formatFor(party) }) => {
+        const x = await t.call('getUpdateByOffset', { auth: { user }, json: { offset, updateFormat } });
         if (routeNotServed(x)) t.skip(`update-by-offset answered ${x.status} without a JsCantonError: not served`);
         return x;
       };
@@ -113,13 +114,22 @@ describe('POST /v2/updates/update-by-offset', () => {
           t.expect(events.some(wanted), `${what} read at offset ${String(offset)} holds no ${want}: ${events.map((e) => e.kind).join(', ') || 'no events'}`, { requirement: R, exchange: x });
         });
       }
-      // a party that is no stakeholder of the moved contract sees none of the unassignment's events
+      // updates the format sees nothing of: the unassignment and the creating transaction read for a party that is no
+      // stakeholder of the contract, and the unassignment read by its submitter asking for transactions only
       const stranger = await createSubmitter(t, 'cc-stranger');
-      const y = await read(unassigned.offset, stranger.party, stranger.userId);
-      await t.judge('ledger.get-update-by-offset.invisible-not-found', () => {
-        t.expectStatus(y, 404, { requirement: 'ledger.get-update-by-offset.invisible-not-found', what: 'the unassignment read for a party that is no stakeholder of the contract' });
-        t.expect(errorCode(y) === 'UPDATE_NOT_FOUND', `error code ${String(errorCode(y))}`, { requirement: 'ledger.get-update-by-offset.invisible-not-found', exchange: y });
-      });
+      const transactionsOnly = (party: string) => ({ includeTransactions: { eventFormat: formatFor(party), transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } });
+      const unseen: Array<[string, Exchange]> = [
+        ['the unassignment read with includeReassignments for a party that is no stakeholder of the contract', await read(unassigned.offset, stranger.party, stranger.userId)],
+        ...(c.offset === undefined ? [] : [['the creating transaction read with includeTransactions for a party that is no stakeholder of the contract', await read(c.offset, stranger.party, stranger.userId, transactionsOnly(stranger.party))] as [string, Exchange]]),
+        ['the unassignment read by its submitter with includeTransactions only', await read(unassigned.offset, s.party, s.userId, transactionsOnly(s.party))],
+      ];
+      const N = 'ledger.get-update-by-offset.invisible-not-found';
+      for (const [what, y] of unseen) {
+        await t.judge(N, () => {
+          t.expectStatus(y, 404, { requirement: N, what });
+          t.expect(errorCode(y) === 'UPDATE_NOT_FOUND', `${what}: error code ${String(errorCode(y))}`, { requirement: N, exchange: y });
+        });
+      }
     },
   );
 });
