@@ -53,6 +53,7 @@ const defs = {
   idRenamed: ['ledger-update-user-id-renamed', 'ledger.update-user.id-never-changes', "with 'id' in the mask, the user is stored under the id with '-renamed' appended"],
   idpModified: ['ledger-update-user-idp-modified', 'ledger.update-user.identity-provider-not-modified', 'with identity_provider_id in the mask, the body identityProviderId is stored'],
   ppIgnored: ['ledger-update-user-primary-party-ignored', 'ledger.update-user.primary-party-modifiable', 'the primary_party path is ignored'],
+  unsetPpaKept: ['ledger-update-user-unset-ppa-set-true', 'ledger.update-user.unset-ppa-cleared', 'with primary_party_authentication in the mask and the field left out of the body, primaryPartyAuthentication is set true'],
   ppaIgnored: ['ledger-update-user-ppa-ignored', 'ledger.update-user.primary-party-authentication-modifiable', 'the primary_party_authentication path is ignored'],
   deactivatedReadsActive: ['ledger-update-user-deactivated-reads-active', 'ledger.update-user.deactivate', 'a deactivated user reads back with isDeactivated false'],
   reactivatedReadsDeactivated: ['ledger-update-user-reactivated-reads-deactivated', 'ledger.update-user.reactivate', 'a user once deactivated reads back with isDeactivated true after reactivation'],

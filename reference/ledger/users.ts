@@ -133,6 +133,7 @@ function applyUpdate(user: UserRecord, input: UserInput, mask: Set<string>, faul
   if (mask.has('primary_party') ? !faults.has(F.ppIgnored) : faults.has(F.unmaskedChanges) && (input.primaryParty ?? '') !== '') user.primaryParty = input.primaryParty ?? '';
   if (mask.has('is_deactivated')) user.isDeactivated = input.isDeactivated ?? false;
   if (mask.has('primary_party_authentication') && !faults.has(F.ppaIgnored)) user.primaryPartyAuthentication = input.primaryPartyAuthentication ?? false;
+  if (mask.has('primary_party_authentication') && faults.has(F.unsetPpaKept) && input.primaryPartyAuthentication === undefined) user.primaryPartyAuthentication = true;
   if (mask.has('identity_provider_id') && faults.has(F.idpModified)) user.identityProviderId = input.identityProviderId;
   if (mask.has('metadata') || mask.has('metadata.annotations')) {
     if (faults.has(F.emptyMapClears) && mask.has('metadata.annotations') && Object.keys(input.annotations).length === 0) user.annotations = {};

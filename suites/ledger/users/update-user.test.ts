@@ -254,6 +254,26 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
   }
 
   conformance(
+    {
+      id: 'ledger.update-user.unset-ppa',
+      title: 'clears primaryPartyAuthentication with primary_party_authentication in the mask and the field left out',
+      api,
+      operations: ['updateUser', 'getUser'],
+      requirements: ['ledger.update-user.unset-ppa-cleared'],
+    },
+    async (t) => {
+      const u = await createUser(t);
+      const set = await updateUser(t, u.id, { primaryPartyAuthentication: true }, ['primary_party_authentication']);
+      if (set.status !== 200) throw new FixtureError(`setup: setting primaryPartyAuthentication true answered ${set.status}: ${set.text.slice(0, 300)}`);
+      if ((await readUser(t, u.id)).primaryPartyAuthentication !== true) t.skip('primaryPartyAuthentication does not read back true after it was set: nothing to clear (judged by ledger.update-user.set-ppa)');
+      // the body's user has no primaryPartyAuthentication at all: its empty default is false
+      t.expectStatus(await updateUser(t, u.id, {}, ['primary_party_authentication']), 200);
+      const after = await readUser(t, u.id);
+      t.expect(after.primaryPartyAuthentication !== true, `primaryPartyAuthentication reads back ${JSON.stringify(after.primaryPartyAuthentication)} after an update naming its path with the field left out`);
+    },
+  );
+
+  conformance(
     { id: 'ledger.update-user.deactivate', title: 'deactivates a user with isDeactivated true and is_deactivated in the mask', api, operations: ['updateUser', 'getUser'], requirements: ['ledger.update-user.deactivate'] },
     async (t) => {
       const u = await createUser(t);
