@@ -21,6 +21,7 @@ export const XF = {
   early: 'ledger-update-traffic-account-served-before-3-5',
   getWrapped: 'ledger-get-traffic-account-wrapped',
   unwrapped: 'ledger-update-traffic-account-unwrapped',
+  int32: 'ledger-update-traffic-account-delta-cut-to-int32',
 } as const;
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
@@ -39,6 +40,7 @@ registerFaults([
   // the rule is about participants without traffic enforcement: the self-test runs this fault on such a reference
   { ...r(XF.enforcement, `${u}.requires-enforcement`, 'the traffic routes are served without traffic enforcement'), reference: { trafficEnforcement: false } },
   r(XF.getSchema, 'ledger.get-traffic-account.response-schema', 'GET /v2/traffic/accounts/{account-id} answers without the balance'),
+  r(XF.int32, `${u}.applies-delta`, 'a balanceDelta beyond the int32 range is cut to its low 32 bits (an int64 field read as int32)'),
   r(XF.unwrapped, `${u}.response-schema`, 'POST /v2/traffic/accounts answers the account without the response wrapper, as the read does'),
   r(XF.getWrapped, 'ledger.get-traffic-account.response-schema', 'GET /v2/traffic/accounts/{account-id} wraps the account in response, as the update does'),
   r(XF.freshZero, 'ledger.get-traffic-account.fresh-balance-zero', 'an account never updated is answered 404'),

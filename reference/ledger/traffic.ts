@@ -65,6 +65,8 @@ export function trafficRoutes(app: FastifyInstance, ctx: ReferenceContext, state
     const a = account(state, accountId);
     if (delta === undefined && has(XF.unset)) delta = 1;
     if (delta !== undefined && delta > 0 && has(XF.delta)) delta -= 1;
+    // planted: an int64 delta read as an int32
+    if (delta !== undefined && has(XF.int32)) delta = Number(BigInt.asIntN(32, BigInt(delta)));
     const sameAsLast = a.lastDelta !== undefined && a.lastDelta === delta && has(XF.fresh);
     // An already processed deduplication id is ignored: the answer is the current state.
     if ((!a.processed.has(deduplicationId) || has(XF.duplicate)) && !sameAsLast) {
