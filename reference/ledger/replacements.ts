@@ -78,6 +78,7 @@ export function replacementRoutes(app: FastifyInstance, ctx: ReferenceContext, s
     const body = await c.json();
     const s = decodeSubmission(reqObject(body, 'commands'));
     const tf = optObject(body, 'transactionFormat');
+    if (has(SF.submitFormatRequired) && tf === undefined) throw err.missingField('transaction_format');
     const format = tf === undefined ? undefined : decodeTransactionFormat(tf, 'transactionFormat');
     const caller = await c.caller();
     validateSubmission(s, caller, state);

@@ -32,4 +32,27 @@ describe('POST /v2/commands/submit-and-wait-for-transaction', () => {
       t.expect(Array.isArray(events) && events.some((e) => typeof e === 'object' && e !== null && 'CreatedEvent' in e), `the transaction shows the submitter no CreatedEvent: ${JSON.stringify(events)?.slice(0, 300)}`, { exchange: x });
     },
   );
+
+  conformance(
+    {
+      id: 'ledger.submit-and-wait-for-transaction.without-format',
+      title: 'answers a valid submission without transactionFormat (optional, FACTS.md) with 200 and {transaction}',
+      api: 'ledger',
+      operations: ['submitAndWaitForTransaction'],
+      requirements: ['ledger.submit-and-wait-for-transaction.format-optional'],
+    },
+    async (t) => {
+      const tmpl = templateFixture(t);
+      const s = await createSubmitter(t);
+      const x = await t.call('submitAndWaitForTransaction', {
+        auth: { user: s.userId },
+        json: { commands: { commands: [createCommand(tmpl, s.party)], commandId: t.uniqueName('cmd'), userId: s.userId, actAs: [s.party], readAs: [] } },
+      });
+      if (routeNotServed(x)) t.skip(`submit-and-wait-for-transaction answered ${x.status} without a JsCantonError: not served`);
+      t.expectStatus(x, 200);
+      // which events a participant shows without a format is not given: only the transaction itself is judged
+      const tx = (x.json as { transaction?: unknown } | undefined)?.transaction;
+      t.expect(typeof tx === 'object' && tx !== null && !Array.isArray(tx), `the answer carries no transaction: ${x.text.slice(0, 300)}`, { exchange: x });
+    },
+  );
 });
