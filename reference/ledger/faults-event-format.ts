@@ -7,6 +7,7 @@ import { registerFaults, type FaultSet } from '../faults.js';
 export const EFF = {
   flagsOn: 'ledger-event-format-left-out-include-flags-on',
   emptyIdWildcard: 'ledger-event-format-empty-filter-id-wildcard',
+  anyPartyIdWildcard: 'ledger-event-format-any-party-empty-filter-id-wildcard',
 } as const;
 
 registerFaults([
@@ -20,6 +21,11 @@ registerFaults([
     requirement: 'ledger.event-format.filter-id-required',
     description: 'a TemplateFilter or InterfaceFilter whose id is the empty string reads as a wildcard filter',
   },
+  {
+    name: EFF.anyPartyIdWildcard,
+    requirement: 'ledger.event-format.filter-id-required',
+    description: 'the filters of filtersForAnyParty go unchecked: a TemplateFilter or InterfaceFilter there whose id is the empty string reads as a wildcard filter',
+  },
 ]);
 
 type Json = Record<string, unknown>;
@@ -30,10 +36,10 @@ export const eventFormatFaulty = (faults: FaultSet): boolean => Object.values(EF
 
 /** The request body with the switched-on faults applied to every cumulative filter in it (changed in place). */
 export function withEventFormatFaults(body: Json, faults: FaultSet): Json {
-  const visit = (v: unknown, depth: number): void => {
+  const visit = (v: unknown, depth: number, anyParty = false): void => {
     if (depth > 12) return;
     if (Array.isArray(v)) {
-      for (const x of v) visit(x, depth + 1);
+      for (const x of v) visit(x, depth + 1, anyParty);
       return;
     }
     if (!isJson(v)) return;
@@ -47,12 +53,12 @@ export function withEventFormatFaults(body: Json, faults: FaultSet): Json {
           if (kind === 'InterfaceFilter') value.includeInterfaceView ??= true;
         }
         const id = kind === 'TemplateFilter' ? value.templateId : kind === 'InterfaceFilter' ? value.interfaceId : undefined;
-        if (faults.has(EFF.emptyIdWildcard) && id === '') {
+        if ((faults.has(EFF.emptyIdWildcard) || (anyParty && faults.has(EFF.anyPartyIdWildcard))) && id === '') {
           v.identifierFilter = { WildcardFilter: { value: { includeCreatedEventBlob: value.includeCreatedEventBlob ?? false } } };
         }
       }
     }
-    for (const x of Object.values(v)) visit(x, depth + 1);
+    for (const [k, x] of Object.entries(v)) visit(x, depth + 1, anyParty || k === 'filtersForAnyParty');
   };
   visit(body, 0);
   return body;

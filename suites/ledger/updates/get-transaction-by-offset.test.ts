@@ -232,6 +232,14 @@ describe('POST /v2/updates/transaction-by-offset', () => {
           await judgeRejection(t, x, { requirement: 'ledger.event-format.filter-id-required', badRequest: BAD_REQUEST, what: `a ${kind} ${how} ${idField}`, deferBadRequest: seen });
         }
       }
+      // the same under filtersForAnyParty, as the admin role: tried only where the admin reads a wildcard for any party
+      // (200), so that a refusal of the caller (403) cannot stand in for the rejection of the input
+      const anyParty = (filters: unknown) => ({ eventFormat: { filtersByParty: {}, filtersForAnyParty: filters, verbose: true }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' });
+      if ((await byOffset(t, { offset: created, transactionFormat: anyParty(WILDCARD) })).status === 200) {
+        const emptyId = { cumulative: [{ identifierFilter: { TemplateFilter: { value: { templateId: '', includeCreatedEventBlob: false } } } }] };
+        const x = await byOffset(t, { offset: created, transactionFormat: anyParty(emptyId) });
+        await judgeRejection(t, x, { requirement: 'ledger.event-format.filter-id-required', badRequest: BAD_REQUEST, what: 'a TemplateFilter with an empty templateId under filtersForAnyParty', deferBadRequest: seen });
+      }
       await judgeBadRequests(t, BAD_REQUEST, seen);
       const neither = await byOffset(t, { offset: created }, auth);
       await t.judge(`${O}.neither-parties-nor-format-rejected`, () => t.expectStatus(neither, 400, { requirement: `${O}.neither-parties-nor-format-rejected` }));
