@@ -49,6 +49,7 @@ const defs = {
   maskCode: ['ledger-update-user-mask-wrong-code', 'ledger.update-user.invalid-mask-code', 'an unknown mask path yields code INVALID_ARGUMENT instead of INVALID_USER_UPDATE_REQUEST'],
   idPathRejected: ['ledger-update-user-id-path-rejected', 'ledger.update-user.identity-paths-accepted', "the mask path 'id' is rejected as unknown"],
   ppaPathRejected: ['ledger-update-user-ppa-path-rejected', 'ledger.update-user.valid-paths-accepted', "the mask path 'primary_party_authentication' is rejected as unknown"],
+  selfUnmaskedRefused: ['ledger-update-user-self-unmasked-deactivation-refused', 'ledger.update-user.only-masked-fields-change', "an update of the caller's own user whose body has isDeactivated true is refused as a self-deactivation, also without is_deactivated in the mask"],
   unmaskedChanges: ['ledger-update-user-unmasked-primary-party-applied', 'ledger.update-user.only-masked-fields-change', "the body's non-empty primaryParty is applied even when primary_party is not in the mask"],
   idRenamed: ['ledger-update-user-id-renamed', 'ledger.update-user.id-never-changes', "with 'id' in the mask, the user is stored under the id with '-renamed' appended"],
   idpModified: ['ledger-update-user-idp-modified', 'ledger.update-user.identity-provider-not-modified', 'with identity_provider_id in the mask, the body identityProviderId is stored'],

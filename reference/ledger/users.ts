@@ -310,6 +310,7 @@ export function userRoutes(app: FastifyInstance, ctx: ReferenceContext, state: L
         [['USER_ID', user.id]],
       );
     }
+    if (ctx.faults.has(F.selfUnmaskedRefused) && input.isDeactivated === true && user.id === caller.id) throw err.invalidArgument('Requesting user cannot self-deactivate');
     if (mask.has('is_deactivated') && input.isDeactivated === true && user.id === caller.id) {
       throw err.invalidArgument('Requesting user cannot self-deactivate');
     }

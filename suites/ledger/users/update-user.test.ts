@@ -4,7 +4,7 @@ import { expectRejected, judgeRejection } from '../../rejections.js';
 import type { Exchange } from '../../../harness/transport/http.js';
 import fc from 'fast-check';
 import { FixtureError, createUser, existingParty } from '../../../harness/fixtures/ledger.js';
-import { annotationsOf, errorCode, getUser, hasPpa, readUser, tryCreateUser, updateUser, userOf, versionOf } from '../../../harness/fixtures/ledger-users.js';
+import { annotationsOf, createAdminUser, errorCode, getUser, hasPpa, readUser, tokenFor, tryCreateUser, updateUser, userOf, versionOf } from '../../../harness/fixtures/ledger-users.js';
 import {
   MAX_ANNOTATIONS_BYTES, annotationName, annotationPrefix, annotationValue, annotations, annotationsBytes, annotationsOfSize, invalidPrefix, keyWithTwoSlashes,
   nameOfLength, nameWithBadChar, nameWithBadEnd, prefixOfLength,
@@ -252,6 +252,26 @@ describe('PATCH /v2/users/{user-id}: masks and fields', () => {
       t.expect(after[name] === want[name], `${name} reads back as ${JSON.stringify(after[name])}, not ${JSON.stringify(want[name])}`);
     });
   }
+
+  conformance(
+    {
+      id: 'ledger.update-user.self-unmasked-field',
+      title: "lets an admin update its own user with isDeactivated true in the body but not in the mask: accepted, and it stays active",
+      api,
+      operations: ['updateUser', 'getUser'],
+      requirements: ['ledger.update-user.only-masked-fields-change'],
+    },
+    async (t) => {
+      const admin = await createAdminUser(t);
+      const auth = tokenFor(t, admin.id);
+      // the body's isDeactivated is outside the mask: it neither deactivates the caller nor makes the update its own
+      // deactivation
+      const x = await updateUser(t, admin.id, { isDeactivated: true, metadata: { annotations: { self: 'updated' } } }, ['metadata.annotations'], { auth });
+      t.expectStatus(x, 200, { what: "an admin's update of its own annotations with isDeactivated true outside the mask" });
+      const after = await readUser(t, admin.id);
+      t.expect(after.isDeactivated !== true, `the admin user reads back with isDeactivated ${JSON.stringify(after.isDeactivated)} after an update whose mask does not name is_deactivated`);
+    },
+  );
 
   conformance(
     {
