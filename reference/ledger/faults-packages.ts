@@ -1,4 +1,5 @@
 /** Planted faults of POST /v2/packages and its effect on package vetting. */
+import { unzipSync } from 'fflate';
 import { registerFaults } from '../faults.js';
 
 export const PF = {
@@ -14,7 +15,20 @@ export const PF = {
   upgrade: 'ledger-upload-package-upgrade-unchecked',
   darsDiffer: 'ledger-upload-package-dars-accepts-non-archive',
   autodetect: 'ledger-upload-package-vets-everywhere-unnamed',
+  manifestOptional: 'ledger-upload-package-zip-without-manifest-accepted',
+  emptyAccepted: 'ledger-upload-package-empty-body-accepted',
+  contentTypeRequired: 'ledger-upload-package-content-type-required',
+  reuploadRefused: 'ledger-upload-package-same-package-refused-again',
 } as const;
+
+/** For the planted fault manifestOptional: whether a zip archive lacks META-INF/MANIFEST.MF (a body that is no zip does not). */
+export function zipWithoutManifest(bytes: Uint8Array): boolean {
+  try {
+    return unzipSync(bytes, { filter: (f) => f.name === 'META-INF/MANIFEST.MF' })['META-INF/MANIFEST.MF'] === undefined;
+  } catch {
+    return false;
+  }
+}
 
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
 registerFaults([
@@ -29,5 +43,9 @@ registerFaults([
   r(PF.unknownSync, 'ledger.upload-package.unknown-synchronizer-rejected', 'an upload naming a synchronizer the participant is not connected to is accepted and vetted on the first connected one'),
   r(PF.serial, 'ledger.get-package-vetting.topology-serial-advances', 'vetting a new package leaves the record\'s topologySerial unchanged'),
   r(PF.autodetect, 'ledger.upload-package.synchronizer-required', 'a vetting upload naming no synchronizerId on a participant connected to several synchronizers is accepted and vets on every one'),
+  r(PF.manifestOptional, 'ledger.upload-package.invalid-archive-rejected', 'a zip archive without META-INF/MANIFEST.MF (no DAR) is accepted'),
+  r(PF.emptyAccepted, 'ledger.upload-package.invalid-archive-rejected', 'an upload with an empty body is accepted'),
+  r(PF.contentTypeRequired, 'ledger.upload-package.no-content-type-accepted', 'an upload without a Content-Type header is refused with 400'),
+  r(PF.reuploadRefused, 'ledger.upload-package.upgrade-check', 'a vetted upload of a package already vetted on the synchronizer is refused as reusing its own version'),
   r(PF.upgrade, 'ledger.upload-package.upgrade-check', 'a vetted upload that reuses the name and version of a package already vetted on the synchronizer, with another package id, is accepted'),
 ]);

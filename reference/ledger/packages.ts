@@ -9,7 +9,7 @@ import { CantonError, err, MalformedRequest } from './errors.js';
 import { route } from './http.js';
 import { isUid, sha256hex } from './ids.js';
 import type { LedgerState, PackageInfo } from './state.js';
-import { PF } from './faults-packages.js';
+import { PF, zipWithoutManifest } from './faults-packages.js';
 
 const notADar = (why: string) => new MalformedRequest(`Invalid value for: body (not a DAR archive: ${why})`);
 
@@ -99,6 +99,7 @@ export function packageRoutes(app: FastifyInstance, ctx: ReferenceContext, state
   // POST /v2/packages behaves as the dars upload (POST /v2/dars, real API): one handler serves both
   const upload = (path: '/v2/packages' | '/v2/dars') => route(app, ctx, 'POST', path, async (c) => {
     const ct = c.req.headers['content-type'];
+    if (ctx.faults.has(PF.contentTypeRequired) && ct === undefined) throw new MalformedRequest('Invalid value for: body (no content type)');
     // FACTS.md: an upload without a Content-Type header is taken as application/octet-stream (the official TypeScript
     // ledger client sends none); another content type is refused
     if (ct !== undefined && !/^application\/octet-stream\s*(;|$)/i.test(ct)) {
@@ -109,16 +110,21 @@ export function packageRoutes(app: FastifyInstance, ctx: ReferenceContext, state
     // the planted fault takes an upload naming no synchronizer as naming them all
     if (has(PF.autodetect)) q.named = true;
     const bytes = c.raw();
+    if (has(PF.emptyAccepted) && (bytes === undefined || bytes.length === 0)) return {};
     if (bytes === undefined || bytes.length === 0) throw new MalformedRequest('Invalid value for: body (empty archive)');
     // authorization comes before reading the archive, as on a participant (the service checks the claims first)
     (await c.caller()).requireAdmin();
     const notZip = bytes.length < 4 || bytes.readUInt32LE(0) !== 0x04034b50;
     const lenient = path === '/v2/packages' ? has(PF.archive) : has(PF.darsDiffer);
+    if (has(PF.manifestOptional) && !notZip && zipWithoutManifest(bytes)) return {};
     const info = lenient && notZip ? { packageId: sha256hex(bytes), name: 'unnamed-package', version: '1.0.0' } : darMainPackage(bytes);
     // FACTS.md: a vetting upload to a participant connected to several synchronizers must name one (the service
     // decides where to vet once the archive is read); with a single synchronizer the packages are vetted there
     if (q.vet && !q.named && state.world.synchronizers.length > 1) {
       throw new CantonError('PACKAGE_SERVICE_CANNOT_AUTODETECT_SYNCHRONIZER', 'INVALID_ARGUMENT', 'Cannot autodetect the synchronizer to vet the packages on: the participant is connected to several; name one in synchronizerId');
+    }
+    if (has(PF.reuploadRefused) && q.vet && q.synchronizers.some((s) => state.vettingRecord(s, state.world.participantId).packages.has(info.packageId))) {
+      throw err.failedPrecondition('KNOWN_PACKAGE_VERSION', `The DAR is not a valid upgrade: package ${info.name} ${info.version} is vetted already`);
     }
     if (q.vet && !has(PF.upgrade)) checkUpgrade(state, info, q.synchronizers);
     storePackage(state, info, q.vet ? q.synchronizers : [], has(PF.serial));

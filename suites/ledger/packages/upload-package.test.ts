@@ -1,7 +1,7 @@
 import { describe } from 'vitest';
 import { conformance, type CheckContext } from '../../../harness/conformance.js';
 import { SHARED_STATE } from '../../../harness/run/shared-state.js';
-import { connectedSynchronizers, darFixture, stableDar, vettingUploadQuery } from '../../../harness/fixtures/ledger.js';
+import { connectedSynchronizers, darFixture, stableDar, vettingUploadQuery, zipArchive } from '../../../harness/fixtures/ledger.js';
 import { allVettingRecords, recordKey as key, VETTED_BEFORE, type VRecord } from '../../../harness/fixtures/ledger-vetting.js';
 import { invalidArchive, invalidVetFlag } from '../../../generators/ledger/packages.js';
 import { errorCode } from '../../../harness/fixtures/ledger-users.js';
@@ -129,6 +129,15 @@ describe('POST /v2/packages', () => {
       await t.judge(`${P}.invalid-archive-rejected`, () => t.property(invalidArchive(), async (bytes) => {
         t.expectStatus(await upload(t, bytes, { vetAllPackages: 'false' }), 400, { requirement: `${P}.invalid-archive-rejected` });
       }, { runs: t.scaledRuns(5), requirement: `${P}.invalid-archive-rejected` }));
+      // no DAR either: a zip archive holding neither META-INF/MANIFEST.MF nor a package, and an empty body
+      const noDar: Array<[string, Uint8Array]> = [['a zip archive without META-INF/MANIFEST.MF', zipArchive({ 'readme.txt': 'no manifest, no package' })], ['an empty body', new Uint8Array(0)]];
+      for (const [what, bytes] of noDar) {
+        const x = await upload(t, bytes, { vetAllPackages: 'false' });
+        await t.judge(`${P}.invalid-archive-rejected`, () => {
+          notBusy(t, x);
+          t.expectStatus(x, 400, { requirement: `${P}.invalid-archive-rejected`, what });
+        });
+      }
       const dar = validDar(t, 'query');
       if (dar === undefined) {
         t.notObserved(`${P}.invalid-query-rejected`, 'no DAR the target accepts (fixture darFile or syntheticDars): a 400 for a bad query value could come from the archive');
@@ -201,6 +210,8 @@ describe('POST /v2/packages', () => {
       const first = stableDar(t, 'upgrade', '1.0.0');
       const vet = await vettingUploadQuery(t);
       t.expectStatus(await upload(t, first.bytes, vet), 200, { what: `${first.name} 1.0.0` });
+      // the same package again is compatible with itself: accepted, also where it is vetted already
+      t.expectStatus(await upload(t, first.bytes, vet), 200, { what: `${first.name} 1.0.0 uploaded again` });
       const reused = await upload(t, stableDar(t, 'upgrade', '1.0.0', 'other content').bytes, vet);
       t.expect(reused.status >= 400 && reused.status <= 499, `a second ${first.name} 1.0.0 with another package id was answered ${reused.status}, not a 4xx`, { exchange: reused });
       t.expectStatus(await upload(t, stableDar(t, 'upgrade', '2.0.0').bytes, vet), 200, { what: `${first.name} 2.0.0` });
@@ -227,6 +238,23 @@ describe('POST /v2/packages', () => {
         return t.skip(`the participant is connected to ${syncs.length} synchronizers and vets by default: it needs a synchronizerId (FACTS.md), so an upload without query parameters cannot be accepted there`);
       }
       t.fail(`an upload with no query parameters (both optional) answered ${x.status}: ${x.text.slice(0, 200)}`, { exchange: x });
+    },
+  );
+  conformance(
+    {
+      id: 'ledger.upload-package.no-content-type',
+      title: 'accepts an upload sent without a Content-Type header, taken as application/octet-stream',
+      api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
+      operations: ['uploadPackage'],
+      ...FEATURE,
+      requirements: [`${P}.no-content-type-accepted`],
+    },
+    async (t) => {
+      const dar = validDar(t, 'no-content-type') ?? t.skip('no DAR the target accepts: configure fixture darFile, or syntheticDars on a test participant');
+      // no headers at all: the transport adds no Content-Type to a body of bytes (the official TypeScript client sends none)
+      const x = await t.call('uploadPackage', { body: dar, query: { vetAllPackages: 'false' } });
+      t.expectStatus(x, 200, { what: 'an upload without a Content-Type header' });
     },
   );
   conformance(
