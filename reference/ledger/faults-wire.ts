@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { installBodyFaults, isObj, type BodyFault } from '../body-faults.js';
 import { registerFaults, type FaultSet } from '../faults.js';
-import { CantonError } from './errors.js';
+import { CantonError, MalformedRequest } from './errors.js';
 
 export const WF = {
   exercisedAcsDelta: 'ledger-events-exercised-acs-delta-missing',
@@ -18,6 +18,11 @@ export const WF = {
   malformedServerError: 'ledger-malformed-json-server-error',
   emptyBodyServerError: 'ledger-empty-body-server-error',
   nullBodyServerError: 'ledger-null-body-server-error',
+  offsetReadAsInt32: 'ledger-offset-read-as-int32',
+  leastInt32Malformed: 'ledger-least-int32-malformed',
+  annotationValueServerError: 'ledger-annotation-value-type-server-error',
+  nullItemServerError: 'ledger-null-list-item-server-error',
+  missingShapeServerError: 'ledger-missing-transaction-shape-server-error',
 } as const;
 
 registerFaults([
@@ -52,6 +57,31 @@ registerFaults([
     name: WF.nullBodyServerError,
     requirement: 'ledger.errors.missing-field-rejected',
     description: 'a request whose whole body is the JSON value null is answered 500 INTERNAL (its fields read from a null message), not 400',
+  },
+  {
+    name: WF.offsetReadAsInt32,
+    requirement: 'ledger.get-transaction-by-offset.unknown-offset-not-found',
+    description: 'the int64 offset of a lookup by offset is decoded as an int32: an offset past 2^31 - 1 is answered 400 text/plain (out of range), not looked up',
+  },
+  {
+    name: WF.leastInt32Malformed,
+    requirement: 'ledger.errors.canton-error-shape',
+    description: 'the int32 pageSize of a vetted packages listing is range-checked off by one: its least value -2^31 is answered 400 text/plain as undecodable, not refused by validation with a JsCantonError',
+  },
+  {
+    name: WF.annotationValueServerError,
+    requirement: 'ledger.errors.malformed-request-text-plain',
+    description: 'a user created with an annotation value that is no string (a number) is answered 500 INTERNAL, not 400 text/plain',
+  },
+  {
+    name: WF.nullItemServerError,
+    requirement: 'ledger.errors.missing-field-rejected',
+    description: 'a grant whose rights list holds an item that is JSON null is answered 500 INTERNAL, not 400',
+  },
+  {
+    name: WF.missingShapeServerError,
+    requirement: 'ledger.errors.missing-field-rejected',
+    description: 'a transaction-by-offset request whose transactionFormat has no transactionShape is answered 500 INTERNAL, not 400',
   },
 ]);
 
@@ -114,6 +144,44 @@ export function installLedgerBodyFaults(app: FastifyInstance, faults: FaultSet):
     // a handler that reads the fields of a body decoded as null crashes: an internal error
     app.addHook('preHandler', async (req) => {
       if (Buffer.isBuffer(req.body) && req.body.toString('utf8').trim() === 'null') throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
+    });
+  }
+  // requests whose decoding crashes a handler: each answered 500 INTERNAL
+  const crashes: Array<[fault: string, path: RegExp, crashes: (body: unknown) => boolean]> = [
+    [WF.annotationValueServerError, /\/v2\/users$/, (b) => {
+      const a = (b as { user?: { metadata?: { annotations?: unknown } } } | null)?.user?.metadata?.annotations;
+      return isObj(a) && Object.values(a).some((v) => typeof v !== 'string' && v !== null);
+    }],
+    [WF.nullItemServerError, /\/v2\/users\/[^/]+\/rights$/, (b) => Array.isArray((b as { rights?: unknown } | null)?.rights) && (b as { rights: unknown[] }).rights.includes(null)],
+    [WF.missingShapeServerError, /\/v2\/updates\/transaction-by-offset$/, (b) => {
+      const tf = (b as { transactionFormat?: unknown } | null)?.transactionFormat;
+      return isObj(tf) && tf.transactionShape === undefined;
+    }],
+  ];
+  const on = crashes.filter(([fault]) => faults.has(fault));
+  if (on.length > 0) {
+    app.addHook('preHandler', async (req) => {
+      if (req.method !== 'POST' || !Buffer.isBuffer(req.body)) return;
+      const path = (req.raw.url ?? '').split('?')[0] ?? '';
+      let body: unknown;
+      try {
+        body = JSON.parse(req.body.toString('utf8'));
+      } catch {
+        return;
+      }
+      if (on.some(([, p, crashes]) => p.test(path) && crashes(body))) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
+    });
+  }
+  if (faults.has(WF.offsetReadAsInt32)) {
+    app.addHook('preHandler', async (req) => {
+      if (req.method !== 'POST' || !/\/v2\/updates\/(transaction|update)-by-offset$/.test((req.raw.url ?? '').split('?')[0] ?? '') || !Buffer.isBuffer(req.body)) return;
+      let offset: unknown;
+      try {
+        offset = (JSON.parse(req.body.toString('utf8')) as { offset?: unknown } | null)?.offset;
+      } catch {
+        return;
+      }
+      if (typeof offset === 'number' && offset >= 2 ** 31) throw new MalformedRequest("Invalid value for: body (int32 out of range at 'offset')");
     });
   }
   if (faults.has(WF.duplicateKeyKept)) {

@@ -10,6 +10,7 @@ import { route, type Call } from './http.js';
 import { comparePackageVersions, isPackageId, isParticipantId, isUid } from './ids.js';
 import { compareStrings, type LedgerState, type VettedEntry, type VettingRecord } from './state.js';
 import { VF } from './faults-vetting.js';
+import { WF } from './faults-wire.js';
 import { CF, withStatus } from './faults-cross.js';
 import { CantonError } from './errors.js';
 
@@ -215,6 +216,7 @@ export function vettingRoutes(app: FastifyInstance, ctx: ReferenceContext, state
       if (method === 'POST' && has(CF.malformedEmpty) && e instanceof MalformedRequest) throw new MalformedRequest('');
       throw e;
     }
+    if (has(WF.leastInt32Malformed) && body.pageSize === -(2 ** 31)) throw new MalformedRequest("Invalid value for: body (int32 out of range at 'pageSize')");
     if (method === 'POST' && has(CF.unknownFields)) {
       const known = ['packageMetadataFilter', 'topologyStateFilter', 'pageToken', 'pageSize'];
       const extra = Object.keys(body).find((k) => !known.includes(k));

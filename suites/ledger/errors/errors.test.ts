@@ -83,7 +83,7 @@ describe('ledger errors', () => {
       id: 'ledger.errors.malformed-requests',
       title: 'answers JSON that does not parse (cut short, a bare word, an invalid escape, a list without a comma) and a value of the wrong JSON type with 400 text/plain',
       api: 'ledger',
-      operations: ['listPackageVetting', 'generateExternalPartyTopology', 'getTransactionByOffset', 'updateTrafficAccount'],
+      operations: ['listPackageVetting', 'generateExternalPartyTopology', 'getTransactionByOffset', 'updateTrafficAccount', 'createUser'],
       requirements: ['ledger.errors.malformed-request-text-plain'],
     },
     async (t) => {
@@ -96,6 +96,8 @@ describe('ledger errors', () => {
         ['listPackageVetting', 'fxyz', 'a bare word (JSON that does not parse)'],
         ['generateExternalPartyTopology', '{"partyHint": "a\\qb"}', 'an invalid escape in a string (JSON that does not parse)'],
         ['generateExternalPartyTopology', '{"otherConfirmingParticipantUids": [1 2]}', 'a list without its comma (JSON that does not parse)'],
+        // the values of the annotations map are strings (SPEC.md, ObjectMeta)
+        ['createUser', JSON.stringify({ user: { id: t.uniqueName('cc-malformed'), metadata: { annotations: { 'cc-key': 5 } } }, rights: [] }), 'an annotation value of the wrong type (a number)'],
       ];
       // a fixed handful of requests: every case, each once
       for (const [op, body, what] of cases) {
@@ -153,11 +155,16 @@ describe('ledger errors', () => {
         // every field missing: the body is the JSON value null (read as the empty message, or not decoded at all)
         ['updateUser', null, 'any body (the body is JSON null)', { params: { 'user-id': u.id } }],
         ['grantUserRights', { rights: [{ kind: { CanReadAsAnyParty: { value: {} } } }] }, 'userId', { params: { 'user-id': u.id }, authorization: true }],
+        // every field of a list item missing: the item is JSON null (read as the empty message, a right of no kind, or
+        // not decoded at all)
+        ['grantUserRights', { userId: u.id, rights: [null] }, 'rights[0] (an item that is JSON null)', { params: { 'user-id': u.id } }],
         ...(s === undefined
           ? []
           : ([
               ['updateTrafficAccount', { deduplicationId: t.uniqueName('dedup'), balanceDelta: 1 }, 'accountId', { served: () => trafficServed(t) }],
               ['submitAndWaitForTransactionTree', { commandId: t.uniqueName('cc-missing'), userId: s.userId, actAs: [s.party] }, 'commands', { auth: { user: s.userId } }],
+              // the empty default of the shape is TRANSACTION_SHAPE_UNSPECIFIED, which FACTS.md says is refused
+              ['getTransactionByOffset', { offset: 1, transactionFormat: { eventFormat: { filtersByParty: { [s.party]: {} } } } }, 'transactionFormat.transactionShape', { auth: { user: s.userId } }],
             ] as Case[])),
       ];
       const seen: Array<{ x: Exchange; what: string }> = [];
@@ -205,6 +212,8 @@ describe('ledger errors', () => {
         'ledger.errors.status-409',
         'ledger.errors.error-category-matches-status',
         'ledger.errors.named-code-status',
+        // judged on the unknown offset it looks up, one past the int32 range
+        'ledger.get-transaction-by-offset.unknown-offset-not-found',
       ],
     },
     async (t) => {
@@ -223,9 +232,14 @@ describe('ledger errors', () => {
       };
       // INVALID_ARGUMENT
       await judgeError(t, await t.call(vettingOpFor(t), { json: { pageSize: -1 } }), { status: 400, requirement: 'ledger.get-package-vetting.negative-page-size-rejected' });
+      // the least int32 is still an int32 (SPEC.md types pageSize int32): refused as a negative page size, as -1 is,
+      // with a JsCantonError, not as a request that cannot be decoded
+      await judgeError(t, await t.call(vettingOpFor(t), { json: { pageSize: -(2 ** 31) } }), { status: 400, requirement: 'ledger.get-package-vetting.negative-page-size-rejected' });
       // MISSING_FIELD: an unspecified transaction shape
       const end = await t.call('getLedgerEnd');
-      const beyond = Number((end.json as { offset?: number } | undefined)?.offset ?? 0) + 1_000_000;
+      // past the int32 range whatever the ledger end (still a safe integer): SPEC.md types the offset int64, so an
+      // offset decoded as an int32 is seen refused here instead of looked up
+      const beyond = Number((end.json as { offset?: number } | undefined)?.offset ?? 0) + 2 ** 32;
       if (ledgerOperationGone(t.target.version, 'getTransactionByOffset') === undefined) {
         const unspecified = await t.call('getTransactionByOffset', { auth: { user: s.userId }, json: { offset: 1, transactionFormat: { eventFormat: { filtersByParty: { [s.party]: {} } }, transactionShape: 'TRANSACTION_SHAPE_UNSPECIFIED' } } });
         await judgeByOffset(unspecified, { status: 400, requirement: 'ledger.get-transaction-by-offset.unspecified-shape-rejected' });
