@@ -3,6 +3,7 @@ import { registerFaults, type FaultSet } from '../faults.js';
 
 export const HF = {
   mediaTypeServerError: 'ledger-unparsable-content-type-server-error',
+  noContentTypeServerError: 'ledger-json-without-content-type-server-error',
 } as const;
 
 registerFaults([
@@ -10,6 +11,11 @@ registerFaults([
     name: HF.mediaTypeServerError,
     requirement: 'ledger.http.no-server-error',
     description: 'a request whose Content-Type header is no media type (such as "/") is answered 500 INTERNAL, not a 4xx',
+  },
+  {
+    name: HF.noContentTypeServerError,
+    requirement: 'ledger.http.no-server-error',
+    description: 'a JSON body sent without a Content-Type header is answered 500 INTERNAL',
   },
 ]);
 

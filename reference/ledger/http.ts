@@ -13,7 +13,7 @@ import { Caller } from './access.js';
 import { loadShedder } from './faults-cross.js';
 import { WF } from './faults-wire.js';
 import { eventFormatFaulty, withEventFormatFaults } from './faults-event-format.js';
-import { frameworkErrorFaulty } from './faults-http.js';
+import { HF, frameworkErrorFaulty } from './faults-http.js';
 import type { FaultSet } from '../faults.js';
 
 const MAX_GET_BODY = 1024 * 1024;
@@ -70,6 +70,7 @@ function makeCall(req: FastifyRequest, reply: FastifyReply, ctx: ReferenceContex
           if (!/end of (JSON )?input|Unterminated/i.test(String((e as Error).message))) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
         }
       }
+      if (ctx.faults.has(HF.noContentTypeServerError) && req.headers['content-type'] === undefined && bytes !== undefined && bytes.length > 0) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
       if (ctx.faults.has(WF.emptyBodyServerError) && emptyAs === undefined && (bytes === undefined || bytes.length === 0)) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
       const body = bodyObject(parseJsonBody(bytes), emptyAs);
       // planted faults of event formats rewrite the filters before the handler decodes them

@@ -28,6 +28,8 @@ describe('ledger HTTP', () => {
       await t.call('listPackageVetting', { json: { pageSize: -5 } });
       // a Content-Type header that is no media type: a client error, whatever the answer, and no 5xx
       await t.call('listPackageVetting', { body: '{"pageSize": 1}', headers: { 'content-type': '/' } });
+      // a JSON body without any Content-Type header (bytes, so that no client library adds one): no 5xx either
+      await t.call('listPackageVetting', { body: new TextEncoder().encode('{"pageSize": 1}') });
     },
   );
 
