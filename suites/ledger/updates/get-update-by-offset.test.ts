@@ -115,13 +115,15 @@ describe('POST /v2/updates/update-by-offset', () => {
         });
       }
       // updates the format sees nothing of: the unassignment and the creating transaction read for a party that is no
-      // stakeholder of the contract, and the unassignment read by its submitter asking for transactions only
+      // stakeholder of the contract, the unassignment read by its submitter asking for transactions only, and the
+      // creating transaction read by its submitter asking for reassignments only
       const stranger = await createSubmitter(t, 'cc-stranger');
       const transactionsOnly = (party: string) => ({ includeTransactions: { eventFormat: formatFor(party), transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } });
       const unseen: Array<[string, Exchange]> = [
         ['the unassignment read with includeReassignments for a party that is no stakeholder of the contract', await read(unassigned.offset, stranger.party, stranger.userId)],
         ...(c.offset === undefined ? [] : [['the creating transaction read with includeTransactions for a party that is no stakeholder of the contract', await read(c.offset, stranger.party, stranger.userId, transactionsOnly(stranger.party))] as [string, Exchange]]),
         ['the unassignment read by its submitter with includeTransactions only', await read(unassigned.offset, s.party, s.userId, transactionsOnly(s.party))],
+        ...(c.offset === undefined ? [] : [['the creating transaction read by its submitter with includeReassignments only', await read(c.offset, s.party, s.userId)] as [string, Exchange]]),
       ];
       const N = 'ledger.get-update-by-offset.invisible-not-found';
       for (const [what, y] of unseen) {
