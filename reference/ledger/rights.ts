@@ -158,6 +158,7 @@ export function rightsRoutes(app: FastifyInstance, ctx: ReferenceContext, state:
     const revoke = new Set(rights.map(rightKey));
     const revoked = user.rights.filter((r) => revoke.has(rightKey(r)));
     user.rights = user.rights.filter((r) => !revoke.has(rightKey(r)));
+    if (ctx.faults.has(F.revokeReportsHeld)) return { newlyRevokedRights: [...revoked, ...user.rights].map(encodeRight) };
     return ctx.faults.has(F.revokeBadShape) ? { revokedRights: revoked.map(encodeRight) } : { newlyRevokedRights: revoked.map(encodeRight) };
   });
 

@@ -13,6 +13,11 @@ describe('PATCH /v2/users/{user-id}/rights', () => {
       t.expectStatus(x, 200);
       const { rights } = await listRights(t, u.id);
       t.expect(!(rights ?? []).map(rightKey).includes(rightKey(right.actAs(party))), 'the revoked right is still listed', { exchange: x });
+      // the answer lists the revoked right, and not the right the user keeps
+      const answered = (x.json as { newlyRevokedRights?: unknown } | undefined)?.newlyRevokedRights;
+      const keys = Array.isArray(answered) ? answered.map(rightKey) : [];
+      t.expect(keys.includes(rightKey(right.actAs(party))), `newlyRevokedRights ${JSON.stringify(answered)?.slice(0, 300)} lacks the revoked right`, { exchange: x });
+      t.expect(!keys.includes(rightKey(right.readAsAnyParty())), `newlyRevokedRights ${JSON.stringify(answered)?.slice(0, 300)} lists CanReadAsAnyParty, which was not revoked`, { exchange: x });
     },
   );
 });
