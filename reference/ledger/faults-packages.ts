@@ -19,6 +19,7 @@ export const PF = {
   emptyAccepted: 'ledger-upload-package-empty-body-accepted',
   contentTypeRequired: 'ledger-upload-package-content-type-required',
   reuploadRefused: 'ledger-upload-package-same-package-refused-again',
+  vetsWhenFalse: 'ledger-upload-package-vets-when-false',
 } as const;
 
 /** For the planted fault manifestOptional: whether a zip archive lacks META-INF/MANIFEST.MF (a body that is no zip does not). */
@@ -47,5 +48,6 @@ registerFaults([
   r(PF.emptyAccepted, 'ledger.upload-package.invalid-archive-rejected', 'an upload with an empty body is accepted'),
   r(PF.contentTypeRequired, 'ledger.upload-package.no-content-type-accepted', 'an upload without a Content-Type header is refused with 400'),
   r(PF.reuploadRefused, 'ledger.upload-package.upgrade-check', 'a vetted upload of a package already vetted on the synchronizer is refused as reusing its own version'),
+  r(PF.vetsWhenFalse, 'ledger.upload-package.no-vetting-when-false', 'an upload with vetAllPackages false vets the packages on every connected synchronizer'),
   r(PF.upgrade, 'ledger.upload-package.upgrade-check', 'a vetted upload that reuses the name and version of a package already vetted on the synchronizer, with another package id, is accepted'),
 ]);

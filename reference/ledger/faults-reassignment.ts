@@ -31,7 +31,25 @@ export const RF = {
   changeIdNoSubmitter: 'ledger-reassignment-change-id-ignores-submitter',
   emptyCommandId: 'ledger-reassignment-empty-command-id-accepted',
   emptyCommandServerError: 'ledger-reassignment-empty-command-server-error',
+  batchFirstTarget: 'ledger-reassignment-batch-first-target-only',
+  assignSynchronizersUnchecked: 'ledger-reassignment-assign-synchronizers-unchecked',
 } as const;
+
+/** The planted fault batchFirstTarget: every unassignment of a batch goes where the first one goes, whatever its own target. */
+export function firstTargetForAll(commands: ReadonlyArray<{ kind: string; target?: string }>): void {
+  const first = commands.find((c) => c.kind === 'unassign');
+  for (const c of commands) if (c.kind === 'unassign' && first?.target !== undefined) c.target = first.target;
+}
+
+/** The planted fault assignSynchronizersUnchecked: an assignment is taken as naming its unassignment's source and target. */
+export function pendingSynchronizers(commands: ReadonlyArray<{ kind: string; reassignmentId?: string; source?: string; target?: string }>, reassignments: ReadonlyMap<string, ReadonlyArray<{ source: string; target: string }>>): void {
+  for (const c of commands) {
+    const head = c.kind === 'assign' && c.reassignmentId !== undefined ? reassignments.get(c.reassignmentId)?.[0] : undefined;
+    if (head === undefined) continue;
+    c.source = head.source;
+    c.target = head.target;
+  }
+}
 
 /**
  * The planted faults of an unassignment's target: a target the participant is not connected to (unknownTarget) or the
@@ -57,6 +75,8 @@ export function reopenCompleted(commands: ReadonlyArray<{ kind: string; reassign
 const r = (name: string, requirement: string, description: string) => ({ name, requirement, description });
 const S = 'ledger.submit-and-wait-for-reassignment';
 registerFaults([
+  r(RF.batchFirstTarget, `${S}.same-synchronizer-rejected`, 'the unassignments of a batch all go to the first one\'s target: one whose target is its own source is accepted'),
+  r(RF.assignSynchronizersUnchecked, `${S}.assign-event-matches-command`, 'an assignment naming other synchronizers than its unassignment is accepted as naming the unassignment\'s'),
   r(RF.unknownTarget, `${S}.unknown-target-rejected`, 'an unassignment to a synchronizer the participant is not connected to is accepted (moved to the other synchronizer)'),
   r(RF.sameSynchronizer, `${S}.same-synchronizer-rejected`, 'an unassignment whose target is its source is accepted (moved to the other synchronizer)'),
   r(RF.assignTwice, `${S}.unknown-reassignment-id-rejected`, 'an assignment naming a reassignment already completed is accepted again'),

@@ -127,6 +127,7 @@ export function packageRoutes(app: FastifyInstance, ctx: ReferenceContext, state
       throw err.failedPrecondition('KNOWN_PACKAGE_VERSION', `The DAR is not a valid upgrade: package ${info.name} ${info.version} is vetted already`);
     }
     if (q.vet && !has(PF.upgrade)) checkUpgrade(state, info, q.synchronizers);
+    if (has(PF.vetsWhenFalse)) q.vet = true;
     storePackage(state, info, q.vet ? q.synchronizers : [], has(PF.serial));
     return has(PF.schema) ? [] : {};
   });

@@ -15,7 +15,7 @@ import { route } from './http.js';
 import { sha256hex } from './ids.js';
 import { assignmentEvent, decodeEventFormat, stakeholders, traceContext, unassignedEvent, validateEventFormat, visibility, type EventFormat } from './events.js';
 import { snapshotOf } from './transactions.js';
-import { RF, reopenCompleted, retargetUnassignments } from './faults-reassignment.js';
+import { RF, firstTargetForAll, pendingSynchronizers, reopenCompleted, retargetUnassignments } from './faults-reassignment.js';
 import { microsIso, type AssignEvent, type LedgerState, type PendingReassignment, type ReassignmentUpdate, type UnassignEvent } from './state.js';
 import { variantUpdateId } from '../variant.js';
 
@@ -211,6 +211,8 @@ export function reassignmentRoutes(app: FastifyInstance, ctx: ReferenceContext, 
     if (has(RF.emptyCommandId) && r.commandId === '') r.commandId = `generated-${Math.random().toString(36).slice(2)}`;
     if (has(RF.unknownTarget) || has(RF.sameSynchronizer)) retargetUnassignments(r.commands, state.world.synchronizers, has);
     if (has(RF.assignTwice)) reopenCompleted(r.commands, state.reassignments);
+    if (has(RF.batchFirstTarget)) firstTargetForAll(r.commands);
+    if (has(RF.assignSynchronizersUnchecked)) pendingSynchronizers(r.commands, state.reassignments);
     const cmds = validate(state, r, caller, has);
     const changeId = JSON.stringify([has(RF.changeIdNoUser) ? '' : caller.id, [r.submitter], r.commandId]);
     if (state.changeIds.has(changeId)) {

@@ -249,7 +249,7 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
       api: 'ledger',
       operations: ['submitAndWaitForReassignment'],
       ...MULTI,
-      requirements: [`${S}.unknown-contract-rejected`, `${S}.wrong-source-rejected`, `${S}.unknown-target-rejected`, `${S}.same-synchronizer-rejected`, `${S}.unknown-reassignment-id-rejected`, `${S}.error-propagated`],
+      requirements: [`${S}.unknown-contract-rejected`, `${S}.wrong-source-rejected`, `${S}.unknown-target-rejected`, `${S}.same-synchronizer-rejected`, `${S}.unknown-reassignment-id-rejected`, `${S}.assign-event-matches-command`, `${S}.error-propagated`],
     },
     async (t) => {
       const w = await world(t);
@@ -263,11 +263,37 @@ describe('POST /v2/commands/submit-and-wait-for-reassignment', () => {
       const unknownSync = `cc-no-such-synchronizer::1220${'ab'.repeat(32)}`;
       await expectCantonError(t, await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: unknownSync } } }), `${S}.unknown-target-rejected`);
       await expectCantonError(t, await reassign(t, w, { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[0] } } }), `${S}.same-synchronizer-rejected`);
+      // the same in a batch: its second unassignment's target is its own source, the first one's is valid
+      const other = await w.create();
+      const batch = await t.call('submitAndWaitForReassignment', {
+        auth: { user: w.s.userId },
+        json: {
+          reassignmentCommands: {
+            commandId: t.uniqueName('batch'),
+            submitter: w.s.party,
+            userId: w.s.userId,
+            commands: [
+              { command: { UnassignCommand: { value: { contractId: other, source: w.syncs[0], target: w.syncs[1] } } } },
+              { command: { UnassignCommand: { value: { contractId: cid, source: w.syncs[0], target: w.syncs[0] } } } },
+            ],
+          },
+        },
+      });
+      await expectCantonError(t, batch, `${S}.same-synchronizer-rejected`);
       // a completed move's reassignmentId names no pending unassignment any more: assigning it again fails
       const moved = await w.create();
       const u = await reassign(t, w, { UnassignCommand: { value: { contractId: moved, source: w.syncs[0], target: w.syncs[1] } } });
       const ue = u.status === 200 ? unassignEventOf(u) : undefined;
       const assign = ue !== undefined && typeof ue.event.reassignmentId === 'string' ? { AssignCommand: { value: { reassignmentId: ue.event.reassignmentId, source: w.syncs[0], target: w.syncs[1] } } } : undefined;
+      if (assign !== undefined) {
+        // an assignment naming the synchronizers the other way round: refused, or, if accepted, its event says what it did
+        const swapped = await reassign(t, w, { AssignCommand: { value: { reassignmentId: assign.AssignCommand.value.reassignmentId, source: w.syncs[1], target: w.syncs[0] } } });
+        if (swapped.status >= 200 && swapped.status < 300) {
+          const se = eventOf(eventsOf(swapped), 'JsAssignmentEvent');
+          await judgeThat(t, `${S}.assign-event-matches-command`, se !== undefined && se.source === w.syncs[1] && se.target === w.syncs[0],
+            `an assignment naming ${w.syncs[1]} -> ${w.syncs[0]}, the other way round from its unassignment, was accepted with an assign event saying ${String(se?.source)} -> ${String(se?.target)}`, swapped);
+        }
+      }
       const a = assign !== undefined ? await reassign(t, w, assign) : undefined;
       if (assign === undefined || a?.status !== 200) {
         t.note(`set-up: moving contract ${moved} to ${w.syncs[1]} answered ${u.status}${a !== undefined ? ` and ${a.status}` : ' without a reassignmentId'}: no completed reassignment to assign again`);

@@ -242,6 +242,26 @@ describe('POST /v2/packages', () => {
   );
   conformance(
     {
+      id: 'ledger.upload-package.no-vetting',
+      title: 'does not vet the packages of a DAR uploaded with vetAllPackages false',
+      api: 'ledger',
+      shares: [SHARED_STATE.packageVetting],
+      operations: ['uploadPackage', 'listPackageVetting'],
+      ...FEATURE,
+      requirements: [`${P}.no-vetting-when-false`],
+    },
+    async (t) => {
+      // a DAR of its own that no check vets, the same in every run
+      if (t.fixture<boolean>('syntheticDars') !== true) t.skip('needs fixture syntheticDars: the check uploads a generated DAR that nothing vets, which only a test participant accepts');
+      const dar = stableDar(t, 'no-vet');
+      if ((await records(t, dar.packageId)).length > 0) t.skip(`package ${dar.packageId} is vetted already: an upload that does not vet cannot be told from one that does`);
+      t.expectStatus(await upload(t, dar.bytes, { vetAllPackages: 'false' }), 200, { what: 'an upload with vetAllPackages false' });
+      const after = await records(t, dar.packageId);
+      t.expect(after.length === 0, `package ${dar.packageId}, uploaded with vetAllPackages false, is listed as vetted (records: ${after.map(key).join('; ')})`);
+    },
+  );
+  conformance(
+    {
       id: 'ledger.upload-package.no-content-type',
       title: 'accepts an upload sent without a Content-Type header, taken as application/octet-stream',
       api: 'ledger',
