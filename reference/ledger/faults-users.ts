@@ -114,6 +114,7 @@ const defs = {
   idpGrantsParticipantAdmin: ['ledger-rights-idp-admin-grants-participant-admin', 'ledger.rights.identity-provider-admin-grants-no-participant-admin', 'an IdentityProviderAdmin may grant ParticipantAdmin to a user of its identity provider'],
   kindlessServerError: ['ledger-grant-user-rights-kindless-right-server-error', 'ledger.rights.unknown-kind-rejected', 'a right without kind is answered 500 INTERNAL instead of 400'],
   revokeBadShape: ['ledger-revoke-user-rights-renamed-field', 'ledger.revoke-user-rights.response-schema', 'PATCH /v2/users/{user-id}/rights answers revokedRights instead of newlyRevokedRights'],
+  nullKindServerError: ['ledger-grant-user-rights-null-kind-server-error', 'ledger.rights.unknown-kind-rejected', 'POST /v2/users/{user-id}/rights answers a right whose kind is null with 500 INTERNAL'],
   revokeReportsHeld: ['ledger-revoke-user-rights-reports-held', 'ledger.revoke-user-rights.response-schema', 'PATCH /v2/users/{user-id}/rights answers every right the user held as newlyRevokedRights, not only the revoked ones'],
 } as const;
 

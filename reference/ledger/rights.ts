@@ -110,6 +110,7 @@ function faultyRightsBody(body: Obj, faults: FaultSet): Obj {
   if (faults.has(F.grantNeedsRights) && body.rights === undefined) throw new MalformedRequest(`Invalid value for: body (missing field 'rights')`);
   if (!Array.isArray(body.rights)) return body;
   if (faults.has(F.kindlessServerError) && body.rights.some((r) => isObject(r) && r.kind === undefined)) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
+  if (faults.has(F.nullKindServerError) && body.rights.some((r) => isObject(r) && r.kind === null)) throw new CantonError('INTERNAL', 'INTERNAL', 'An error occurred');
   const keep = (r: unknown): boolean => {
     const kind = (r as { kind?: Record<string, { value?: { party?: unknown } }> } | null)?.kind;
     if (typeof kind !== 'object' || kind === null) return true;

@@ -165,7 +165,8 @@ describe('POST /v2/users/{user-id}/rights', () => {
         await judgeRejection(t, await grantRights(t, u.id, [{ kind }]), { requirement: 'ledger.rights.unknown-kind-rejected', badRequest: BAD_REQUEST, what, deferBadRequest: seen });
       }
       // no variant at all: a right without kind, and one whose kind names none (read leniently as the empty message)
-      for (const [r, what] of [[{}, 'granting a right without kind'], [{ kind: {} }, 'granting a right whose kind names no variant']] as const) {
+      // (a kind of null, a non-object value, is read as the empty message too: FACTS.md)
+      for (const [r, what] of [[{}, 'granting a right without kind'], [{ kind: {} }, 'granting a right whose kind names no variant'], [{ kind: null }, 'granting a right whose kind is null']] as const) {
         await judgeRejection(t, await grantRights(t, u.id, [r]), { requirement: 'ledger.rights.unknown-kind-rejected', badRequest: BAD_REQUEST, what, deferBadRequest: seen });
       }
       await judgeBadRequests(t, BAD_REQUEST, seen);
