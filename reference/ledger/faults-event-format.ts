@@ -8,6 +8,7 @@ export const EFF = {
   flagsOn: 'ledger-event-format-left-out-include-flags-on',
   emptyIdWildcard: 'ledger-event-format-empty-filter-id-wildcard',
   anyPartyIdWildcard: 'ledger-event-format-any-party-empty-filter-id-wildcard',
+  anyPartyTemplateWildcard: 'ledger-event-format-any-party-template-filter-matches-any-template',
 } as const;
 
 registerFaults([
@@ -25,6 +26,11 @@ registerFaults([
     name: EFF.anyPartyIdWildcard,
     requirement: 'ledger.event-format.filter-id-required',
     description: 'the filters of filtersForAnyParty go unchecked: a TemplateFilter or InterfaceFilter there whose id is the empty string reads as a wildcard filter',
+  },
+  {
+    name: EFF.anyPartyTemplateWildcard,
+    requirement: 'ledger.event-format.acs-delta-stakeholders',
+    description: 'a TemplateFilter of filtersForAnyParty selects the contracts of every template, as a wildcard does',
   },
 ]);
 
@@ -51,6 +57,10 @@ export function withEventFormatFaults(body: Json, faults: FaultSet): Json {
         if (faults.has(EFF.flagsOn) && kind !== 'Empty') {
           value.includeCreatedEventBlob ??= true;
           if (kind === 'InterfaceFilter') value.includeInterfaceView ??= true;
+        }
+        if (anyParty && kind === 'TemplateFilter' && faults.has(EFF.anyPartyTemplateWildcard)) {
+          v.identifierFilter = { WildcardFilter: { value: { includeCreatedEventBlob: value.includeCreatedEventBlob ?? false } } };
+          continue;
         }
         const id = kind === 'TemplateFilter' ? value.templateId : kind === 'InterfaceFilter' ? value.interfaceId : undefined;
         if ((faults.has(EFF.emptyIdWildcard) || (anyParty && faults.has(EFF.anyPartyIdWildcard))) && id === '') {

@@ -347,6 +347,17 @@ describe('POST /v2/updates/transaction-by-offset', () => {
         t.expect(filtered.status < 500, `${what}: answered ${filtered.status}`, { requirement: 'ledger.event-format.acs-delta-stakeholders', exchange: filtered });
         if (filtered.status === 200) t.expect(!eventsOf(filtered).some((e) => e.event.contractId === cid), `${what}: shows ${kinds(filtered).join(', ')}`, { requirement: 'ledger.event-format.acs-delta-stakeholders', exchange: filtered });
       });
+      // the same filter for any party, read by the admin role (a reader of any party; a 403 says it may not, and judges
+      // nothing): a filter of filtersForAnyParty selects as a party's does
+      const { x: anyFiltered } = await readTransaction(t, archived, { eventFormat: { filtersByParty: {}, filtersForAnyParty: byOther, verbose: true }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' });
+      if (anyFiltered.status !== 403) {
+        await t.judge('ledger.event-format.acs-delta-stakeholders', () => {
+          notBusy(t, anyFiltered);
+          const what = `the archiving transaction read for any party through a TemplateFilter on ${otherTemplate}, not the contract's template ${tid}`;
+          t.expect(anyFiltered.status < 500, `${what}: answered ${anyFiltered.status}`, { requirement: 'ledger.event-format.acs-delta-stakeholders', exchange: anyFiltered });
+          if (anyFiltered.status === 200) t.expect(!eventsOf(anyFiltered).some((e) => e.event.contractId === cid), `${what}: shows ${kinds(anyFiltered).join(', ')}`, { requirement: 'ledger.event-format.acs-delta-stakeholders', exchange: anyFiltered });
+        });
+      }
       const { x: le } = await readTransaction(t, archived, format([s.party], 'TRANSACTION_SHAPE_LEDGER_EFFECTS'), { user: s.userId });
       await t.judge('ledger.event-format.ledger-effects-witnesses', () => {
         t.expectStatus(le, 200, { requirement: 'ledger.event-format.ledger-effects-witnesses' });
