@@ -113,6 +113,10 @@ export async function runAndJudge(members: Awaited<ReturnType<typeof passiveFaul
 const NOT_PASSIVE: Record<string, string> = {
   // a valid request answered with a documented 400: only the suite knows its request was valid
   'registry-allocation-instructions-unsupported': 'answers every request, valid ones included, with a documented 400',
+  // the answer fits every passive rule; what is wrong is known only from what the check did or sent
+  'ledger-revoke-user-rights-reports-held': 'lists a right the user keeps among the revoked ones: only the check knows which right it revoked',
+  'ledger-annotation-value-type-server-error': 'answers 500 to a user whose annotation value is a number, a body judge does not decode against the request schema',
+  'ledger-least-int32-malformed': 'refuses pageSize -2147483648 with text/plain as if malformed: judge does not read query values against their int32 range',
 };
 
 /**
