@@ -97,22 +97,11 @@ describe('GET /v2/users', () => {
       });
       // pages of the largest size the target advertises (FACTS.md: 1000 by default), every token followed to the end
       const size = (await userLimits(t)).maxUsersPageSize || 1000;
-      let token = '';
-      let found = false;
-      let ended = false;
-      for (let page = 0; page < MAX_WALK_PAGES && !ended; page++) {
-        const x = await t.call('listUsers', { query: { pageSize: String(size), ...(token !== '' ? { pageToken: token } : {}) } });
-        t.expectStatus(x, 200, { requirement: LISTED, what: `page ${page + 1} of a walk of GET /v2/users` });
-        const ids = ((x.json as { users?: Array<{ id?: unknown }> } | undefined)?.users ?? []).map((v) => v?.id);
-        await judgeThat(t, BOUNDS, ids.length <= size, `pageSize ${size}: ${ids.length} users on page ${page + 1}`, x);
-        found ||= ids.includes(u.id);
-        const next = (x.json as { nextPageToken?: unknown } | undefined)?.nextPageToken;
-        ended = typeof next !== 'string' || next === '';
-        token = typeof next === 'string' ? next : '';
-      }
-      if (!found && !ended) t.skip(`the walk of GET /v2/users did not end within ${MAX_WALK_PAGES} pages of ${size}: the user ${u.id} may come later`);
+      const walk = await walkUsers(t, size, MAX_WALK_PAGES);
+      const found = walk.found(u.id);
+      if (!found && !walk.ended) t.skip(`the walk of GET /v2/users did not end within ${MAX_WALK_PAGES} pages of ${size}: the user ${u.id} may come later`);
       t.expect(found, `a walk of GET /v2/users (pages of ${size}) did not list the user ${u.id} the check created`, { requirement: LISTED });
-      if (!ended) t.note(`the walk of GET /v2/users stopped after ${MAX_WALK_PAGES} pages of ${size}`);
+      if (!walk.ended) t.note(`the walk of GET /v2/users stopped after ${MAX_WALK_PAGES} pages of ${size}`);
     },
   );
 
